@@ -1,4 +1,7 @@
 // The public API: explicit named exports only (test/api.test.ts pins the list).
+// Each area keeps its own block, so that work on one area does not touch another's lines.
+
+// --- errors and settings ---
 export {
   ProtokeelError,
   InvalidDescriptorError,
@@ -10,3 +13,15 @@ export {
   isProtokeelError,
 } from "./errors.js";
 export type { Settings } from "./settings.js";
+
+// --- wasm loading ---
+
+// --- descriptors and ProtobufType ---
+
+// --- messages ---
+
+// --- serializer and framing ---
+
+// --- evaluator ---
+
+// --- snapshots ---
