@@ -25,3 +25,8 @@ export type { Settings } from "./settings.js";
 // --- evaluator ---
 
 // --- snapshots ---
+export { writeSnapshot, readSnapshot } from "./snapshot/envelope.js";
+export type {
+  ProtobufDynamicSerializerSnapshot,
+} from "./snapshot/dynamic.js";
+export type { SerializerSnapshot, ReadSnapshotOptions } from "./snapshot/types.js";

@@ -1,0 +1,223 @@
+// The dynamic snapshot, payload version 1 (DESIGN §10.2): the generated payload without the
+// generated type name.
+import { fromBinary } from "@bufbuild/protobuf";
+import { FileDescriptorSetSchema, type DescriptorProto, type FileDescriptorSet } from "@bufbuild/protobuf/wkt";
+import { sha256 } from "@noble/hashes/sha2";
+import { bytesToHex } from "@noble/hashes/utils";
+import { MAX_DEPTH_LIMIT, MAX_MESSAGE_BYTES_LIMIT, type Settings } from "../settings.js";
+import type { SnapshotInput, SnapshotOutput } from "./bytes.js";
+import type { ReadSnapshotOptions, SerializerSnapshot } from "./types.js";
+
+export const DYNAMIC_SNAPSHOT_CLASS = "protokeel.ProtobufDynamicSerializerSnapshot";
+export const DYNAMIC_SNAPSHOT_VERSION = 1;
+export const FRAMING_VERSION = 1;
+export const NORMALIZATION_VERSION = 1;
+/** The snapshot's fixed bound on the normalized descriptor set (DESIGN §4.2 rule 7). */
+export const MAX_DESCRIPTOR_SET_BYTES = 64 * 1024 * 1024;
+const FINGERPRINT_BYTES = 32;
+
+const CORRUPTED = "the snapshot was corrupted or modified; restore it from an intact copy";
+
+/** What a dynamic snapshot records. */
+export interface DynamicSnapshotParts {
+  readonly settings: Settings;
+  readonly fullName: string;
+  /** The normalized descriptor set (normalization version 1); the snapshot keeps this instance. */
+  readonly normalizedDescriptorSet: Uint8Array;
+}
+
+/**
+ * The configuration of a serializer of a dynamic type: settings, root full name and the
+ * normalized descriptor set with its SHA-256 fingerprint. It restores without the application's
+ * descriptor.
+ */
+export class ProtobufDynamicSerializerSnapshot implements SerializerSnapshot {
+  static readonly className = DYNAMIC_SNAPSHOT_CLASS;
+
+  readonly kind = "dynamic" as const;
+  readonly className = DYNAMIC_SNAPSHOT_CLASS;
+  readonly version = DYNAMIC_SNAPSHOT_VERSION;
+  readonly framingVersion = FRAMING_VERSION;
+  readonly normalizationVersion = NORMALIZATION_VERSION;
+  readonly settings: Settings;
+  /** Full name of the root message, e.g. `acme.Order`. */
+  readonly fullName: string;
+  /** Lowercase hex SHA-256 of the normalized descriptor set. */
+  readonly fingerprint: string;
+  readonly #set: Uint8Array;
+  readonly #digest: Uint8Array;
+
+  /** @internal Snapshots come from `serializer.snapshotConfiguration()` or `readSnapshot`. */
+  constructor(parts: DynamicSnapshotParts, digest: Uint8Array = sha256(parts.normalizedDescriptorSet)) {
+    this.settings = Object.freeze({ ...parts.settings });
+    this.fullName = parts.fullName;
+    this.#set = parts.normalizedDescriptorSet;
+    this.#digest = digest;
+    this.fingerprint = bytesToHex(digest);
+  }
+
+  /** A copy of the normalized descriptor set the snapshot records. */
+  normalizedDescriptorSet(): Uint8Array {
+    return this.#set.slice();
+  }
+
+  /** @internal */
+  writePayload(out: SnapshotOutput): void {
+    const s = this.settings;
+    out.u8(this.framingVersion);
+    out.u8(this.normalizationVersion);
+    out.u32(s.maxMessageBytes);
+    out.u32(s.maxDepth);
+    out.u8(s.deterministic ? 1 : 0);
+    out.u32(s.aliasThreshold);
+    out.utf8(this.fullName, `the root full name of ${this.fullName.slice(0, 64)}`);
+    out.u32(this.#set.length);
+    out.raw(this.#set);
+    out.raw(this.#digest);
+  }
+}
+
+function readRange(input: SnapshotInput, what: string, min: number, max: number, width: 1 | 4): number {
+  const at = input.pos;
+  const v = width === 1 ? input.u8(what) : input.u32(what);
+  if (v < min || v > max) {
+    input.fail("SNAPSHOT_SETTING_OUT_OF_RANGE", at, `${what} is ${v}, outside ${min}..${max}`, CORRUPTED);
+  }
+  return v;
+}
+
+/** Reads and checks a dynamic payload of version 1. */
+export function readDynamicPayload(
+  input: SnapshotInput,
+  version: number,
+  versionAt: number,
+  _options: ReadSnapshotOptions,
+): ProtobufDynamicSerializerSnapshot {
+  if (version !== DYNAMIC_SNAPSHOT_VERSION) {
+    input.fail(
+      "SNAPSHOT_UNSUPPORTED_VERSION",
+      versionAt,
+      `${DYNAMIC_SNAPSHOT_CLASS} version ${version} is not supported (this version of protokeel reads version ${DYNAMIC_SNAPSHOT_VERSION})`,
+      "read it with the protokeel version that wrote it or a newer one",
+    );
+  }
+  let at = input.pos;
+  const framing = input.u8("the framing version");
+  if (framing !== FRAMING_VERSION) {
+    input.fail(
+      "SNAPSHOT_UNSUPPORTED_FRAMING_VERSION",
+      at,
+      `framing version ${framing} is not supported (supported: ${FRAMING_VERSION})`,
+      "read it with the protokeel version that wrote it or a newer one",
+    );
+  }
+  at = input.pos;
+  const normalization = input.u8("the normalization version");
+  if (normalization !== NORMALIZATION_VERSION) {
+    input.fail(
+      "SNAPSHOT_UNSUPPORTED_NORMALIZATION_VERSION",
+      at,
+      `normalization version ${normalization} is not supported (supported: ${NORMALIZATION_VERSION})`,
+      "read it with the protokeel version that wrote it or a newer one",
+    );
+  }
+  const maxMessageBytes = readRange(input, "setting maxMessageBytes", 1, MAX_MESSAGE_BYTES_LIMIT, 4);
+  const maxDepth = readRange(input, "setting maxDepth", 1, MAX_DEPTH_LIMIT, 4);
+  const deterministic = readRange(input, "setting deterministic", 0, 1, 1) === 1;
+  const aliasThreshold = readRange(input, "setting aliasThreshold", 0, maxMessageBytes, 4);
+
+  at = input.pos;
+  const fullName = input.utf8("the root full name");
+  if (fullName.length === 0) {
+    input.fail("SNAPSHOT_EMPTY_NAME", at, "the root full name is empty", CORRUPTED);
+  }
+  input.subject = ` of ${fullName}`;
+
+  at = input.pos;
+  const length = input.u32("the descriptor set length");
+  if (length < 1 || length > MAX_DESCRIPTOR_SET_BYTES) {
+    input.fail(
+      "SNAPSHOT_SET_LENGTH_OUT_OF_RANGE",
+      at,
+      `the descriptor set length is ${length}, outside 1..${MAX_DESCRIPTOR_SET_BYTES}`,
+      CORRUPTED,
+    );
+  }
+  const setAt = input.pos;
+  const set = input.take(length, "the descriptor set");
+  at = input.pos;
+  const recorded = input.take(FINGERPRINT_BYTES, "the fingerprint");
+  const digest = sha256(set);
+  if (!sameBytes(digest, recorded)) {
+    input.fail(
+      "SNAPSHOT_FINGERPRINT_MISMATCH",
+      at,
+      `the SHA-256 of the descriptor set (${bytesToHex(digest)}) differs from the recorded fingerprint (${bytesToHex(recorded)})`,
+      CORRUPTED,
+    );
+  }
+
+  let decoded: FileDescriptorSet;
+  try {
+    decoded = fromBinary(FileDescriptorSetSchema, set);
+  } catch (e) {
+    // Any failure of the decoder is a property of these bytes, including a stack overflow
+    // on hostile nesting, so it is a format error, not a crash.
+    const why = e instanceof Error ? e.message : String(e);
+    return input.fail(
+      "SNAPSHOT_SET_UNDECODABLE",
+      setAt,
+      `the descriptor set does not decode as google.protobuf.FileDescriptorSet (${why})`,
+      CORRUPTED,
+    );
+  }
+  const count = countDeclarations(decoded, fullName);
+  if (count.messages + count.others === 0) {
+    input.fail("SNAPSHOT_ROOT_NOT_FOUND", setAt, `the descriptor set does not declare ${fullName}`, CORRUPTED);
+  }
+  if (count.messages !== 1 || count.others !== 0) {
+    input.fail(
+      "SNAPSHOT_ROOT_AMBIGUOUS",
+      setAt,
+      `the descriptor set declares ${fullName} ${count.messages + count.others} times (${count.messages} as a message); the root must resolve exactly once`,
+      CORRUPTED,
+    );
+  }
+
+  // The set is copied out of the caller's buffer, so later changes to that buffer cannot alter
+  // the snapshot; its size was checked against the input above.
+  return new ProtobufDynamicSerializerSnapshot(
+    { settings: { maxMessageBytes, maxDepth, deterministic, aliasThreshold }, fullName, normalizedDescriptorSet: set.slice() },
+    digest,
+  );
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a[i]! ^ b[i]!;
+  return diff === 0;
+}
+
+/** Counts the declarations named `fullName`: as a message, and as anything else (enum, service). */
+function countDeclarations(set: FileDescriptorSet, fullName: string): { messages: number; others: number } {
+  let messages = 0;
+  let others = 0;
+  // An explicit stack: nesting depth comes from the input and must not reach the call stack.
+  const stack: { prefix: string; messages: DescriptorProto[]; enums: { name: string }[] }[] = [];
+  for (const file of set.file) {
+    const prefix = file.package === "" ? "" : `${file.package}.`;
+    stack.push({ prefix, messages: file.messageType, enums: file.enumType });
+    for (const s of file.service) if (prefix + s.name === fullName) others++;
+  }
+  while (stack.length > 0) {
+    const { prefix, messages: ms, enums } = stack.pop()!;
+    for (const e of enums) if (prefix + e.name === fullName) others++;
+    for (const m of ms) {
+      const name = prefix + m.name;
+      if (name === fullName) messages++;
+      stack.push({ prefix: `${name}.`, messages: m.nestedType, enums: m.enumType });
+    }
+  }
+  return { messages, others };
+}

@@ -1,0 +1,83 @@
+// The snapshot envelope (DESIGN §10.1): "PKSS", u8 envelope version, u16+UTF-8 class name,
+// u32 snapshot version, then the payload of that class. Each class has its own payload reader
+// and version line, so a new snapshot kind adds one entry to PAYLOAD_READERS and nothing else.
+import { SnapshotInput, SnapshotOutput } from "./bytes.js";
+import { DYNAMIC_SNAPSHOT_CLASS, readDynamicPayload } from "./dynamic.js";
+import type { PayloadReader, ReadSnapshotOptions, SerializerSnapshot } from "./types.js";
+
+const MAGIC = Uint8Array.of(0x50, 0x4b, 0x53, 0x53); // "PKSS"
+export const ENVELOPE_VERSION = 1;
+
+const PAYLOAD_READERS: ReadonlyMap<string, PayloadReader> = new Map<string, PayloadReader>([
+  [DYNAMIC_SNAPSHOT_CLASS, readDynamicPayload],
+]);
+
+/** The bytes of a snapshot, to store beside the data it describes. */
+export function writeSnapshot(snapshot: SerializerSnapshot): Uint8Array {
+  if (
+    typeof snapshot !== "object" ||
+    snapshot === null ||
+    typeof snapshot.writePayload !== "function" ||
+    !PAYLOAD_READERS.has(snapshot.className)
+  ) {
+    throw new TypeError(
+      "writeSnapshot expects a snapshot from serializer.snapshotConfiguration() or readSnapshot()",
+    );
+  }
+  const out = new SnapshotOutput();
+  out.raw(MAGIC);
+  out.u8(ENVELOPE_VERSION);
+  out.utf8(snapshot.className, "the snapshot class name");
+  out.u32(snapshot.version);
+  snapshot.writePayload(out);
+  return out.finish();
+}
+
+/**
+ * Decodes and checks a snapshot without any application input: magic, versions, class, lengths,
+ * limits, fingerprint, that the descriptor set declares the root once, and that nothing follows.
+ * Throws `SnapshotFormatError` with a stable `code` and the byte `offset`.
+ */
+export function readSnapshot(bytes: Uint8Array, options: ReadSnapshotOptions = {}): SerializerSnapshot {
+  if (!(bytes instanceof Uint8Array)) {
+    throw new TypeError(`readSnapshot expects a Uint8Array, got ${bytes === null ? "null" : typeof bytes}`);
+  }
+  const input = new SnapshotInput(bytes);
+  const magic = input.take(MAGIC.length, "the magic");
+  if (magic.some((b, i) => b !== MAGIC[i])) {
+    input.fail("SNAPSHOT_BAD_MAGIC", 0, 'the bytes do not start with "PKSS"', "pass bytes written by writeSnapshot");
+  }
+  let at = input.pos;
+  const envelopeVersion = input.u8("the envelope version");
+  if (envelopeVersion !== ENVELOPE_VERSION) {
+    input.fail(
+      "SNAPSHOT_UNSUPPORTED_ENVELOPE_VERSION",
+      at,
+      `envelope version ${envelopeVersion} is not supported (supported: ${ENVELOPE_VERSION})`,
+      "read it with the protokeel version that wrote it or a newer one",
+    );
+  }
+  at = input.pos;
+  const className = input.utf8("the snapshot class name");
+  const reader = PAYLOAD_READERS.get(className);
+  if (reader === undefined) {
+    return input.fail(
+      "SNAPSHOT_UNKNOWN_CLASS",
+      at,
+      `snapshot class ${JSON.stringify(className.slice(0, 200))} is unknown (known: ${[...PAYLOAD_READERS.keys()].join(", ")})`,
+      "read it with the protokeel version that wrote it or a newer one",
+    );
+  }
+  at = input.pos;
+  const version = input.u32("the snapshot version");
+  const snapshot = reader(input, version, at, options);
+  if (input.remaining > 0) {
+    input.fail(
+      "SNAPSHOT_TRAILING_BYTES",
+      input.pos,
+      `${input.remaining} byte${input.remaining === 1 ? "" : "s"} follow the end of the snapshot`,
+      "pass exactly the bytes written by writeSnapshot",
+    );
+  }
+  return snapshot;
+}

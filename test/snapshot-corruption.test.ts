@@ -1,0 +1,82 @@
+// Every damaged snapshot must end in SnapshotFormatError (or RestoreError on restore), or read as
+// a valid snapshot; never in another exception, a hang or an oversized allocation.
+import { describe, expect, test } from "vitest";
+import fc from "fast-check";
+import { sha256 } from "@noble/hashes/sha2";
+import { readSnapshot, writeSnapshot } from "../src/index.js";
+import { compileProtoDir } from "./support/buf.js";
+import { assemble, defaultFields } from "./support/snapshot-bytes.js";
+
+const SET = compileProtoDir("fixtures/snapshot/v1");
+const VALID = assemble(defaultFields("acme.Order", SET));
+
+type Outcome = "SnapshotFormatError" | "readable";
+
+function outcome(bytes: Uint8Array): Outcome {
+  try {
+    const snap = readSnapshot(bytes);
+    // A readable snapshot writes back exactly the bytes it was read from.
+    expect(writeSnapshot(snap)).toEqual(bytes);
+    return "readable";
+  } catch (e) {
+    if (e instanceof Error && e.name === "SnapshotFormatError") return "SnapshotFormatError";
+    throw e;
+  }
+}
+
+describe("snapshot corruption", () => {
+  test("the valid snapshot is readable", () => {
+    expect(outcome(VALID)).toBe("readable");
+  });
+
+  test("every truncation is a SnapshotFormatError", () => {
+    for (let n = 0; n < VALID.length; n++) {
+      expect(outcome(VALID.subarray(0, n)), `first ${n} bytes`).toBe("SnapshotFormatError");
+    }
+  });
+
+  test("every single-byte flip is a SnapshotFormatError or a readable snapshot", () => {
+    const readable: string[] = [];
+    for (let i = 0; i < VALID.length; i++) {
+      for (const mask of [0x01, 0x80, 0xff]) {
+        const bytes = VALID.slice();
+        bytes[i]! ^= mask;
+        if (outcome(bytes) === "readable") readable.push(`${i}^${mask}`);
+      }
+    }
+    // Only setting bytes can change and stay readable: the low bytes of maxMessageBytes (56..59),
+    // maxDepth (62..63, within 1..10000), deterministic (64) and aliasThreshold (65..68).
+    for (const r of readable) {
+      const at = Number(r.split("^")[0]);
+      expect(at >= 56 && at <= 68, r).toBe(true);
+    }
+    expect(readable).toContain("64^1");
+  });
+
+  test("a tampered descriptor set with a recomputed fingerprint never escapes as another error", () => {
+    const setAt = 85;
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.nat(SET.length - 1), fc.integer({ min: 1, max: 255 })), { minLength: 1, maxLength: 4 }),
+        (flips) => {
+          const set = SET.slice();
+          for (const [i, mask] of flips) set[i]! ^= mask;
+          const bytes = VALID.slice();
+          bytes.set(set, setAt);
+          bytes.set(sha256(set), setAt + set.length);
+          outcome(bytes);
+        },
+      ),
+      { numRuns: 500, seed: 6 },
+    );
+  });
+
+  test("random bytes behind a valid envelope prefix never escape as another error", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 200 }), fc.nat(VALID.length), (tail, keep) => {
+        outcome(Uint8Array.from([...VALID.subarray(0, keep), ...tail]));
+      }),
+      { numRuns: 1000, seed: 6 },
+    );
+  });
+});
