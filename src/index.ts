@@ -19,6 +19,9 @@ export type { Settings } from "./settings.js";
 // --- descriptors and ProtobufType ---
 
 // --- messages ---
+export { DynamicMessage, DynamicMessageBuilder } from "./message/dynamic-message.js";
+export type { DynamicInit } from "./message/dynamic-message.js";
+export type { UnknownFieldMap } from "./message/unknown-fields.js";
 
 // --- serializer and framing ---
 

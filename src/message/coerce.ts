@@ -1,0 +1,204 @@
+// Validation and normalization of application input (create, builder) into the internal value
+// representation documented in dynamic-message.ts. The decoder never comes through here.
+import { ScalarType } from "@bufbuild/protobuf";
+import { L_BIGINT, L_NUMBER, L_STRING, type FieldInfo } from "./field-info.js";
+
+const INT32_MIN = -2147483648;
+const INT32_MAX = 2147483647;
+const UINT32_MAX = 4294967295;
+const INT64_MIN = -(1n << 63n);
+const INT64_MAX = (1n << 63n) - 1n;
+const UINT64_MAX = (1n << 64n) - 1n;
+
+/** A short, safe rendering of an input value for error messages: `string "x"`, `number 5`, `bigint 5n`. */
+export function describeValue(v: unknown): string {
+  switch (typeof v) {
+    case "string": {
+      const s = v.length > 40 ? `${v.slice(0, 40)}…` : v;
+      return `string ${JSON.stringify(s)}`;
+    }
+    case "number":
+      return `number ${Object.is(v, -0) ? "-0" : String(v)}`;
+    case "bigint":
+      return `bigint ${v}n`;
+    case "boolean":
+      return `boolean ${v}`;
+    case "undefined":
+      return "undefined";
+    case "function":
+      return "a function";
+    case "symbol":
+      return "a symbol";
+    default: {
+      if (v === null) return "null";
+      if (Array.isArray(v)) return "an array";
+      const name = (v as object).constructor?.name;
+      return name && name !== "Object" ? `an object ${name}` : "an object";
+    }
+  }
+}
+
+export function scalarName(t: ScalarType): string {
+  return ScalarType[t]!.toLowerCase();
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const nativeWellFormed = (String.prototype as { isWellFormed?: () => boolean }).isWellFormed;
+
+/** A string with no lone surrogate (it has an exact UTF-8 form). */
+export function isWellFormed(s: string): boolean {
+  return nativeWellFormed !== undefined ? nativeWellFormed.call(s) : !LONE_SURROGATE.test(s);
+}
+
+function typeError(where: string, expects: string, v: unknown): TypeError {
+  return new TypeError(`${where} expects ${expects}, got ${describeValue(v)}`);
+}
+
+function rangeError(where: string, expects: string, v: unknown): RangeError {
+  return new RangeError(`${where} expects ${expects}, got ${describeValue(v)}`);
+}
+
+function int(where: string, t: ScalarType, v: unknown, min: number, max: number): number {
+  if (typeof v !== "number") throw typeError(where, scalarName(t), v);
+  if (!Number.isInteger(v)) throw rangeError(where, `an integer (${scalarName(t)})`, v);
+  if (v < min || v > max) throw rangeError(where, `${scalarName(t)} in ${min}..${max}`, v);
+  return v;
+}
+
+function big(where: string, t: ScalarType, v: unknown, acceptString: boolean): bigint {
+  let b: bigint;
+  if (typeof v === "bigint") b = v;
+  else if (typeof v === "number") {
+    if (!Number.isInteger(v)) throw rangeError(where, `an integer (${scalarName(t)})`, v);
+    b = BigInt(v);
+  } else if (typeof v === "string" && acceptString) {
+    if (!/^-?[0-9]+$/.test(v)) throw typeError(where, `${scalarName(t)} as a decimal string`, v);
+    b = BigInt(v);
+  } else {
+    throw typeError(where, `${scalarName(t)} (bigint${acceptString ? ", number or decimal string" : " or integer number"})`, v);
+  }
+  const unsigned = t === ScalarType.UINT64 || t === ScalarType.FIXED64;
+  const min = unsigned ? 0n : INT64_MIN;
+  const max = unsigned ? UINT64_MAX : INT64_MAX;
+  if (b < min || b > max) throw rangeError(where, `${scalarName(t)} in ${min}..${max}`, v);
+  return b;
+}
+
+/**
+ * Checks one scalar against its type and returns the stored form (float rounded to 32 bits,
+ * 64-bit integers per `long`). `where` names the field (and element) in errors.
+ */
+export function coerceScalar(where: string, t: ScalarType, long: number, v: unknown): unknown {
+  switch (t) {
+    case ScalarType.DOUBLE:
+      if (typeof v !== "number") throw typeError(where, "double (number)", v);
+      return v;
+    case ScalarType.FLOAT:
+      if (typeof v !== "number") throw typeError(where, "float (number)", v);
+      // Stored as the 32-bit value the wire carries, so a decoded copy equals the original.
+      return Math.fround(v);
+    case ScalarType.INT32:
+    case ScalarType.SINT32:
+    case ScalarType.SFIXED32:
+      return int(where, t, v, INT32_MIN, INT32_MAX);
+    case ScalarType.UINT32:
+    case ScalarType.FIXED32:
+      return int(where, t, v, 0, UINT32_MAX);
+    case ScalarType.BOOL:
+      if (typeof v !== "boolean") throw typeError(where, "bool (boolean)", v);
+      return v;
+    case ScalarType.STRING:
+      if (typeof v !== "string") throw typeError(where, "string", v);
+      if (!isWellFormed(v)) {
+        throw new RangeError(`${where} expects a well-formed string, got one with a lone surrogate; strings are written as UTF-8`);
+      }
+      return v;
+    case ScalarType.BYTES:
+      if (!(v instanceof Uint8Array)) throw typeError(where, "bytes (Uint8Array)", v);
+      return v;
+    default: {
+      const b = big(where, t, v, long === L_STRING);
+      if (long === L_BIGINT) return b;
+      if (long === L_STRING) return b.toString();
+      return Number(b);
+    }
+  }
+}
+
+export function coerceEnum(where: string, fi: FieldInfo, v: unknown): number {
+  if (typeof v === "string") {
+    const e = fi.field.enum!;
+    const found = e.values.find((x) => x.name === v);
+    if (found === undefined) {
+      throw new RangeError(`${where} expects a value of enum ${e.typeName}, got ${describeValue(v)}; use a declared name or a number`);
+    }
+    return found.number;
+  }
+  if (typeof v !== "number") throw typeError(where, `enum ${fi.field.enum!.typeName} (number or value name)`, v);
+  if (!Number.isInteger(v)) throw rangeError(where, `an integer (enum ${fi.field.enum!.typeName})`, v);
+  if (v < INT32_MIN || v > INT32_MAX) throw rangeError(where, `enum ${fi.field.enum!.typeName} in ${INT32_MIN}..${INT32_MAX}`, v);
+  return v;
+}
+
+/** Map keys: a `Map` gives typed keys, a plain object gives strings that are parsed per key type. */
+export function coerceMapKey(where: string, t: ScalarType, k: unknown): unknown {
+  if (typeof k === "string") {
+    switch (t) {
+      case ScalarType.STRING:
+        return coerceScalar(where, t, L_BIGINT, k);
+      case ScalarType.BOOL:
+        if (k === "true") return true;
+        if (k === "false") return false;
+        throw typeError(where, "bool (boolean, \"true\" or \"false\")", k);
+      default:
+        if (!/^-?[0-9]+$/.test(k)) throw typeError(where, scalarName(t), k);
+        // 64-bit keys are bigint; 32-bit keys are numbers.
+        return coerceScalar(where, t, L_BIGINT, isLong(t) ? BigInt(k) : Number(k));
+    }
+  }
+  return coerceScalar(where, t, L_BIGINT, k);
+}
+
+function isLong(t: ScalarType): boolean {
+  return (
+    t === ScalarType.INT64 ||
+    t === ScalarType.UINT64 ||
+    t === ScalarType.SINT64 ||
+    t === ScalarType.FIXED64 ||
+    t === ScalarType.SFIXED64
+  );
+}
+
+/** Zero value of a scalar in its stored form. */
+export function scalarZero(t: ScalarType | 0, long: number): unknown {
+  switch (t) {
+    case ScalarType.BOOL:
+      return false;
+    case ScalarType.STRING:
+      return "";
+    case ScalarType.BYTES:
+      return EMPTY_BYTES;
+    default:
+      if (isLong(t as ScalarType)) return long === L_STRING ? "0" : long === L_NUMBER ? 0 : 0n;
+      return 0;
+  }
+}
+
+/** True for the value an implicit-presence field does not write (−0 is written, as protobuf does). */
+export function isImplicitZero(t: ScalarType | 0, v: unknown): boolean {
+  switch (typeof v) {
+    case "number":
+      return v === 0 && !Object.is(v, -0);
+    case "bigint":
+      return v === 0n;
+    case "string":
+      // A decimal string is a 64-bit integer (jstype JS_STRING) when the type is not STRING.
+      return t === ScalarType.STRING ? v === "" : v === "0";
+    case "boolean":
+      return v === false;
+    default:
+      return v instanceof Uint8Array && v.length === 0;
+  }
+}
+
+export const EMPTY_BYTES: Uint8Array = new Uint8Array(0);

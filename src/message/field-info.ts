@@ -1,0 +1,129 @@
+// Per-descriptor facts that DynamicMessage needs on every access: proto-name lookup, value slot
+// indexes, presence, 64-bit representation and defaults. Computed once per DescMessage instance.
+import { ScalarType, type DescField, type DescMessage } from "@bufbuild/protobuf";
+
+export const K_SCALAR = 0;
+export const K_ENUM = 1;
+export const K_MESSAGE = 2;
+export const K_LIST = 3;
+export const K_MAP = 4;
+
+/** How a 64-bit integer is held: `bigint`, decimal `string` (jstype JS_STRING), `number` (JS_NUMBER). */
+export const L_BIGINT = 0;
+export const L_STRING = 1;
+export const L_NUMBER = 2;
+
+// google.protobuf.FieldOptions.JSType and FeatureSet.FieldPresence numbers.
+const JS_NUMBER = 2;
+const PRESENCE_IMPLICIT = 2;
+
+export interface FieldInfo {
+  readonly field: DescField;
+  /** Slot in the values array: the field's position in `desc.fields`. */
+  readonly index: number;
+  readonly name: string;
+  readonly number: number;
+  /** K_SCALAR … K_MAP. */
+  readonly kind: number;
+  /** Scalar type of a scalar field, list element, or map value; 0 when not a scalar. */
+  readonly scalar: ScalarType | 0;
+  /** Element kind of a list, value kind of a map (K_SCALAR, K_ENUM, K_MESSAGE); else = kind. */
+  readonly elemKind: number;
+  /** Map key scalar type; 0 when not a map. */
+  readonly mapKey: ScalarType | 0;
+  /** L_BIGINT, L_STRING or L_NUMBER for 64-bit scalars (singular and list); L_BIGINT otherwise. */
+  readonly long: number;
+  /** True when the field tracks presence (proto3 `optional`, message, oneof member). */
+  readonly explicit: boolean;
+  /** Index into `MessageInfo.oneofs`, or -1. */
+  readonly oneof: number;
+  /** "acme.Order.id(1)", used in error messages. */
+  readonly label: string;
+}
+
+export interface OneofInfo {
+  readonly name: string;
+  readonly members: readonly FieldInfo[];
+}
+
+export interface MessageInfo {
+  readonly desc: DescMessage;
+  readonly fields: readonly FieldInfo[];
+  readonly byName: ReadonlyMap<string, FieldInfo>;
+  readonly byField: ReadonlyMap<DescField, FieldInfo>;
+  readonly oneofs: readonly OneofInfo[];
+}
+
+const infos = new WeakMap<DescMessage, MessageInfo>();
+
+export function is64(t: ScalarType | 0): boolean {
+  return (
+    t === ScalarType.INT64 ||
+    t === ScalarType.UINT64 ||
+    t === ScalarType.SINT64 ||
+    t === ScalarType.FIXED64 ||
+    t === ScalarType.SFIXED64
+  );
+}
+
+function longMode(f: DescField): number {
+  if (f.fieldKind !== "scalar" && !(f.fieldKind === "list" && f.listKind === "scalar")) return L_BIGINT;
+  if (!is64(f.scalar)) return L_BIGINT;
+  if (f.longAsString) return L_STRING;
+  return f.proto.options?.jstype === JS_NUMBER ? L_NUMBER : L_BIGINT;
+}
+
+function kindOf(k: string): number {
+  switch (k) {
+    case "scalar":
+      return K_SCALAR;
+    case "enum":
+      return K_ENUM;
+    case "message":
+      return K_MESSAGE;
+    case "list":
+      return K_LIST;
+    default:
+      return K_MAP;
+  }
+}
+
+export function messageInfo(desc: DescMessage): MessageInfo {
+  let info = infos.get(desc);
+  if (info !== undefined) return info;
+  const oneofIndex = new Map(desc.oneofs.map((o, i) => [o, i]));
+  const fields: FieldInfo[] = desc.fields.map((f, index) => {
+    const kind = kindOf(f.fieldKind);
+    let elemKind = kind;
+    if (f.fieldKind === "list") elemKind = kindOf(f.listKind);
+    else if (f.fieldKind === "map") elemKind = kindOf(f.mapKind);
+    return {
+      field: f,
+      index,
+      name: f.name,
+      number: f.number,
+      kind,
+      scalar: f.scalar ?? 0,
+      elemKind,
+      mapKey: f.fieldKind === "map" ? f.mapKey : 0,
+      long: longMode(f),
+      explicit:
+        kind === K_MESSAGE || ((kind === K_SCALAR || kind === K_ENUM) && f.presence !== PRESENCE_IMPLICIT),
+      oneof: f.oneof === undefined ? -1 : (oneofIndex.get(f.oneof) ?? -1),
+      label: `${desc.typeName}.${f.name}(${f.number})`,
+    };
+  });
+  const oneofs: OneofInfo[] = desc.oneofs.map((o) => ({
+    name: o.name,
+    members: o.fields.map((f) => fields[desc.fields.indexOf(f)]!),
+  }));
+  info = {
+    desc,
+    fields,
+    byName: new Map(fields.map((fi) => [fi.name, fi])),
+    byField: new Map(fields.map((fi) => [fi.field, fi])),
+    oneofs,
+  };
+  infos.set(desc, info);
+  return info;
+}

@@ -1,0 +1,80 @@
+// Unknown fields of a DynamicMessage: occurrences kept as raw encoded bytes, in stored order, so
+// that decode → encode relays them byte for byte (DESIGN §7, §8.1).
+
+/**
+ * One occurrence of an unknown field: its field number and the complete encoded field (the tag
+ * varint followed by the payload, exactly as on the wire).
+ */
+export interface UnknownField {
+  readonly number: number;
+  readonly data: Uint8Array;
+}
+
+/** Public view: field number → raw encoded occurrences (tag + payload each), in stored order. */
+export type UnknownFieldMap = ReadonlyMap<number, readonly Uint8Array[]>;
+
+export const EMPTY_UNKNOWN: readonly UnknownField[] = Object.freeze([]);
+const EMPTY_MAP: UnknownFieldMap = new Map();
+
+export function unknownFieldMap(list: readonly UnknownField[]): UnknownFieldMap {
+  if (list.length === 0) return EMPTY_MAP;
+  const m = new Map<number, Uint8Array[]>();
+  for (const u of list) {
+    const arr = m.get(u.number);
+    if (arr === undefined) m.set(u.number, [u.data]);
+    else arr.push(u.data);
+  }
+  for (const arr of m.values()) Object.freeze(arr);
+  return m;
+}
+
+/**
+ * Reads application input for `setUnknownFields`: a `Map` or an iterable of
+ * `[number, Uint8Array[]]` entries. Wire well-formedness is checked when the value is written,
+ * against the paired declaration (a CodecError there, not here).
+ */
+export function unknownFieldsFrom(input: unknown, typeName: string): readonly UnknownField[] {
+  const where = `unknown fields of ${typeName}`;
+  if (input === null || typeof input !== "object" || typeof (input as Iterable<unknown>)[Symbol.iterator] !== "function") {
+    throw new TypeError(`${where} expect a Map of field number to Uint8Array[]`);
+  }
+  const out: UnknownField[] = [];
+  for (const entry of input as Iterable<unknown>) {
+    if (!Array.isArray(entry) || entry.length !== 2) {
+      throw new TypeError(`${where} expect [number, Uint8Array[]] entries`);
+    }
+    const [num, occ] = entry as [unknown, unknown];
+    if (typeof num !== "number" || !Number.isInteger(num)) {
+      throw new TypeError(`${where} expect integer field numbers, got ${String(num)}`);
+    }
+    if (!Array.isArray(occ)) throw new TypeError(`${where} expect an array of Uint8Array for field ${num}`);
+    for (const d of occ) {
+      if (!(d instanceof Uint8Array)) throw new TypeError(`${where} expect an array of Uint8Array for field ${num}`);
+      out.push({ number: num, data: d });
+    }
+  }
+  return Object.freeze(out);
+}
+
+function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Equal when every field number has the same occurrences in the same order. */
+export function unknownFieldsEqual(a: readonly UnknownField[], b: readonly UnknownField[]): boolean {
+  if (a.length !== b.length) return false;
+  if (a.length === 0) return true;
+  const ma = unknownFieldMap(a);
+  const mb = unknownFieldMap(b);
+  if (ma.size !== mb.size) return false;
+  for (const [n, occA] of ma) {
+    const occB = mb.get(n);
+    if (occB === undefined || occB.length !== occA.length) return false;
+    for (let i = 0; i < occA.length; i++) if (!bytesEqual(occA[i]!, occB[i]!)) return false;
+  }
+  return true;
+}
+
+export { bytesEqual };
