@@ -26,6 +26,14 @@ export type { UnknownFieldMap } from "./message/unknown-fields.js";
 // --- serializer and framing ---
 
 // --- evaluator ---
+export { evaluateSchemaChange } from "./compat/evaluate.js";
+export { formatFindings } from "./compat/format.js";
+export type {
+  CompatibilityRule,
+  EvaluateSchemaChangeOptions,
+  EvaluationResult,
+  Finding,
+} from "./compat/evaluate.js";
 
 // --- snapshots ---
 export { writeSnapshot, readSnapshot } from "./snapshot/envelope.js";

@@ -1,0 +1,543 @@
+// The directional schema evaluator (DESIGN §9): can a program whose schema is `current` read,
+// keep and re-write data that was written with `saved`? Pure descriptor comparison: no wasm,
+// no wire. A successful parse is not enough: `int32` and `uint32` share the varint wire type
+// and still change meaning, and presence decides what survives a re-write.
+import { ScalarType, type DescEnum, type DescField, type DescMessage, type DescOneof } from "@bufbuild/protobuf";
+import { resolveSettings, type Settings } from "../settings.js";
+import {
+  describeField,
+  enumValueRemoved,
+  enumValueRenamed,
+  enumValueNameNotReserved,
+  enumReservedNameReused,
+  enumReservedNumberReused,
+  fieldLeftOneofToImplicit,
+  fieldMapChanged,
+  fieldNameNotReserved,
+  fieldRemovedNotReserved,
+  fieldRenamed,
+  fieldReservedNameReused,
+  fieldReservedNumberReused,
+  fieldTypeChanged,
+  jsonNameChanged,
+  mapKeyChanged,
+  maxDepthLowered,
+  maxMessageBytesLowered,
+  messageNameChanged,
+  messageToBytesWithoutPresence,
+  oneofFieldsMerged,
+  oneofRenamed,
+  packedChanged,
+  presenceExplicitToImplicit,
+  repeatedToSingular,
+  rootNameChanged,
+  enumNameChanged,
+} from "./messages.js";
+
+/** The stable id of an evaluator rule; incompatibilities and notes use disjoint ids. */
+export type CompatibilityRule =
+  // incompatibilities
+  | "MAX_MESSAGE_BYTES_LOWERED"
+  | "MAX_DEPTH_LOWERED"
+  | "MESSAGE_NAME_CHANGED"
+  | "ENUM_NAME_CHANGED"
+  | "FIELD_RESERVED_NUMBER_REUSED"
+  | "FIELD_RESERVED_NAME_REUSED"
+  | "FIELD_REMOVED_NOT_RESERVED"
+  | "FIELD_TYPE_CHANGED"
+  | "MESSAGE_TO_BYTES_WITHOUT_PRESENCE"
+  | "REPEATED_TO_SINGULAR"
+  | "FIELD_MAP_CHANGED"
+  | "MAP_KEY_CHANGED"
+  | "PRESENCE_EXPLICIT_TO_IMPLICIT"
+  | "FIELD_LEFT_ONEOF_TO_IMPLICIT"
+  | "ONEOF_FIELDS_MERGED"
+  | "ENUM_VALUE_REMOVED_NOT_RESERVED"
+  | "ENUM_RESERVED_NUMBER_REUSED"
+  | "ENUM_RESERVED_NAME_REUSED"
+  // notes (compatible)
+  | "FIELD_RENAMED"
+  | "JSON_NAME_CHANGED"
+  | "FIELD_NAME_NOT_RESERVED"
+  | "PACKED_CHANGED"
+  | "ONEOF_RENAMED"
+  | "ENUM_VALUE_RENAMED"
+  | "ENUM_VALUE_NAME_NOT_RESERVED";
+
+/** One finding of the evaluator. */
+export interface Finding {
+  /** Stable UPPER_SNAKE rule id, e.g. `FIELD_TYPE_CHANGED`. */
+  readonly rule: CompatibilityRule;
+  /** Where: the root full name, then `name(number)` per field, e.g. `acme.Order.items(4).price(2)`. */
+  readonly path: string;
+  /** What changed, why it matters for saved data, and what to do. */
+  readonly message: string;
+}
+
+/** The verdict: compatible when there is no incompatibility; notes never affect it. */
+export interface EvaluationResult {
+  readonly compatible: boolean;
+  /** In order: settings, root, then fields by number, depth first. */
+  readonly incompatibilities: readonly Finding[];
+  /** Compatible changes worth knowing about (renames, encoding changes), in the same order. */
+  readonly notes: readonly Finding[];
+}
+
+/** Options of {@link evaluateSchemaChange}. */
+export interface EvaluateSchemaChangeOptions {
+  /** Settings that wrote the saved data. Defaults to the default settings. */
+  readonly savedSettings?: Partial<Settings>;
+  /** Settings of the current reader. Defaults to the default settings. */
+  readonly currentSettings?: Partial<Settings>;
+}
+
+/**
+ * Evaluates whether data written with `saved` (schema and settings) can be read, kept and
+ * re-written by a program whose schema is `current`. Never throws for schema content.
+ */
+export function evaluateSchemaChange(
+  saved: DescMessage,
+  current: DescMessage,
+  options: EvaluateSchemaChangeOptions = {},
+): EvaluationResult {
+  const savedRoot = toRoot(saved, "saved");
+  const currentRoot = toRoot(current, "current");
+  return evaluateMessages(
+    savedRoot,
+    currentRoot,
+    resolveSettings(options.savedSettings),
+    resolveSettings(options.currentSettings),
+  );
+}
+
+function toRoot(input: unknown, side: string): DescMessage {
+  if (isDescMessage(input)) return input;
+  throw new TypeError(`evaluateSchemaChange: the ${side} schema must be a DescMessage`);
+}
+
+function isDescMessage(input: unknown): input is DescMessage {
+  return typeof input === "object" && input !== null && (input as { kind?: unknown }).kind === "message";
+}
+
+const COMPATIBLE: EvaluationResult = Object.freeze({
+  compatible: true,
+  incompatibilities: Object.freeze([]) as readonly Finding[],
+  notes: Object.freeze([]) as readonly Finding[],
+});
+
+/**
+ * @internal The evaluator without input resolution or payload-rule checks, for the serializer's
+ * write path and snapshots. Callers check the payload rules of both closures themselves.
+ */
+export function evaluateMessages(
+  saved: DescMessage,
+  current: DescMessage,
+  savedSettings: Settings,
+  currentSettings: Settings,
+): EvaluationResult {
+  const walk = new Walk();
+  const root = new PathNode(undefined, current.typeName, -1);
+  if (currentSettings.maxMessageBytes < savedSettings.maxMessageBytes) {
+    walk.incompatible(
+      "MAX_MESSAGE_BYTES_LOWERED",
+      root,
+      maxMessageBytesLowered(savedSettings.maxMessageBytes, currentSettings.maxMessageBytes),
+    );
+  }
+  if (currentSettings.maxDepth < savedSettings.maxDepth) {
+    walk.incompatible("MAX_DEPTH_LOWERED", root, maxDepthLowered(savedSettings.maxDepth, currentSettings.maxDepth));
+  }
+  if (saved.typeName !== current.typeName) {
+    walk.incompatible("MESSAGE_NAME_CHANGED", root, rootNameChanged(saved.typeName, current.typeName));
+  } else {
+    walk.message(saved, current, root);
+  }
+  if (walk.incompatibilities === undefined && walk.notes === undefined) return COMPATIBLE;
+  return {
+    compatible: walk.incompatibilities === undefined,
+    incompatibilities: walk.incompatibilities ?? [],
+    notes: walk.notes ?? [],
+  };
+}
+
+/** A path segment; strings are built only when a finding needs one. */
+export class PathNode {
+  constructor(
+    readonly parent: PathNode | undefined,
+    readonly name: string,
+    /** -1 for the root. */
+    readonly number: number,
+  ) {}
+
+  toString(): string {
+    if (this.parent === undefined) return this.name;
+    return `${this.parent.toString()}.${this.name}(${this.number})`;
+  }
+}
+
+// FeatureSet.FieldPresence numbers as @bufbuild/protobuf reports them on DescField.presence.
+const IMPLICIT = 2;
+
+const sortedCache = new WeakMap<DescMessage, readonly DescField[]>();
+
+/** Fields by number; descriptors are immutable, so the order is computed once per instance. */
+function fieldsByNumber(desc: DescMessage): readonly DescField[] {
+  let sorted = sortedCache.get(desc);
+  if (sorted === undefined) {
+    const fields = desc.fields;
+    let inOrder = true;
+    for (let i = 1; i < fields.length; i++) {
+      if (fields[i - 1]!.number > fields[i]!.number) {
+        inOrder = false;
+        break;
+      }
+    }
+    sorted = inOrder ? fields : [...fields].sort((a, b) => a.number - b.number);
+    sortedCache.set(desc, sorted);
+  }
+  return sorted;
+}
+
+function findByNumber(sorted: readonly DescField[], number: number): DescField | undefined {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const n = sorted[mid]!.number;
+    if (n === number) return sorted[mid];
+    if (n < number) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return undefined;
+}
+
+function messageReservesNumber(desc: DescMessage, number: number): boolean {
+  // DescriptorProto.ReservedRange: start inclusive, end exclusive.
+  for (const r of desc.proto.reservedRange) if (number >= r.start && number < r.end) return true;
+  return false;
+}
+
+function enumReservesNumber(desc: DescEnum, number: number): boolean {
+  // EnumDescriptorProto.EnumReservedRange: start and end both inclusive.
+  for (const r of desc.proto.reservedRange) if (number >= r.start && number <= r.end) return true;
+  return false;
+}
+
+function hasExplicitPresence(f: DescField): boolean {
+  return f.oneof !== undefined || f.presence !== IMPLICIT;
+}
+
+function isPackable(f: DescField): boolean {
+  return f.enum !== undefined || (f.scalar !== undefined && f.scalar !== ScalarType.STRING && f.scalar !== ScalarType.BYTES);
+}
+
+/** Saved → current scalar changes that keep both the wire type and every saved value's meaning. */
+function scalarReadable(saved: ScalarType, current: ScalarType): boolean {
+  if (saved === current) return true;
+  switch (saved) {
+    case ScalarType.INT32:
+      return current === ScalarType.INT64;
+    case ScalarType.UINT32:
+      return current === ScalarType.UINT64 || current === ScalarType.INT64;
+    case ScalarType.SINT32:
+      return current === ScalarType.SINT64;
+    case ScalarType.STRING:
+      return current === ScalarType.BYTES;
+    default:
+      return false;
+  }
+}
+
+interface OneofEvent {
+  readonly merged?: { readonly oneof: DescOneof; readonly with: DescField };
+  readonly renamed?: { readonly from: string; readonly to: string };
+}
+
+/** The state of one evaluation: findings so far and the visited pairs. */
+class Walk {
+  incompatibilities: Finding[] | undefined;
+  notes: Finding[] | undefined;
+  private visitedMessages: Map<DescMessage, DescMessage[]> | undefined;
+  private visitedEnums: Map<DescEnum, DescEnum[]> | undefined;
+
+  incompatible(rule: CompatibilityRule, path: PathNode, message: string): void {
+    (this.incompatibilities ??= []).push({ rule, path: path.toString(), message });
+  }
+
+  note(rule: CompatibilityRule, path: PathNode, message: string): void {
+    (this.notes ??= []).push({ rule, path: path.toString(), message });
+  }
+
+  /** Compares two messages of the same full name; each instance pair is compared once. */
+  message(saved: DescMessage, current: DescMessage, path: PathNode): void {
+    if (saved === current) return;
+    const map = (this.visitedMessages ??= new Map());
+    const seen = map.get(saved);
+    if (seen === undefined) map.set(saved, [current]);
+    else if (seen.includes(current)) return;
+    else seen.push(current);
+
+    const events = current.oneofs.length > 0 ? this.oneofEvents(saved, current) : undefined;
+    const s = fieldsByNumber(saved);
+    const c = fieldsByNumber(current);
+    let i = 0;
+    let j = 0;
+    while (i < s.length || j < c.length) {
+      const sf = s[i];
+      const cf = c[j];
+      if (sf !== undefined && cf !== undefined && sf.number === cf.number) {
+        this.field(saved, sf, cf, path, events?.get(cf.number));
+        i++;
+        j++;
+      } else if (cf === undefined || (sf !== undefined && sf.number < cf.number)) {
+        this.removed(current, sf!, path);
+        i++;
+      } else {
+        this.added(saved, cf, path);
+        j++;
+      }
+    }
+  }
+
+  private removed(current: DescMessage, sf: DescField, parent: PathNode): void {
+    const path = new PathNode(parent, sf.name, sf.number);
+    if (!messageReservesNumber(current, sf.number)) {
+      this.incompatible("FIELD_REMOVED_NOT_RESERVED", path, fieldRemovedNotReserved(path, sf, current.typeName));
+    } else if (!current.proto.reservedName.includes(sf.name)) {
+      this.note("FIELD_NAME_NOT_RESERVED", path, fieldNameNotReserved(path, sf, current.typeName));
+    }
+  }
+
+  private added(saved: DescMessage, cf: DescField, parent: PathNode): void {
+    if (messageReservesNumber(saved, cf.number)) {
+      const path = new PathNode(parent, cf.name, cf.number);
+      this.incompatible("FIELD_RESERVED_NUMBER_REUSED", path, fieldReservedNumberReused(path, cf.number, saved.typeName));
+    }
+    if (saved.proto.reservedName.includes(cf.name)) {
+      const path = new PathNode(parent, cf.name, cf.number);
+      this.incompatible("FIELD_RESERVED_NAME_REUSED", path, fieldReservedNameReused(path, cf.name, saved.typeName));
+    }
+  }
+
+  /**
+   * Oneof membership changes, keyed by the current field number where they are reported: two
+   * fields that the saved schema let be set together now share a oneof, or a oneof was renamed.
+   */
+  private oneofEvents(saved: DescMessage, current: DescMessage): Map<number, OneofEvent> | undefined {
+    const savedFields = fieldsByNumber(saved);
+    let events: Map<number, OneofEvent> | undefined;
+    for (const oneof of current.oneofs) {
+      const members = [...oneof.fields].sort((a, b) => a.number - b.number);
+      let firstGroup: DescOneof | DescField | undefined;
+      let firstField: DescField | undefined;
+      for (const cf of members) {
+        const sf = findByNumber(savedFields, cf.number);
+        if (sf === undefined) continue;
+        // A saved field outside any oneof is its own group: it could be set with anything.
+        const group = sf.oneof ?? sf;
+        if (firstGroup === undefined) {
+          firstGroup = group;
+          firstField = cf;
+          const from = sf.oneof?.name;
+          if (from !== undefined && from !== oneof.name && !current.oneofs.some((o) => o.name === from)) {
+            (events ??= new Map()).set(cf.number, { renamed: { from, to: oneof.name } });
+          }
+        } else if (group !== firstGroup) {
+          (events ??= new Map()).set(cf.number, { merged: { oneof, with: firstField! } });
+          break;
+        }
+      }
+    }
+    return events;
+  }
+
+  private field(
+    savedMsg: DescMessage,
+    sf: DescField,
+    cf: DescField,
+    parent: PathNode,
+    event: OneofEvent | undefined,
+  ): void {
+    let path: PathNode | undefined;
+    const at = (): PathNode => (path ??= new PathNode(parent, cf.name, cf.number));
+
+    if (sf.name !== cf.name) {
+      this.note("FIELD_RENAMED", at(), fieldRenamed(at(), sf, cf));
+      if (savedMsg.proto.reservedName.includes(cf.name)) {
+        this.incompatible("FIELD_RESERVED_NAME_REUSED", at(), fieldReservedNameReused(at(), cf.name, savedMsg.typeName));
+      }
+    } else if (sf.jsonName !== cf.jsonName) {
+      this.note("JSON_NAME_CHANGED", at(), jsonNameChanged(at(), sf.jsonName, cf.jsonName));
+    }
+    if (event?.renamed) this.note("ONEOF_RENAMED", at(), oneofRenamed(at(), event.renamed.from, event.renamed.to));
+    if (event?.merged) {
+      const other = new PathNode(parent, event.merged.with.name, event.merged.with.number);
+      this.incompatible("ONEOF_FIELDS_MERGED", at(), oneofFieldsMerged(at(), event.merged.oneof.name, other));
+    }
+
+    const sk = sf.fieldKind;
+    const ck = cf.fieldKind;
+    if (sk === "map" || ck === "map") {
+      if (sk !== ck) {
+        this.incompatible("FIELD_MAP_CHANGED", at(), fieldMapChanged(at(), describeField(sf), describeField(cf)));
+        return;
+      }
+      if (sf.fieldKind === "map" && cf.fieldKind === "map" && sf.mapKey !== cf.mapKey) {
+        this.incompatible("MAP_KEY_CHANGED", at(), mapKeyChanged(at(), sf.mapKey, cf.mapKey));
+      }
+      // Map entries keep their value even when it is empty, like repeated elements.
+      this.element(sf, cf, at(), true, true);
+      return;
+    }
+    if (sk === "list" && ck !== "list") {
+      this.incompatible("REPEATED_TO_SINGULAR", at(), repeatedToSingular(at(), describeField(sf), describeField(cf)));
+      return;
+    }
+    const keeps = ck === "list" || cf.presence !== IMPLICIT || cf.oneof !== undefined;
+    const readable = this.elementCheck(sf, cf, at, keeps);
+    if (readable && sk === "list" && ck === "list" && isPackable(sf) && isPackable(cf) && sf.packed !== cf.packed) {
+      this.note("PACKED_CHANGED", at(), packedChanged(at(), sf.packed, cf.packed));
+    }
+    if (readable && sk !== "list" && ck !== "list" && hasExplicitPresence(sf) && !hasExplicitPresence(cf)) {
+      if (sf.oneof !== undefined) {
+        this.incompatible("FIELD_LEFT_ONEOF_TO_IMPLICIT", at(), fieldLeftOneofToImplicit(at(), sf.oneof.name));
+      } else {
+        this.incompatible("PRESENCE_EXPLICIT_TO_IMPLICIT", at(), presenceExplicitToImplicit(at(), describeField(sf), describeField(cf)));
+      }
+    }
+    if (readable) this.descend(sf, cf, at);
+  }
+
+  /** Map values: compare, then descend. */
+  private element(sf: DescField, cf: DescField, path: PathNode, keeps: boolean, isMapValue: boolean): void {
+    const at = (): PathNode => path;
+    if (this.elementCheck(sf, cf, at, keeps, isMapValue)) this.descend(sf, cf, at);
+  }
+
+  /**
+   * Compares the element (value) types of two fields; reports and returns false when saved
+   * values cannot be read with the same meaning. `keeps`: the current field keeps an empty value.
+   */
+  private elementCheck(sf: DescField, cf: DescField, at: () => PathNode, keeps: boolean, isMapValue = false): boolean {
+    const sm = sf.message;
+    const se = sf.enum;
+    if (sm !== undefined) {
+      if (cf.message !== undefined) {
+        if (sm.typeName !== cf.message.typeName) {
+          this.incompatible("MESSAGE_NAME_CHANGED", at(), messageNameChanged(at(), sm.typeName, cf.message.typeName, isMapValue));
+          return false;
+        }
+        if (isDelimited(sf) !== isDelimited(cf)) {
+          this.incompatible("FIELD_TYPE_CHANGED", at(), fieldTypeChanged(at(), sf, cf, isMapValue));
+          return false;
+        }
+        return true;
+      }
+      if (cf.scalar === ScalarType.BYTES && !isDelimited(sf)) {
+        if (keeps) return true;
+        this.incompatible("MESSAGE_TO_BYTES_WITHOUT_PRESENCE", at(), messageToBytesWithoutPresence(at(), sm.typeName));
+        return false;
+      }
+    } else if (se !== undefined) {
+      if (cf.enum !== undefined) {
+        if (se.typeName !== cf.enum.typeName) {
+          this.incompatible("ENUM_NAME_CHANGED", at(), enumNameChanged(at(), se.typeName, cf.enum.typeName, isMapValue));
+          return false;
+        }
+        return true;
+      }
+      // Enum numbers are int32 varints (negative ones sign-extended), so int32 and int64 read them as-is.
+      if (cf.scalar === ScalarType.INT32 || cf.scalar === ScalarType.INT64) return true;
+    } else if (cf.scalar !== undefined && scalarReadable(sf.scalar!, cf.scalar)) {
+      return true;
+    }
+    this.incompatible("FIELD_TYPE_CHANGED", at(), fieldTypeChanged(at(), sf, cf, isMapValue));
+    return false;
+  }
+
+  private descend(sf: DescField, cf: DescField, at: () => PathNode): void {
+    if (sf.message !== undefined && cf.message !== undefined) this.message(sf.message, cf.message, at());
+    else if (sf.enum !== undefined && cf.enum !== undefined) this.enumPair(sf.enum, cf.enum, at());
+  }
+
+  private enumPair(saved: DescEnum, current: DescEnum, path: PathNode): void {
+    if (saved === current) return;
+    const map = (this.visitedEnums ??= new Map());
+    const seen = map.get(saved);
+    if (seen === undefined) map.set(saved, [current]);
+    else if (seen.includes(current)) return;
+    else seen.push(current);
+
+    const s = valuesByNumber(saved);
+    const c = valuesByNumber(current);
+    let i = 0;
+    let j = 0;
+    while (i < s.length || j < c.length) {
+      const sv = s[i];
+      const cv = c[j];
+      if (sv !== undefined && cv !== undefined && sv.number === cv.number) {
+        const vpath = new PathNode(path, cv.names[0]!, cv.number);
+        const missing = sv.names.filter((n) => !cv.names.includes(n));
+        if (missing.length > 0) {
+          this.note("ENUM_VALUE_RENAMED", vpath, enumValueRenamed(vpath, current.typeName, missing, cv.names));
+        }
+        for (const name of cv.names) {
+          if (!sv.names.includes(name) && saved.proto.reservedName.includes(name)) {
+            this.incompatible("ENUM_RESERVED_NAME_REUSED", vpath, enumReservedNameReused(vpath, name, saved.typeName));
+          }
+        }
+        i++;
+        j++;
+      } else if (cv === undefined || (sv !== undefined && sv.number < cv.number)) {
+        const vpath = new PathNode(path, sv!.names[0]!, sv!.number);
+        if (!enumReservesNumber(current, sv!.number)) {
+          this.incompatible("ENUM_VALUE_REMOVED_NOT_RESERVED", vpath, enumValueRemoved(vpath, sv!.names[0]!, sv!.number, current.typeName));
+        } else {
+          const unreserved = sv!.names.filter((n) => !current.proto.reservedName.includes(n));
+          if (unreserved.length > 0) {
+            this.note("ENUM_VALUE_NAME_NOT_RESERVED", vpath, enumValueNameNotReserved(vpath, unreserved, current.typeName));
+          }
+        }
+        i++;
+      } else {
+        const vpath = new PathNode(path, cv.names[0]!, cv.number);
+        if (enumReservesNumber(saved, cv.number)) {
+          this.incompatible("ENUM_RESERVED_NUMBER_REUSED", vpath, enumReservedNumberReused(vpath, cv.number, saved.typeName));
+        }
+        for (const name of cv.names) {
+          if (saved.proto.reservedName.includes(name)) {
+            this.incompatible("ENUM_RESERVED_NAME_REUSED", vpath, enumReservedNameReused(vpath, name, saved.typeName));
+          }
+        }
+        j++;
+      }
+    }
+  }
+}
+
+function isDelimited(f: DescField): boolean {
+  return (f as { delimitedEncoding?: boolean }).delimitedEncoding === true;
+}
+
+interface EnumNumber {
+  readonly number: number;
+  /** Declaration order; the first is the primary name. */
+  readonly names: string[];
+}
+
+const enumCache = new WeakMap<DescEnum, readonly EnumNumber[]>();
+
+function valuesByNumber(desc: DescEnum): readonly EnumNumber[] {
+  let out = enumCache.get(desc);
+  if (out === undefined) {
+    const byNumber = new Map<number, string[]>();
+    for (const v of desc.values) {
+      const names = byNumber.get(v.number);
+      if (names === undefined) byNumber.set(v.number, [v.name]);
+      else names.push(v.name);
+    }
+    out = [...byNumber].map(([number, names]) => ({ number, names })).sort((a, b) => a.number - b.number);
+    enumCache.set(desc, out);
+  }
+  return out;
+}
