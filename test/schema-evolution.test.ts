@@ -123,6 +123,7 @@ const ROWS: readonly Row[] = [
       ["ENUM_RESERVED_NAME_REUSED", "acme.Order.status(3).SHIPPED(2)"],
     ],
   },
+  { name: "enum-value-removed-number-reserved", notes: [["ENUM_VALUE_NAME_NOT_RESERVED", "acme.Order.status(3).SHIPPED(2)"]] },
   { name: "enum-value-removed-not-reserved", incompatible: [["ENUM_VALUE_REMOVED_NOT_RESERVED", "acme.Order.status(3).SHIPPED(2)"]] },
   { name: "enum-value-renamed", notes: [["ENUM_VALUE_RENAMED", "acme.Order.status(3).SENT(2)"]] },
   { name: "enum-value-reusing-reserved-number", incompatible: [["ENUM_RESERVED_NUMBER_REUSED", "acme.Order.status(3).MISSING(9)"]] },
