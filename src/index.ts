@@ -17,6 +17,9 @@ export type { Settings } from "./settings.js";
 // --- wasm loading ---
 
 // --- descriptors and ProtobufType ---
+export { ProtobufType, typeFor } from "./type.js";
+export type { ProtobufTypeBuilder } from "./type.js";
+export type { DescriptorInput, FileDescriptorSetInput, ProtobufjsTypeLike } from "./descriptor/input.js";
 
 // --- messages ---
 export { DynamicMessage, DynamicMessageBuilder } from "./message/dynamic-message.js";

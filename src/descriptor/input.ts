@@ -1,0 +1,127 @@
+// The three inputs of ProtobufType.of / newBuilder (DESIGN §4.1), resolved to a root DescMessage.
+import { createFileRegistry, fromBinary, type DescMessage } from "@bufbuild/protobuf";
+import { FileDescriptorSetSchema, type FileDescriptorSet } from "@bufbuild/protobuf/wkt";
+import { invalid } from "./rules.js";
+import { isProtobufjsType, lowerProtobufjsType, protobufjsClassName } from "./protobufjs.js";
+import { reason } from "./rebuild.js";
+
+/** The output of `protoc --include_imports --descriptor_set_out` or `buf build`, and a message in it. */
+export interface FileDescriptorSetInput {
+  readonly fileDescriptorSet: Uint8Array;
+  /** Full name of the root message, e.g. `acme.Order`. */
+  readonly messageName: string;
+}
+
+/**
+ * What `ProtobufType.of` accepts as the root: a `DescMessage`, a protobufjs `Type` (typed
+ * structurally, protobufjs is never imported) or a FileDescriptorSet with a message name.
+ */
+export type DescriptorInput = DescMessage | FileDescriptorSetInput | ProtobufjsTypeLike;
+
+/** The shape by which a protobufjs `Type` is recognised (`constructor.className === "Type"`). */
+export interface ProtobufjsTypeLike {
+  readonly fullName: string;
+  readonly fieldsArray: readonly unknown[];
+}
+
+export const InputCode = {
+  DYNAMIC_MESSAGE_CLASS: "DYNAMIC_MESSAGE_CLASS",
+  UNSUPPORTED_INPUT: "UNSUPPORTED_INPUT",
+  DESCRIPTOR_SET_INVALID: "DESCRIPTOR_SET_INVALID",
+  UNRESOLVED_TYPE: "UNRESOLVED_TYPE",
+  MESSAGE_NOT_FOUND: "MESSAGE_NOT_FOUND",
+  INPUT_INVALID: "INPUT_INVALID",
+} as const;
+
+/** True for the `DynamicMessage` class itself (by name, so another copy of the package counts too). */
+export function isDynamicMessageClass(x: unknown): boolean {
+  return typeof x === "function" && x.name === "DynamicMessage";
+}
+
+export function isDescMessage(x: unknown): x is DescMessage {
+  if (x === null || typeof x !== "object") return false;
+  const d = x as Partial<DescMessage>;
+  return d.kind === "message" && typeof d.typeName === "string" && Array.isArray(d.fields) && d.file?.kind === "file";
+}
+
+function isFileDescriptorSetInput(x: unknown): x is FileDescriptorSetInput {
+  return x !== null && typeof x === "object" && "fileDescriptorSet" in x && "messageName" in x;
+}
+
+/** Resolves any accepted input to its root `DescMessage`; throws `InvalidDescriptorError`. */
+export function resolveRoot(input: unknown): DescMessage {
+  if (isDescMessage(input)) return input;
+  if (isProtobufjsType(input)) return lowerProtobufjsType(input);
+  if (isFileDescriptorSetInput(input)) return fromFileDescriptorSet(input);
+  if (isDynamicMessageClass(input)) {
+    throw invalid(
+      undefined,
+      InputCode.DYNAMIC_MESSAGE_CLASS,
+      "DynamicMessage is a class and cannot select a schema; pass the root message descriptor: ProtobufType.of(descriptor)",
+    );
+  }
+  throw invalid(
+    undefined,
+    InputCode.UNSUPPORTED_INPUT,
+    `unsupported input ${describe(input)}; pass a DescMessage, a protobufjs Type or { fileDescriptorSet, messageName }`,
+  );
+}
+
+function describe(x: unknown): string {
+  if (x === null) return "null";
+  if (x === undefined) return "undefined";
+  const pbjs = protobufjsClassName(x);
+  if (pbjs !== undefined) return `(protobufjs ${pbjs} ${String((x as { fullName?: unknown }).fullName ?? "")})`.replace(" )", ")");
+  if (typeof x === "object") {
+    const kind = (x as { kind?: unknown }).kind;
+    if (typeof kind === "string") {
+      return `(descriptor of kind ${kind}${typeof (x as { typeName?: unknown }).typeName === "string" ? ` ${(x as { typeName: string }).typeName}` : ""})`;
+    }
+    return `(${(x as object).constructor?.name ?? "object"})`;
+  }
+  if (typeof x === "function") return `(function ${x.name || "anonymous"})`;
+  return `(${typeof x})`;
+}
+
+function fromFileDescriptorSet(input: FileDescriptorSetInput): DescMessage {
+  const { fileDescriptorSet: bytes, messageName } = input;
+  if (typeof messageName !== "string" || messageName === "") {
+    throw invalid(undefined, InputCode.UNSUPPORTED_INPUT, "messageName must be the root message's full name, e.g. acme.Order");
+  }
+  const name = messageName.startsWith(".") ? messageName.slice(1) : messageName;
+  if (!(bytes instanceof Uint8Array)) {
+    throw invalid(
+      name,
+      InputCode.UNSUPPORTED_INPUT,
+      "fileDescriptorSet must be a Uint8Array holding an encoded google.protobuf.FileDescriptorSet",
+    );
+  }
+  let set: FileDescriptorSet;
+  try {
+    set = fromBinary(FileDescriptorSetSchema, bytes, { readUnknownFields: false });
+  } catch (e) {
+    throw invalid(
+      name,
+      InputCode.DESCRIPTOR_SET_INVALID,
+      `the file descriptor set does not decode (${reason(e)}); pass the bytes written by protoc --descriptor_set_out or buf build`,
+    );
+  }
+  let root: DescMessage | undefined;
+  try {
+    root = createFileRegistry(set).getMessage(name);
+  } catch (e) {
+    const why = reason(e);
+    if (/not found|cannot find/i.test(why)) {
+      throw invalid(
+        name,
+        InputCode.UNRESOLVED_TYPE,
+        `the file descriptor set does not resolve (${why}); include every imported file (protoc --include_imports)`,
+      );
+    }
+    throw invalid(name, InputCode.DESCRIPTOR_SET_INVALID, `the file descriptor set is not valid (${why})`);
+  }
+  if (root === undefined) {
+    throw invalid(name, InputCode.MESSAGE_NOT_FOUND, `the file descriptor set declares no message ${name}; check messageName`);
+  }
+  return root;
+}

@@ -1,0 +1,349 @@
+// ProtobufType (DESIGN §5, §6): one root descriptor, its normalized identity and four settings.
+import type { DescMessage } from "@bufbuild/protobuf";
+import { sha256 } from "@noble/hashes/sha2";
+import { InvalidObjectError, MissingTypeInfoError, isProtokeelError } from "./errors.js";
+import { collectClosure } from "./descriptor/closure.js";
+import { isDynamicMessageClass, resolveRoot, type DescriptorInput } from "./descriptor/input.js";
+import { fingerprintOf, MAX_NORMALIZED_BYTES, NORMALIZATION_VERSION, normalizeClosure } from "./descriptor/normalize.js";
+import { rebuildRoot } from "./descriptor/rebuild.js";
+import { checkClosure, checkRootName } from "./descriptor/rules.js";
+import { resolveSettings, settingsEqual, type Settings } from "./settings.js";
+
+/** Framing version 1: a varint length followed by the message (DESIGN §8.2). */
+export const FRAMING_VERSION = 1;
+
+/** The transfer form's own version; `fromBytes` rejects any other. */
+const TRANSFER_MAGIC = [0x50, 0x4b, 0x54, 0x59] as const; // "PKTY"
+const TRANSFER_VERSION = 1;
+const KIND_DYNAMIC = 1;
+
+/** Normalized bytes by type, for internal readers (snapshots) that must not pay for a copy. */
+const normalizedOf = new WeakMap<ProtobufType, Uint8Array>();
+
+/** @internal The type's normalized set without a copy; callers must not modify it. */
+export function normalizedBytesOf(type: ProtobufType): Uint8Array {
+  return normalizedOf.get(type)!;
+}
+
+interface Validated {
+  readonly root: DescMessage;
+  readonly normalized: Uint8Array;
+}
+
+/**
+ * Payload rules, normalization and one rebuild (DESIGN §4.2–4.4): a descriptor that cannot be
+ * rebuilt from its own content fails here rather than in a worker or at restore.
+ */
+function validate(root: DescMessage): Validated {
+  checkRootName(root.typeName);
+  const closure = collectClosure(root);
+  checkClosure(closure);
+  const normalized = normalizeClosure(closure);
+  rebuildRoot(normalized, root.typeName);
+  return { root, normalized };
+}
+
+/** A message type bound to one root descriptor and four settings. Build with `of` or `newBuilder`. */
+export class ProtobufType {
+  /** `"dynamic"`: values are `DynamicMessage`s bound to `descriptor`. */
+  readonly kind: "dynamic" = "dynamic";
+  /** The root message's full name, e.g. `acme.Order`. */
+  readonly fullName: string;
+  /** The descriptor values are built from: the application's instance when one was given. */
+  readonly descriptor: DescMessage;
+  readonly settings: Settings;
+  readonly framingVersion: number = FRAMING_VERSION;
+  readonly normalizationVersion: number = NORMALIZATION_VERSION;
+  #fingerprint: string | undefined;
+
+  private constructor(root: DescMessage, normalized: Uint8Array, settings: Settings) {
+    this.fullName = root.typeName;
+    this.descriptor = root;
+    this.settings = settings;
+    normalizedOf.set(this, normalized);
+  }
+
+  /** A type with default settings; the same as `newBuilder(root).build()`. */
+  static of(root: DescriptorInput): ProtobufType {
+    return ProtobufType.newBuilder(root).build();
+  }
+
+  /** A builder with a setter for each of the four settings. */
+  static newBuilder(root: DescriptorInput): ProtobufTypeBuilder {
+    return new ProtobufTypeBuilder(root, (input, settings) => {
+      const { root: desc, normalized } = validate(resolveRoot(input));
+      return new ProtobufType(desc, normalized, settings);
+    });
+  }
+
+  /**
+   * Reads the transfer form written by `toBytes`, rebuilding and validating the descriptors
+   * again; the result has its own descriptor instances. Throws `InvalidObjectError`.
+   */
+  static fromBytes(bytes: Uint8Array): ProtobufType {
+    const t = readTransfer(bytes);
+    let rebuilt: DescMessage;
+    let normalized: Uint8Array;
+    try {
+      rebuilt = rebuildRoot(t.normalized, t.fullName);
+      checkRootName(rebuilt.typeName);
+      const closure = collectClosure(rebuilt);
+      checkClosure(closure);
+      normalized = normalizeClosure(closure);
+    } catch (e) {
+      if (!isProtokeelError(e)) throw e;
+      throw new InvalidObjectError("TRANSFER_INVALID_DESCRIPTOR", `invalid type bytes: ${e.message}`, { cause: e });
+    }
+    if (!bytesEqual(normalized, t.normalized)) {
+      throw new InvalidObjectError(
+        "TRANSFER_NOT_NORMALIZED",
+        `invalid type bytes: the descriptor set of ${t.fullName} is not in normalized form; pass the exact output of ProtobufType.toBytes()`,
+      );
+    }
+    return new ProtobufType(rebuilt, normalized, t.settings);
+  }
+
+  /** The normalized descriptor set (normalization v1), a fresh copy on each call. */
+  normalizedDescriptorSet(): Uint8Array {
+    return normalizedBytesOf(this).slice();
+  }
+
+  /** Lowercase hex SHA-256 of the normalized descriptor set. */
+  fingerprint(): string {
+    return (this.#fingerprint ??= fingerprintOf(normalizedBytesOf(this)));
+  }
+
+  /**
+   * Equal by content: kind, full name, normalized bytes, framing and normalization versions and
+   * the four settings. Types built from distinct descriptor instances with equal content are equal.
+   */
+  equals(other: unknown): boolean {
+    if (other === this) return true;
+    if (!(other instanceof ProtobufType)) return false;
+    return (
+      other.kind === this.kind &&
+      other.fullName === this.fullName &&
+      other.framingVersion === this.framingVersion &&
+      other.normalizationVersion === this.normalizationVersion &&
+      settingsEqual(other.settings, this.settings) &&
+      bytesEqual(normalizedBytesOf(other), normalizedBytesOf(this))
+    );
+  }
+
+  /**
+   * Always false: a message is never a partitioning or map key, because descriptor identity
+   * differs between processes. Extract a scalar key instead.
+   */
+  isKeyType(): false {
+    return false;
+  }
+
+  /**
+   * The transfer form for worker threads and job plans: kind, settings, versions, full name and
+   * the normalized set. Never a descriptor object or a function.
+   */
+  toBytes(): Uint8Array {
+    return writeTransfer(this);
+  }
+
+  toString(): string {
+    return `ProtobufType(${this.kind} ${this.fullName})`;
+  }
+}
+
+/** Collects the four settings; `build()` validates the descriptor (DESIGN §5). */
+export class ProtobufTypeBuilder {
+  readonly #input: DescriptorInput;
+  readonly #make: (input: DescriptorInput, settings: Settings) => ProtobufType;
+  #settings: Partial<Settings> = {};
+
+  /** @internal Use `ProtobufType.newBuilder(root)`. */
+  constructor(input: DescriptorInput, make: (input: DescriptorInput, settings: Settings) => ProtobufType) {
+    this.#input = input;
+    this.#make = make;
+  }
+
+  /** Largest frame payload written or read, 1..2,147,483,647. Defaults to 67,108,864 (64 MiB). */
+  maxMessageBytes(value: number): this {
+    return this.#set({ maxMessageBytes: value });
+  }
+
+  /** Deepest message nesting written or read (the root is depth 1), 1..10,000. Defaults to 100. */
+  maxDepth(value: number): this {
+    return this.#set({ maxDepth: value });
+  }
+
+  /** Canonical output order. Defaults to false. */
+  deterministic(value: boolean): this {
+    return this.#set({ deterministic: value });
+  }
+
+  /** Bytes fields of at least this size decode as views; 0 = never, up to maxMessageBytes. Defaults to 0. */
+  aliasThreshold(value: number): this {
+    return this.#set({ aliasThreshold: value });
+  }
+
+  build(): ProtobufType {
+    return this.#make(this.#input, resolveSettings(this.#settings));
+  }
+
+  #set(change: Partial<Settings>): this {
+    const next = { ...this.#settings, ...change };
+    resolveSettings(next);
+    this.#settings = next;
+    return this;
+  }
+}
+
+/**
+ * Type inference from a value or class, the analog of a type-info factory. A class cannot select
+ * a schema, so `DynamicMessage` (class or value) throws `MissingTypeInfoError`; build the type
+ * with `ProtobufType.of(descriptor)`. Other inputs throw `TypeError`.
+ */
+export function typeFor(valueOrClass: unknown): ProtobufType {
+  const isDynamicValue =
+    valueOrClass !== null &&
+    typeof valueOrClass === "object" &&
+    isDynamicMessageClass((valueOrClass as { constructor?: unknown }).constructor);
+  if (isDynamicMessageClass(valueOrClass) || isDynamicValue) {
+    throw new MissingTypeInfoError(
+      "DYNAMIC_MESSAGE_TYPE_INFO",
+      "missing type info for DynamicMessage: one class represents every schema, so it cannot select one; build the type explicitly with ProtobufType.of(descriptor)",
+    );
+  }
+  throw new TypeError(
+    `cannot infer a protobuf type from ${typeof valueOrClass === "function" ? `class ${valueOrClass.name || "(anonymous)"}` : typeof valueOrClass}; build it with ProtobufType.of(descriptor)`,
+  );
+}
+
+// --- transfer form, version 1 (big-endian) ---
+// "PKTY" | u8 version | u8 kind | u8 framing | u8 normalization | u32 maxMessageBytes |
+// u32 maxDepth | u8 deterministic | u32 aliasThreshold | u16 + UTF-8 full name |
+// u32 + normalized set | 32-byte SHA-256 of the set. Nothing may follow.
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+function writeTransfer(type: ProtobufType): Uint8Array {
+  const name = encoder.encode(type.fullName);
+  const set = normalizedBytesOf(type);
+  const out = new Uint8Array(4 + 4 + 13 + 2 + name.length + 4 + set.length + 32);
+  const view = new DataView(out.buffer);
+  let p = 0;
+  out.set(TRANSFER_MAGIC, p);
+  p += 4;
+  out[p++] = TRANSFER_VERSION;
+  out[p++] = KIND_DYNAMIC;
+  out[p++] = type.framingVersion;
+  out[p++] = type.normalizationVersion;
+  view.setUint32(p, type.settings.maxMessageBytes);
+  view.setUint32(p + 4, type.settings.maxDepth);
+  out[p + 8] = type.settings.deterministic ? 1 : 0;
+  view.setUint32(p + 9, type.settings.aliasThreshold);
+  p += 13;
+  view.setUint16(p, name.length);
+  out.set(name, p + 2);
+  p += 2 + name.length;
+  view.setUint32(p, set.length);
+  out.set(set, p + 4);
+  p += 4 + set.length;
+  out.set(sha256(set), p);
+  return out;
+}
+
+interface Transfer {
+  readonly fullName: string;
+  readonly settings: Settings;
+  readonly normalized: Uint8Array;
+}
+
+function bad(code: string, detail: string, cause?: unknown): InvalidObjectError {
+  return new InvalidObjectError(
+    code,
+    `invalid type bytes: ${detail}; pass the exact output of ProtobufType.toBytes()`,
+    cause === undefined ? undefined : { cause },
+  );
+}
+
+function readTransfer(bytes: Uint8Array): Transfer {
+  if (!(bytes instanceof Uint8Array)) throw bad("TRANSFER_NOT_BYTES", "expected a Uint8Array");
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let p = 0;
+  const need = (n: number, what: string): void => {
+    if (bytes.length - p < n) {
+      throw bad("TRANSFER_TRUNCATED", `truncated at offset ${p} reading ${what} (${n} bytes needed, ${bytes.length - p} left)`);
+    }
+  };
+  need(4, "the magic");
+  if (TRANSFER_MAGIC.some((b, i) => bytes[i] !== b)) throw bad("TRANSFER_BAD_MAGIC", "the magic is not PKTY");
+  p = 4;
+  need(4, "the versions");
+  const version = bytes[p]!;
+  const kind = bytes[p + 1]!;
+  const framing = bytes[p + 2]!;
+  const normalization = bytes[p + 3]!;
+  if (version !== TRANSFER_VERSION) {
+    throw bad("TRANSFER_UNSUPPORTED_VERSION", `transfer version ${version} is not supported (this package reads ${TRANSFER_VERSION})`);
+  }
+  if (kind !== KIND_DYNAMIC) throw bad("TRANSFER_UNSUPPORTED_KIND", `type kind ${kind} is not supported (1 = dynamic)`);
+  if (framing !== FRAMING_VERSION) {
+    throw bad("TRANSFER_UNSUPPORTED_VERSION", `framing version ${framing} is not supported (this package writes ${FRAMING_VERSION})`);
+  }
+  if (normalization !== NORMALIZATION_VERSION) {
+    throw bad(
+      "TRANSFER_UNSUPPORTED_VERSION",
+      `normalization version ${normalization} is not supported (this package writes ${NORMALIZATION_VERSION})`,
+    );
+  }
+  p += 4;
+  need(13, "the settings");
+  const deterministicByte = bytes[p + 8]!;
+  if (deterministicByte > 1) throw bad("TRANSFER_BAD_SETTINGS", `deterministic is ${deterministicByte}, not 0 or 1`);
+  let settings: Settings;
+  try {
+    settings = resolveSettings({
+      maxMessageBytes: view.getUint32(p),
+      maxDepth: view.getUint32(p + 4),
+      deterministic: deterministicByte === 1,
+      aliasThreshold: view.getUint32(p + 9),
+    });
+  } catch (e) {
+    throw bad("TRANSFER_BAD_SETTINGS", (e as Error).message, e);
+  }
+  p += 13;
+  need(2, "the full name length");
+  const nameLength = view.getUint16(p);
+  p += 2;
+  need(nameLength, "the full name");
+  let fullName: string;
+  try {
+    fullName = decoder.decode(bytes.subarray(p, p + nameLength));
+  } catch (e) {
+    throw bad("TRANSFER_BAD_NAME", "the full name is not valid UTF-8", e);
+  }
+  if (fullName === "") throw bad("TRANSFER_BAD_NAME", "the full name is empty");
+  p += nameLength;
+  need(4, "the descriptor set length");
+  const setLength = view.getUint32(p);
+  p += 4;
+  if (setLength < 1 || setLength > MAX_NORMALIZED_BYTES) {
+    throw bad("TRANSFER_BAD_LENGTH", `the descriptor set length ${setLength} is outside 1..${MAX_NORMALIZED_BYTES}`);
+  }
+  need(setLength, "the descriptor set");
+  const normalized = bytes.slice(p, p + setLength);
+  p += setLength;
+  need(32, "the SHA-256 digest");
+  const digest = sha256(normalized);
+  if (!bytesEqual(digest, bytes.subarray(p, p + 32))) {
+    throw bad("TRANSFER_DIGEST_MISMATCH", `the SHA-256 digest of ${fullName}'s descriptor set does not match`);
+  }
+  p += 32;
+  if (p !== bytes.length) throw bad("TRANSFER_TRAILING_BYTES", `${bytes.length - p} bytes follow the digest`);
+  return { fullName, settings, normalized };
+}
+
+function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}

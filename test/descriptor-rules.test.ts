@@ -1,0 +1,367 @@
+import { describe, expect, test } from "vitest";
+import protobuf from "protobufjs";
+import { InvalidDescriptorError, ProtobufType } from "../src/index.js";
+import { checkPayloadRules, checkRootName } from "../src/descriptor/rules.js";
+import { acme, L, messageOf, scalar, setBytes, T, type FileInit } from "./support/descriptors.js";
+
+const order = (fields: object[], extra: object = {}): FileInit =>
+  acme({ messageType: [{ name: "Order", field: fields, ...extra }] } as Partial<FileInit>);
+
+const RANGE = "use a number in 1..536870911";
+
+// Each row: a deliberately invalid schema (hand-built: buf and protoc refuse these), the rule code
+// and the exact message.
+const cases: Array<[string, FileInit[], string, string]> = [
+  [
+    "field number 0",
+    [order([scalar("id", 0)])],
+    "FIELD_NUMBER_TOO_SMALL",
+    `invalid descriptor acme.Order: field acme.Order.id has number 0 below 1; ${RANGE}`,
+  ],
+  [
+    "field number 19,500",
+    [order([scalar("id", 19_500)])],
+    "FIELD_NUMBER_RESERVED",
+    "invalid descriptor acme.Order: field acme.Order.id has number 19500 in 19000..19999, which protobuf reserves for its implementation; use a number in 1..536870911 outside that range",
+  ],
+  [
+    "field number 536,870,912",
+    [order([scalar("id", 536_870_912)])],
+    "FIELD_NUMBER_TOO_LARGE",
+    `invalid descriptor acme.Order: field acme.Order.id has number 536870912 above 536870911; ${RANGE}`,
+  ],
+  [
+    "duplicate field numbers",
+    [order([scalar("id", 1), scalar("code", 1)])],
+    "FIELD_NUMBER_DUPLICATE",
+    "invalid descriptor acme.Order: fields acme.Order.id and acme.Order.code share number 1; give each field its own number",
+  ],
+  [
+    "duplicate field names",
+    [order([scalar("id", 1), scalar("id", 2)])],
+    "FIELD_NAME_DUPLICATE",
+    "invalid descriptor acme.Order: message acme.Order declares field name id twice (numbers 1 and 2); rename one of them",
+  ],
+  [
+    "JSON name conflict (computed)",
+    [order([scalar("foo_bar", 1), scalar("fooBar", 2)])],
+    "JSON_NAME_CONFLICT",
+    "invalid descriptor acme.Order: fields acme.Order.foo_bar and acme.Order.fooBar have the same JSON name fooBar; rename one of them or give it a distinct json_name",
+  ],
+  [
+    "JSON name conflict (explicit json_name)",
+    [order([scalar("a", 1, T.INT64, { jsonName: "x" }), scalar("b", 2, T.INT64, { jsonName: "x" })])],
+    "JSON_NAME_CONFLICT",
+    "invalid descriptor acme.Order: fields acme.Order.a and acme.Order.b have the same JSON name x; rename one of them or give it a distinct json_name",
+  ],
+  [
+    "a proto2 file in the closure",
+    [
+      { name: "legacy/old.proto", package: "legacy", syntax: "proto2", messageType: [{ name: "Old", field: [scalar("a", 1)] }] },
+      acme({
+        dependency: ["legacy/old.proto"],
+        messageType: [{ name: "Order", field: [{ name: "old", number: 1, type: T.MESSAGE, typeName: ".legacy.Old", label: L.OPTIONAL }] }],
+      }),
+    ],
+    "SYNTAX_NOT_PROTO3",
+    'invalid descriptor acme.Order: message legacy.Old is declared in proto2 file legacy/old.proto; payload types must be declared in a proto3 file (syntax = "proto3")',
+  ],
+  [
+    "editions",
+    [{ name: "acme/order.proto", package: "acme", syntax: "editions", edition: 1000, messageType: [{ name: "Order", field: [scalar("id", 1)] }] }],
+    "EDITIONS_NOT_SUPPORTED",
+    'invalid descriptor acme.Order: message acme.Order is declared in file acme/order.proto with edition 2023; editions are not supported, declare it in a proto3 file (syntax = "proto3")',
+  ],
+  [
+    "an extension range",
+    [order([scalar("id", 1)], { extensionRange: [{ start: 100, end: 200 }] })],
+    "EXTENSION_RANGE_DECLARED",
+    "invalid descriptor acme.Order: message acme.Order declares extension range 100..199; payload types cannot be extended, remove the extensions statement",
+  ],
+  [
+    "an extension field",
+    [
+      { name: "legacy/base.proto", package: "legacy", syntax: "proto2", messageType: [{ name: "Base", extensionRange: [{ start: 100, end: 200 }] }] },
+      acme({
+        dependency: ["legacy/base.proto"],
+        messageType: [
+          {
+            name: "Order",
+            field: [scalar("id", 1)],
+            extension: [{ name: "tag", number: 100, type: T.STRING, label: L.OPTIONAL, extendee: ".legacy.Base" }],
+          },
+        ],
+      }),
+    ],
+    "EXTENSION_DECLARED",
+    "invalid descriptor acme.Order: message acme.Order declares extension acme.Order.tag; payload types declare no extensions, move the extend block out of the message",
+  ],
+  [
+    "a group",
+    [order([scalar("id", 1), { name: "g", number: 2, type: T.GROUP, typeName: ".acme.Order.G", label: L.OPTIONAL }], { nestedType: [{ name: "G" }] })],
+    "GROUP_FIELD",
+    "invalid descriptor acme.Order: field acme.Order.g is a group; groups are not supported, use a message field",
+  ],
+  [
+    "a required field",
+    [order([scalar("id", 1, T.INT64, { label: L.REQUIRED })])],
+    "REQUIRED_FIELD",
+    "invalid descriptor acme.Order: field acme.Order.id is required; required fields are not supported, remove the label",
+  ],
+  [
+    "an explicit default",
+    [order([scalar("id", 1, T.INT64, { defaultValue: "7" })])],
+    "EXPLICIT_DEFAULT",
+    'invalid descriptor acme.Order: field acme.Order.id declares default "7"; proto3 fields have no explicit defaults, remove the default option',
+  ],
+  [
+    "an enum whose first value is not 0",
+    [
+      acme({
+        messageType: [{ name: "Order", field: [{ name: "status", number: 1, type: T.ENUM, typeName: ".acme.Status", label: L.OPTIONAL }] }],
+        enumType: [{ name: "Status", value: [{ name: "OPEN", number: 1 }, { name: "UNKNOWN", number: 0 }] }],
+      }),
+    ],
+    "ENUM_FIRST_VALUE_NOT_ZERO",
+    "invalid descriptor acme.Order: enum acme.Status has first value OPEN = 1; proto3 enums must start with a value numbered 0, add one first",
+  ],
+  [
+    "an alias without allow_alias (nested enum)",
+    [
+      order([scalar("id", 1)], {
+        enumType: [{ name: "Kind", value: [{ name: "NONE", number: 0 }, { name: "A", number: 1 }, { name: "B", number: 1 }] }],
+      }),
+    ],
+    "ENUM_ALIAS_NOT_ALLOWED",
+    "invalid descriptor acme.Order: enum acme.Order.Kind values A and B share number 1 without allow_alias; renumber one or set option allow_alias = true",
+  ],
+  [
+    "a violation in a nested type of a referenced top-level type",
+    [
+      acme({
+        messageType: [
+          { name: "Order", field: [{ name: "item", number: 1, type: T.MESSAGE, typeName: ".acme.Item", label: L.OPTIONAL }] },
+          { name: "Item", field: [scalar("sku", 1, T.STRING)], nestedType: [{ name: "Note", field: [scalar("x", 536_870_912)] }] },
+        ],
+      }),
+    ],
+    "FIELD_NUMBER_TOO_LARGE",
+    `invalid descriptor acme.Order: field acme.Item.Note.x has number 536870912 above 536870911; ${RANGE}`,
+  ],
+  [
+    "a map value type",
+    [
+      acme({
+        messageType: [
+          {
+            name: "Order",
+            field: [{ name: "by_key", number: 1, type: T.MESSAGE, typeName: ".acme.Order.ByKeyEntry", label: L.REPEATED }],
+            nestedType: [
+              {
+                name: "ByKeyEntry",
+                options: { mapEntry: true },
+                field: [scalar("key", 1, T.STRING), { name: "value", number: 2, type: T.MESSAGE, typeName: ".acme.Bad", label: L.OPTIONAL }],
+              },
+            ],
+          },
+          { name: "Bad", field: [scalar("x", 0)] },
+        ],
+      }),
+    ],
+    "FIELD_NUMBER_TOO_SMALL",
+    `invalid descriptor acme.Order: field acme.Bad.x has number 0 below 1; ${RANGE}`,
+  ],
+];
+
+describe("payload rules", () => {
+  test.each(cases)("%s", (_name, files, code, message) => {
+    const root = messageOf(files, "acme.Order");
+    const expected = { name: "InvalidDescriptorError", code, message };
+    expect(() => checkPayloadRules(root)).toThrow(expect.objectContaining(expected));
+    // The same rule applies on every input path.
+    expect(() => ProtobufType.of(root)).toThrow(expect.objectContaining(expected));
+    expect(() => ProtobufType.of({ fileDescriptorSet: setBytes(files), messageName: "acme.Order" })).toThrow(
+      expect.objectContaining(expected),
+    );
+  });
+
+  test("an unreachable invalid type does not matter", () => {
+    const root = messageOf(
+      [acme({ messageType: [{ name: "Order", field: [scalar("id", 1)] }, { name: "Other", field: [scalar("x", 0)] }] })],
+      "acme.Order",
+    );
+    expect(() => checkPayloadRules(root)).not.toThrow();
+  });
+
+  test("allow_alias permits aliases", () => {
+    const root = messageOf(
+      [
+        acme({
+          messageType: [{ name: "Order", field: [{ name: "k", number: 1, type: T.ENUM, typeName: ".acme.Kind", label: L.OPTIONAL }] }],
+          enumType: [{ name: "Kind", options: { allowAlias: true }, value: [{ name: "NONE", number: 0 }, { name: "A", number: 1 }, { name: "B", number: 1 }] }],
+        }),
+      ],
+      "acme.Order",
+    );
+    expect(() => checkPayloadRules(root)).not.toThrow();
+  });
+
+  test("the largest valid number and the numbers around the reserved range pass", () => {
+    const root = messageOf([order([scalar("a", 536_870_911), scalar("b", 18_999), scalar("c", 20_000), scalar("d", 1)])], "acme.Order");
+    expect(() => checkPayloadRules(root)).not.toThrow();
+  });
+
+  test("a root name over 65,535 UTF-8 bytes", () => {
+    const pkg = "p".repeat(65_531);
+    const root = messageOf([{ name: "big.proto", package: pkg, syntax: "proto3", messageType: [{ name: "Order", field: [scalar("id", 1)] }] }], `${pkg}.Order`);
+    const err = catchError(() => ProtobufType.of(root));
+    expect(err).toBeInstanceOf(InvalidDescriptorError);
+    expect(err.code).toBe("ROOT_NAME_TOO_LONG");
+    expect(err.message).toBe(
+      `invalid descriptor ${"p".repeat(120)}…(65537 chars): the root full name is 65537 UTF-8 bytes, above 65535; use a shorter package or message name`,
+    );
+    // 65,535 bytes exactly is allowed.
+    const okPkg = "p".repeat(65_529);
+    const ok = messageOf([{ name: "ok.proto", package: okPkg, syntax: "proto3", messageType: [{ name: "Order" }] }], `${okPkg}.Order`);
+    expect(() => checkPayloadRules(ok)).not.toThrow();
+  });
+
+  test("the root name limit counts UTF-8 bytes, not characters", () => {
+    // 40,000 two-byte characters: 40,000 UTF-16 units but 80,000 UTF-8 bytes.
+    expect(() => checkRootName(`acme.${"é".repeat(40_000)}`)).toThrow(
+      expect.objectContaining({ code: "ROOT_NAME_TOO_LONG", message: expect.stringContaining("80005 UTF-8 bytes") }),
+    );
+    expect(() => checkRootName(`acme.${"é".repeat(32_765)}`)).not.toThrow();
+  });
+
+  test("a normalized set over 64 MiB", () => {
+    // ~1,100 enum values of 61,000 characters each: ~67 MB of names, nothing else large.
+    const long = "V".repeat(61_000);
+    const values = Array.from({ length: 1_100 }, (_, i) => ({ name: `${long}${i}`, number: i }));
+    const root = messageOf(
+      [
+        acme({
+          messageType: [{ name: "Order", field: [{ name: "v", number: 1, type: T.ENUM, typeName: ".acme.Huge", label: L.OPTIONAL }] }],
+          enumType: [{ name: "Huge", value: values }],
+        }),
+      ],
+      "acme.Order",
+    );
+    const err = catchError(() => ProtobufType.of(root));
+    expect(err.code).toBe("NORMALIZED_SET_TOO_LARGE");
+    expect(err.message).toMatch(
+      /^invalid descriptor acme\.Order: the normalized descriptor set is \d+ bytes, above 67108864 \(64 MiB\); reduce the types reachable from the root$/,
+    );
+  });
+});
+
+describe("payload rules on protobufjs input", () => {
+  test.each([
+    [
+      "proto2",
+      'syntax = "proto2"; package acme; message Order { optional int32 id = 1; }',
+      "SYNTAX_NOT_PROTO3",
+      'invalid descriptor acme.Order: message acme.Order is declared in proto2 file acme.Order.proto; payload types must be declared in a proto3 file (syntax = "proto3")',
+    ],
+    [
+      "editions",
+      'edition = "2023"; package acme; message Order { int32 id = 1; }',
+      "EDITIONS_NOT_SUPPORTED",
+      'invalid descriptor acme.Order: message acme.Order is declared in file acme.Order.proto with edition 2023; editions are not supported, declare it in a proto3 file (syntax = "proto3")',
+    ],
+    [
+      "a proto2 group",
+      'syntax = "proto2"; package acme; message Order { optional group G = 1 { optional int32 x = 2; } }',
+      "SYNTAX_NOT_PROTO3",
+      'invalid descriptor acme.Order: message acme.Order is declared in proto2 file acme.Order.proto; payload types must be declared in a proto3 file (syntax = "proto3")',
+    ],
+    [
+      "an extension range",
+      'syntax = "proto3"; package acme; message Order { int32 id = 1; extensions 100 to 199; }',
+      "EXTENSION_RANGE_DECLARED",
+      "invalid descriptor acme.Order: message acme.Order declares extension range 100..199; payload types cannot be extended, remove the extensions statement",
+    ],
+    [
+      "an enum whose first value is not 0",
+      'syntax = "proto3"; package acme; enum S { A = 1; } message Order { S s = 1; }',
+      "ENUM_FIRST_VALUE_NOT_ZERO",
+      "invalid descriptor acme.Order: enum acme.S has first value A = 1; proto3 enums must start with a value numbered 0, add one first",
+    ],
+  ])("%s", (_name, text, code, message) => {
+    const type = protobuf.parse(text, { keepCase: true }).root.lookupType("acme.Order");
+    expect(() => ProtobufType.of(type)).toThrow(expect.objectContaining({ name: "InvalidDescriptorError", code, message }));
+  });
+
+  test("field number 536,870,912 from Root.fromJSON", () => {
+    const root = protobuf.Root.fromJSON({ nested: { acme: { nested: { Order: { fields: { id: { type: "int64", id: 536_870_912 } } } } } } });
+    expect(() => ProtobufType.of(root.lookupType("acme.Order"))).toThrow(
+      expect.objectContaining({
+        code: "FIELD_NUMBER_TOO_LARGE",
+        message: `invalid descriptor acme.Order: field acme.Order.id has number 536870912 above 536870911; ${RANGE}`,
+      }),
+    );
+  });
+
+  test("a recursive cycle across packages", () => {
+    const root = protobuf.Root.fromJSON({
+      nested: {
+        a: { nested: { A: { fields: { b: { type: "b.B", id: 1 } } } } },
+        b: { nested: { B: { fields: { a: { type: "a.A", id: 1 } } } } },
+      },
+    });
+    expect(() => ProtobufType.of(root.lookupType("a.A"))).toThrow(
+      expect.objectContaining({
+        name: "InvalidDescriptorError",
+        code: "CYCLE_SPANS_PACKAGES",
+        message:
+          "invalid descriptor a.A: a.A and b.B reference each other across packages a and b; move mutually recursive types into one package",
+      }),
+    );
+  });
+
+  test("an unresolvable type", () => {
+    // parse does not resolve, so the missing type reaches protokeel.
+    const type = protobuf.parse('syntax = "proto3"; package acme; message Order { Missing x = 1; }').root.lookupType("acme.Order");
+    expect(() => ProtobufType.of(type)).toThrow(
+      expect.objectContaining({
+        code: "UNRESOLVED_TYPE",
+        message:
+          "invalid descriptor acme.Order: field acme.Order.x references type Missing, which does not resolve; load the file that declares it into the same protobufjs Root",
+      }),
+    );
+  });
+
+  test("an extension declared inside a message", () => {
+    const text = 'syntax = "proto2"; package acme; message Base { extensions 10 to 20; } message Order { extend Base { optional int32 tag = 10; } optional int32 id = 1; }';
+    const type = protobuf.parse(text, { keepCase: true }).root.lookupType("acme.Order");
+    expect(() => ProtobufType.of(type)).toThrow(
+      expect.objectContaining({
+        code: "EXTENSION_DECLARED",
+        message:
+          "invalid descriptor acme.Order: message acme.Order declares extension acme.Order.tag; payload types declare no extensions, move the extend block out of the message",
+      }),
+    );
+  });
+});
+
+describe("payload rules on FileDescriptorSet input", () => {
+  test("an unresolvable type", () => {
+    const files = [order([{ name: "x", number: 1, type: T.MESSAGE, typeName: ".acme.Missing", label: L.OPTIONAL }])];
+    expect(() => ProtobufType.of({ fileDescriptorSet: setBytes(files), messageName: "acme.Order" })).toThrow(
+      expect.objectContaining({
+        code: "UNRESOLVED_TYPE",
+        message:
+          "invalid descriptor acme.Order: the file descriptor set does not resolve (invalid FieldDescriptorProto: type_name .acme.Missing not found); include every imported file (protoc --include_imports)",
+      }),
+    );
+  });
+});
+
+function catchError(fn: () => unknown): InvalidDescriptorError {
+  try {
+    fn();
+  } catch (e) {
+    return e as InvalidDescriptorError;
+  }
+  throw new Error("expected an error");
+}
