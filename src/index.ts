@@ -15,6 +15,7 @@ export {
 export type { Settings } from "./settings.js";
 
 // --- wasm loading ---
+export { initWasm } from "./wasm/instance.js";
 
 // --- descriptors and ProtobufType ---
 export { ProtobufType, typeFor } from "./type.js";

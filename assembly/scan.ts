@@ -1,0 +1,395 @@
+// The validating message walker (DESIGN §8.3, §13): one call checks a whole message against
+// the layout table and writes the decode tape. Nesting uses an explicit stack in linear memory
+// (16 bytes a level, sized by the caller from maxDepth), never recursion, so a nesting bomb
+// ends in E_DEPTH_EXCEEDED instead of a stack overflow.
+import {
+  CTRL_COUNT, CTRL_DEPTH, CTRL_FIELD, CTRL_OFFSET, CTRL_PACKED, CTRL_STATUS, CTRL_TYPE,
+  CTRL_WIRE, ctrlSet,
+} from "./ctrl";
+import {
+  E_BAD_TABLE, E_COLLISION, E_DEPTH_EXCEEDED, E_FIELD_NUMBER_ZERO, E_FRAME_TOO_LARGE,
+  E_FRAME_TRUNCATED, E_INVALID_WIRE_TYPE, E_LENGTH_PAST_END, E_MESSAGE_TOO_LARGE,
+  E_NEED_SPACE, E_PACKED_LENGTH, E_TRUNCATED, E_WIRE_TYPE_MISMATCH, OK,
+} from "./status";
+import {
+  A_KIND_MASK, A_MESSAGE, A_PACKABLE, A_SLOT_SHIFT, A_STRING, A_WIRE_SHIFT, K_BOOL,
+  K_DOUBLE, K_FIXED32, K_FIXED64, K_FLOAT, K_INT64, K_SFIXED32, K_SFIXED64, K_SINT32,
+  K_SINT64, K_UINT64, T_WORDS, findEntry,
+} from "./table";
+import {
+  F_ASCII, F_ASCII_SELF, F_ASCII_TREE, F_HAS_UNKNOWN, FLAG_SHIFT, OP_BYTES, OP_END,
+  OP_FIXED32, OP_FIXED64, OP_PACKED, OP_START, OP_UNKNOWN, OP_VARINT, SLOT_SHIFT,
+} from "./tape";
+import { readTag, tagValue } from "./tag";
+import { checkUtf8 } from "./utf8";
+import {
+  failAt, failStatus, readVarint, skipVarint, varintValue, zigzagDecode32,
+  zigzagDecode64,
+} from "./varint";
+
+// Tape cursors shared by walk and walkFrames: entries grow up from gTp, packed arrays grow
+// down from gPk.
+let gTp: usize = 0;
+let gPk: usize = 0;
+
+/** Cold exit: records where and why the walk stopped. */
+function stop(status: i32, at: usize, base: usize, num: u32, wt: u32, levels: usize, T: usize, tbl: usize): i32 {
+  ctrlSet(CTRL_STATUS, <u32>status);
+  ctrlSet(CTRL_OFFSET, <u32>(at - base));
+  ctrlSet(CTRL_FIELD, num);
+  ctrlSet(CTRL_WIRE, wt);
+  ctrlSet(CTRL_DEPTH, <u32>levels);
+  ctrlSet(CTRL_TYPE, <u32>((T - tbl) >> 2));
+  return status;
+}
+
+/** Counts the varints that end in [p, end): bytes without the continuation bit. */
+@inline function countVarints(p: usize, end: usize): u32 {
+  let c: u32 = 0;
+  while (end - p >= 16) {
+    c += 16 - <u32>popcnt<i32>(i8x16.bitmask(v128.load(p)));
+    p += 16;
+  }
+  while (p < end) {
+    c += <u32>(load<u8>(p) < 0x80);
+    p++;
+  }
+  return c;
+}
+
+/**
+ * Walks one message body [p, end) of the type at address T. Entries start at gTp, packed
+ * arrays end at gPk; both cursors are updated on success.
+ */
+function walkBody(tbl: usize, T: usize, base: usize, p: usize, end: usize, maxDepth: u32, stack: usize, tape: usize): i32 {
+  let tp = gTp;
+  let pk = gPk;
+  let sp = stack;
+  let depth: u32 = 1;
+  if (pk - tp < 32) return E_NEED_SPACE;
+  let cur = tp;
+  store<u32>(tp, OP_START);
+  store<u32>(tp, 0, 4);
+  store<u32>(tp, <u32>(p - base), 8);
+  store<u32>(tp, <u32>(end - p), 12);
+  tp += 16;
+  let flags: u32 = F_ASCII_SELF | F_ASCII_TREE;
+
+  while (true) {
+    // Every entry needs 16 bytes; one check per iteration covers every path below.
+    if (pk - tp < 16) return E_NEED_SPACE;
+    if (p >= end) {
+      let iEnd = <u32>((tp - tape) >> 4);
+      let iStart = <u32>((cur - tape) >> 4);
+      store<u32>(tp, OP_END | (flags << FLAG_SHIFT));
+      store<u32>(tp, iStart, 4);
+      store<u64>(tp, 0, 8);
+      store<u32>(cur, load<u32>(cur) | (flags << FLAG_SHIFT));
+      store<u32>(cur, iEnd, 4);
+      tp += 16;
+      if (sp == stack) break;
+      sp -= 16;
+      let childTree = flags & F_ASCII_TREE;
+      end = load<usize>(sp);
+      T = load<usize>(sp, 4);
+      cur = load<usize>(sp, 8);
+      flags = load<u32>(sp, 12) & 0xff;
+      if (childTree == 0) flags &= ~F_ASCII_TREE;
+      depth--;
+      continue;
+    }
+
+    let at = p;
+    let t: u32 = <u32>load<u8>(p);
+    if (t < 0x80) {
+      if (t < 8) return stop(E_FIELD_NUMBER_ZERO, at, base, 0, t & 7, (sp - stack) >> 4, T, tbl);
+      p++;
+    } else {
+      p = readTag(p, end);
+      if (p == 0) return stop(failStatus, failAt, base, 0, 0, (sp - stack) >> 4, T, tbl);
+      t = tagValue;
+    }
+    let num = t >>> 3;
+    let wt = t & 7;
+    let e = findEntry(T, num);
+    let a = load<u32>(e);
+
+    if (a == 0) {
+      // An undeclared field: check that it is well-formed, skip it, keep its byte range.
+      if (wt == 0) {
+        p = skipVarint(p, end);
+        if (p == 0) return stop(failStatus, failAt, base, num, wt, (sp - stack) >> 4, T, tbl);
+      } else if (wt == 2) {
+        let q = readVarint(p, end);
+        if (q == 0) return stop(failStatus, failAt, base, num, wt, (sp - stack) >> 4, T, tbl);
+        if (varintValue > <u64>(end - q)) return stop(E_LENGTH_PAST_END, at, base, num, wt, (sp - stack) >> 4, T, tbl);
+        p = q + <usize>varintValue;
+      } else if (wt == 1) {
+        if (end - p < 8) return stop(E_TRUNCATED, p, base, num, wt, (sp - stack) >> 4, T, tbl);
+        p += 8;
+      } else if (wt == 5) {
+        if (end - p < 4) return stop(E_TRUNCATED, p, base, num, wt, (sp - stack) >> 4, T, tbl);
+        p += 4;
+      } else {
+        return stop(E_INVALID_WIRE_TYPE, at, base, num, wt, (sp - stack) >> 4, T, tbl);
+      }
+      store<u32>(tp, OP_UNKNOWN | (wt << FLAG_SHIFT));
+      store<u32>(tp, num, 4);
+      store<u32>(tp, <u32>(at - base), 8);
+      store<u32>(tp, <u32>(p - at), 12);
+      tp += 16;
+      flags |= F_HAS_UNKNOWN;
+      continue;
+    }
+
+    let head = (a >>> A_SLOT_SHIFT) << SLOT_SHIFT;
+    if (wt != ((a >>> A_WIRE_SHIFT) & 7)) {
+      if (wt == 2 && (a & A_PACKABLE) != 0) {
+        // A packed run of a repeated numeric field.
+        let q = readVarint(p, end);
+        if (q == 0) return stop(failStatus, failAt, base, num, wt, (sp - stack) >> 4, T, tbl);
+        let len = varintValue;
+        if (len > <u64>(end - q)) return stop(E_LENGTH_PAST_END, at, base, num, wt, (sp - stack) >> 4, T, tbl);
+        let pend = q + <usize>len;
+        let kind = a & A_KIND_MASK;
+        let count: u32;
+        let size: u32;
+        if (kind == K_FIXED32 || kind == K_SFIXED32 || kind == K_FLOAT) {
+          if ((len & 3) != 0) return stop(E_PACKED_LENGTH, at, base, num, wt, (sp - stack) >> 4, T, tbl);
+          count = <u32>(len >> 2);
+          size = 4;
+        } else if (kind == K_FIXED64 || kind == K_SFIXED64 || kind == K_DOUBLE) {
+          if ((len & 7) != 0) return stop(E_PACKED_LENGTH, at, base, num, wt, (sp - stack) >> 4, T, tbl);
+          count = <u32>(len >> 3);
+          size = 8;
+        } else {
+          count = countVarints(q, pend);
+          size = kind == K_BOOL ? 1 : kind == K_INT64 || kind == K_UINT64 || kind == K_SINT64 ? 8 : 4;
+        }
+        let bytes = <u64>count * <u64>size;
+        if (bytes + 16 > <u64>(pk - tp)) return E_NEED_SPACE;
+        let dst = (pk - <usize>bytes) & ~(<usize>7);
+        if (dst - tp < 16) return E_NEED_SPACE;
+        if (size == 4 && (kind == K_FIXED32 || kind == K_SFIXED32 || kind == K_FLOAT)) {
+          memory.copy(dst, q, <usize>len);
+        } else if (kind == K_FIXED64 || kind == K_SFIXED64 || kind == K_DOUBLE) {
+          memory.copy(dst, q, <usize>len);
+        } else {
+          let s = q;
+          let d = dst;
+          if (size == 8) {
+            let zz = kind == K_SINT64;
+            while (s < pend) {
+              s = readVarint(s, pend);
+              if (s == 0) return stop(failStatus, failAt, base, num, wt, (sp - stack) >> 4, T, tbl);
+              let v = varintValue;
+              if (zz) v = <u64>zigzagDecode64(v);
+              store<u64>(d, v);
+              d += 8;
+            }
+          } else if (size == 4) {
+            let zz = kind == K_SINT32;
+            while (s < pend) {
+              s = readVarint(s, pend);
+              if (s == 0) return stop(failStatus, failAt, base, num, wt, (sp - stack) >> 4, T, tbl);
+              let v = <u32>varintValue;
+              if (zz) v = <u32>zigzagDecode32(v);
+              store<u32>(d, v);
+              d += 4;
+            }
+          } else {
+            while (s < pend) {
+              s = readVarint(s, pend);
+              if (s == 0) return stop(failStatus, failAt, base, num, wt, (sp - stack) >> 4, T, tbl);
+              store<u8>(d, <u8>(varintValue != 0));
+              d += 1;
+            }
+          }
+        }
+        pk = dst;
+        store<u32>(tp, OP_PACKED | head);
+        store<u32>(tp, count, 4);
+        store<u32>(tp, <u32>dst, 8);
+        store<u32>(tp, size, 12);
+        tp += 16;
+        p = pend;
+        continue;
+      }
+      let bad = wt == 3 || wt == 4 || wt > 5 ? E_INVALID_WIRE_TYPE : E_WIRE_TYPE_MISMATCH;
+      return stop(bad, at, base, num, wt, (sp - stack) >> 4, T, tbl);
+    }
+
+    if (wt == 0) {
+      p = readVarint(p, end);
+      if (p == 0) return stop(failStatus, failAt, base, num, wt, (sp - stack) >> 4, T, tbl);
+      let v = varintValue;
+      let kind = a & A_KIND_MASK;
+      if (kind == K_SINT32) v = <u64>(<i64>zigzagDecode32(<u32>v));
+      else if (kind == K_SINT64) v = <u64>zigzagDecode64(v);
+      else if (kind == K_BOOL) v = <u64>(v != 0);
+      store<u32>(tp, OP_VARINT | head);
+      store<u32>(tp, 0, 4);
+      store<u64>(tp, v, 8);
+      tp += 16;
+    } else if (wt == 2) {
+      let q = readVarint(p, end);
+      if (q == 0) return stop(failStatus, failAt, base, num, wt, (sp - stack) >> 4, T, tbl);
+      let len = varintValue;
+      if (len > <u64>(end - q)) return stop(E_LENGTH_PAST_END, at, base, num, wt, (sp - stack) >> 4, T, tbl);
+      let vend = q + <usize>len;
+      if ((a & A_MESSAGE) != 0) {
+        if (depth >= maxDepth) return stop(E_DEPTH_EXCEEDED, at, base, num, wt, (sp - stack) >> 4, T, tbl);
+        store<usize>(sp, end);
+        store<usize>(sp, T, 4);
+        store<usize>(sp, cur, 8);
+        store<u32>(sp, flags | head, 12);
+        sp += 16;
+        depth++;
+        T = tbl + (<usize>load<u32>(e, 4) << 2);
+        end = vend;
+        cur = tp;
+        flags = F_ASCII_SELF | F_ASCII_TREE;
+        store<u32>(tp, OP_START | head);
+        store<u32>(tp, 0, 4);
+        store<u32>(tp, <u32>(q - base), 8);
+        store<u32>(tp, <u32>len, 12);
+        tp += 16;
+        p = q;
+        continue;
+      }
+      let f: u32 = 0;
+      if ((a & A_STRING) != 0) {
+        let r = checkUtf8(q, vend);
+        if (r == 0) return stop(failStatus, failAt, base, num, wt, (sp - stack) >> 4, T, tbl);
+        if (r == 1) f = F_ASCII;
+        else flags &= ~(F_ASCII_SELF | F_ASCII_TREE);
+      }
+      store<u32>(tp, OP_BYTES | (f << FLAG_SHIFT) | head);
+      store<u32>(tp, 0, 4);
+      store<u32>(tp, <u32>(q - base), 8);
+      store<u32>(tp, <u32>len, 12);
+      tp += 16;
+      p = vend;
+    } else if (wt == 1) {
+      if (end - p < 8) return stop(E_TRUNCATED, p, base, num, wt, (sp - stack) >> 4, T, tbl);
+      store<u32>(tp, OP_FIXED64 | head);
+      store<u32>(tp, 0, 4);
+      store<u64>(tp, load<u64>(p), 8);
+      tp += 16;
+      p += 8;
+    } else {
+      if (end - p < 4) return stop(E_TRUNCATED, p, base, num, wt, (sp - stack) >> 4, T, tbl);
+      store<u32>(tp, OP_FIXED32 | head);
+      store<u32>(tp, 0, 4);
+      store<u32>(tp, load<u32>(p), 8);
+      store<u32>(tp, 0, 12);
+      tp += 16;
+      p += 4;
+    }
+  }
+  gTp = tp;
+  gPk = pk;
+  return OK;
+}
+
+@inline function checkRoot(tableWords: u32, rootType: u32): bool {
+  return rootType <= tableWords && tableWords - rootType >= 4;
+}
+
+function finish(status: i32, tape: usize): i32 {
+  ctrlSet(CTRL_STATUS, <u32>status);
+  if (status == OK) {
+    ctrlSet(CTRL_COUNT, <u32>((gTp - tape) >> 4));
+    ctrlSet(CTRL_PACKED, <u32>gPk);
+  }
+  return status;
+}
+
+/**
+ * Validates the message [base, base + len) of type `rootType` (a word offset into the table at
+ * `tbl`) and writes its tape into [tape, tapeEnd). `stack` holds 16 * maxDepth bytes.
+ * On success CTRL_COUNT = tape entries and CTRL_PACKED = lowest packed address; on failure
+ * CTRL_OFFSET/FIELD/WIRE/DEPTH/TYPE describe where.
+ */
+export function walk(tbl: usize, tableWords: u32, rootType: u32, base: usize, len: u32, maxBytes: u32, maxDepth: u32, stack: usize, tape: usize, tapeEnd: usize): i32 {
+  if (!checkRoot(tableWords, rootType)) return stop(E_BAD_TABLE, base, base, 0, 0, 0, tbl, tbl);
+  if (len > maxBytes) return stop(E_MESSAGE_TOO_LARGE, base, base, 0, 0, 0, tbl + (<usize>rootType << 2), tbl);
+  gTp = tape;
+  gPk = tapeEnd;
+  let status = walkBody(tbl, tbl + (<usize>rootType << 2), base, base, base + <usize>len, maxDepth, stack, tape);
+  return finish(status, tape);
+}
+
+/**
+ * walk over every frame of a framing-v1 buffer in one call: each frame's tape is a root START
+ * .. END sequence, one after the other; offsets stay relative to `base`. Frame errors as in
+ * scanFrames (E_FRAME_TRUNCATED, E_FRAME_TOO_LARGE, varint errors) at the frame's offset.
+ */
+export function walkFrames(tbl: usize, tableWords: u32, rootType: u32, base: usize, len: u32, maxBytes: u32, maxDepth: u32, stack: usize, tape: usize, tapeEnd: usize): i32 {
+  if (!checkRoot(tableWords, rootType)) return stop(E_BAD_TABLE, base, base, 0, 0, 0, tbl, tbl);
+  let T = tbl + (<usize>rootType << 2);
+  gTp = tape;
+  gPk = tapeEnd;
+  let p = base;
+  let end = base + <usize>len;
+  while (p < end) {
+    let q = readVarint(p, end);
+    if (q == 0) {
+      let s = failStatus == E_TRUNCATED ? E_FRAME_TRUNCATED : failStatus;
+      return stop(s, p, base, 0, 0, 0, T, tbl);
+    }
+    let size = varintValue;
+    if (size > <u64>maxBytes) return stop(E_FRAME_TOO_LARGE, p, base, 0, 0, 0, T, tbl);
+    if (size > <u64>(end - q)) return stop(E_FRAME_TRUNCATED, p, base, 0, 0, 0, T, tbl);
+    let status = walkBody(tbl, T, base, q, q + <usize>size, maxDepth, stack, tape);
+    if (status != OK) return finish(status, tape);
+    p = q + <usize>size;
+  }
+  return finish(OK, tape);
+}
+
+/**
+ * Checks unknown-field byte ranges against the type `typeOff`: every field must be well-formed
+ * (valid number, wire type and length), and the first field whose number the type declares is
+ * reported as E_COLLISION (CTRL_FIELD = number, CTRL_OFFSET = its tag's offset from base).
+ * `ranges` holds `count` (offset, length) word pairs relative to base.
+ */
+export function scanUnknown(tbl: usize, tableWords: u32, typeOff: u32, base: usize, ranges: usize, count: u32): i32 {
+  if (!checkRoot(tableWords, typeOff)) return stop(E_BAD_TABLE, base, base, 0, 0, 0, tbl, tbl);
+  let T = tbl + (<usize>typeOff << 2);
+  for (let i: u32 = 0; i < count; i++) {
+    let r = ranges + (<usize>i << 3);
+    let p = base + <usize>load<u32>(r);
+    let end = p + <usize>load<u32>(r, 4);
+    while (p < end) {
+      let at = p;
+      p = readTag(p, end);
+      if (p == 0) return stop(failStatus, failAt, base, 0, 0, 0, T, tbl);
+      let num = tagValue >>> 3;
+      let wt = tagValue & 7;
+      if (wt == 0) {
+        p = skipVarint(p, end);
+        if (p == 0) return stop(failStatus, failAt, base, num, wt, 0, T, tbl);
+      } else if (wt == 2) {
+        let q = readVarint(p, end);
+        if (q == 0) return stop(failStatus, failAt, base, num, wt, 0, T, tbl);
+        if (varintValue > <u64>(end - q)) return stop(E_LENGTH_PAST_END, at, base, num, wt, 0, T, tbl);
+        p = q + <usize>varintValue;
+      } else if (wt == 1) {
+        if (end - p < 8) return stop(E_TRUNCATED, p, base, num, wt, 0, T, tbl);
+        p += 8;
+      } else if (wt == 5) {
+        if (end - p < 4) return stop(E_TRUNCATED, p, base, num, wt, 0, T, tbl);
+        p += 4;
+      } else {
+        return stop(E_INVALID_WIRE_TYPE, at, base, num, wt, 0, T, tbl);
+      }
+      if (load<u32>(findEntry(T, num)) != 0) return stop(E_COLLISION, at, base, num, wt, 0, T, tbl);
+    }
+  }
+  ctrlSet(CTRL_STATUS, OK);
+  return OK;
+}
+
+
+

@@ -1,0 +1,84 @@
+// UTF-8 validation per RFC 3629 (what protobuf requires of string fields): no overlong forms,
+// no surrogates (U+D800..U+DFFF), nothing above U+10FFFF, no truncated sequences.
+import { E_INVALID_UTF8 } from "./status";
+import { fail } from "./varint";
+
+/**
+ * Checks [p, end). Returns 1 when every byte is ASCII, 2 when the bytes are valid non-ASCII
+ * UTF-8, and 0 with the failure set at the first byte of the first invalid sequence.
+ */
+@inline export function checkUtf8(p: usize, end: usize): u32 {
+  // 16 bytes at a time while the bytes are ASCII: most protobuf strings are.
+  while (end - p >= 16) {
+    if (i8x16.bitmask(v128.load(p)) != 0) return checkUtf8Tail(p, end);
+    p += 16;
+  }
+  while (p < end) {
+    if (load<u8>(p) >= 0x80) return checkUtf8Tail(p, end);
+    p++;
+  }
+  return 1;
+}
+
+@inline function isCont(b: u32): bool {
+  return (b & 0xc0) == 0x80;
+}
+
+function checkUtf8Tail(p: usize, end: usize): u32 {
+  while (p < end) {
+    let b = <u32>load<u8>(p);
+    if (b < 0x80) {
+      p++;
+      continue;
+    }
+    let left = end - p;
+    if (b < 0xc2) {
+      // 0x80..0xBF cannot start a sequence; 0xC0 and 0xC1 only start overlong forms.
+      fail(E_INVALID_UTF8, p);
+      return 0;
+    }
+    if (b < 0xe0) {
+      if (left < 2 || !isCont(<u32>load<u8>(p, 1))) {
+        fail(E_INVALID_UTF8, p);
+        return 0;
+      }
+      p += 2;
+      continue;
+    }
+    if (b < 0xf0) {
+      if (left < 3) {
+        fail(E_INVALID_UTF8, p);
+        return 0;
+      }
+      let b1 = <u32>load<u8>(p, 1);
+      // E0 needs A0.. (no overlong), ED needs ..9F (no surrogates).
+      let lo: u32 = b == 0xe0 ? 0xa0 : 0x80;
+      let hi: u32 = b == 0xed ? 0x9f : 0xbf;
+      if (b1 < lo || b1 > hi || !isCont(<u32>load<u8>(p, 2))) {
+        fail(E_INVALID_UTF8, p);
+        return 0;
+      }
+      p += 3;
+      continue;
+    }
+    if (b < 0xf5) {
+      if (left < 4) {
+        fail(E_INVALID_UTF8, p);
+        return 0;
+      }
+      let b1 = <u32>load<u8>(p, 1);
+      // F0 needs 90.. (no overlong), F4 needs ..8F (nothing above U+10FFFF).
+      let lo: u32 = b == 0xf0 ? 0x90 : 0x80;
+      let hi: u32 = b == 0xf4 ? 0x8f : 0xbf;
+      if (b1 < lo || b1 > hi || !isCont(<u32>load<u8>(p, 2)) || !isCont(<u32>load<u8>(p, 3))) {
+        fail(E_INVALID_UTF8, p);
+        return 0;
+      }
+      p += 4;
+      continue;
+    }
+    fail(E_INVALID_UTF8, p);
+    return 0;
+  }
+  return 2;
+}

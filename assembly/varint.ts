@@ -1,0 +1,96 @@
+// Varint and zigzag primitives with explicit bounds checks. Readers return the position after
+// the value, or 0 on failure with `failStatus`/`failAt` set (positions are linear-memory
+// addresses above the static data, so 0 is never a valid position).
+import { E_TRUNCATED, E_VARINT_OVERFLOW, E_VARINT_TOO_LONG } from "./status";
+
+/** The value decoded by the last successful read. */
+export let varintValue: u64 = 0;
+/** Status and address of the last failed read. */
+export let failStatus: i32 = 0;
+export let failAt: usize = 0;
+
+@inline export function fail(status: i32, at: usize): usize {
+  failStatus = status;
+  failAt = at;
+  return 0;
+}
+
+/** Reads a varint of up to 10 bytes in [p, end). One-byte values take the inlined path. */
+@inline export function readVarint(p: usize, end: usize): usize {
+  if (p < end) {
+    let b = <u64>load<u8>(p);
+    if (b < 0x80) {
+      varintValue = b;
+      return p + 1;
+    }
+  }
+  return readVarintSlow(p, end);
+}
+
+export function readVarintSlow(p: usize, end: usize): usize {
+  let start = p;
+  // Two-byte values (128..16383) are the next most common: lengths and tags of larger fields.
+  if (end - p >= 2) {
+    let b0 = <u64>load<u8>(p);
+    let b1 = <u64>load<u8>(p, 1);
+    if (b1 < 0x80) {
+      varintValue = (b0 & 0x7f) | (b1 << 7);
+      return p + 2;
+    }
+  }
+  let result: u64 = 0;
+  let shift: u64 = 0;
+  while (true) {
+    if (p >= end) return fail(E_TRUNCATED, start);
+    let b = <u64>load<u8>(p);
+    if (shift == 63) {
+      // The 10th byte carries bit 63 only: anything else overflows 64 bits.
+      if (b & 0x80) return fail(E_VARINT_TOO_LONG, start);
+      if (b > 1) return fail(E_VARINT_OVERFLOW, start);
+    }
+    result |= (b & 0x7f) << shift;
+    p++;
+    if (b < 0x80) break;
+    shift += 7;
+  }
+  varintValue = result;
+  return p;
+}
+
+/** Skips a varint without decoding it; same failures as readVarint. */
+@inline export function skipVarint(p: usize, end: usize): usize {
+  if (p < end && load<u8>(p) < 0x80) return p + 1;
+  return readVarintSlow(p, end);
+}
+
+/** Writes v as a varint at p; returns the number of bytes written (1..10). */
+export function writeVarint(p: usize, v: u64): u32 {
+  let n: u32 = 0;
+  while (v >= 0x80) {
+    store<u8>(p + n, <u8>(v | 0x80));
+    v >>= 7;
+    n++;
+  }
+  store<u8>(p + n, <u8>v);
+  return n + 1;
+}
+
+/** Encoded size of v as a varint (1..10). */
+@inline export function varintSize(v: u64): u32 {
+  // 64 - clz gives the significant bits; every 7 bits take one byte (0 still takes one).
+  let bits = 64 - <u32>clz<u64>(v | 1);
+  return (bits * 9 + 64) >> 6;
+}
+
+@inline export function zigzagEncode32(v: i32): u32 {
+  return <u32>((v << 1) ^ (v >> 31));
+}
+@inline export function zigzagDecode32(v: u32): i32 {
+  return <i32>(v >>> 1) ^ -(<i32>(v & 1));
+}
+@inline export function zigzagEncode64(v: i64): u64 {
+  return <u64>((v << 1) ^ (v >> 63));
+}
+@inline export function zigzagDecode64(v: u64): i64 {
+  return <i64>(v >>> 1) ^ -(<i64>(v & 1));
+}

@@ -1,0 +1,103 @@
+// Owns the one WebAssembly instance. It is created synchronously on first use (never at module
+// top level: a top-level compile from bytes takes a whole workerd worker down), from the module
+// or bytes handed to initWasm, else from the bytes inlined into the default entry.
+import { CodecError } from "../errors.js";
+import { inlineWasm } from "./inline.js";
+
+/** The core's exports (assembly/index.ts), one line each. Pointers are u32 passed as numbers. */
+export interface CoreExports {
+  readonly memory: WebAssembly.Memory;
+  /** First free 16-aligned address after static data. */
+  heapBase(): number;
+  /** Address of the 64-byte control block (assembly/ctrl.ts). */
+  ctrl(): number;
+  /** Status; CTRL_VALUE = value, CTRL_COUNT = bytes read. */
+  readVarintAt(p: number, len: number): number;
+  /** Bytes written. */
+  writeVarintAt(p: number, v: bigint): number;
+  varintSize64(v: bigint): number;
+  /** Status; CTRL_FIELD, CTRL_WIRE, CTRL_COUNT. */
+  readTagAt(p: number, len: number): number;
+  writeTagAt(p: number, fieldNumber: number, wireType: number): number;
+  /** 1 = ASCII, 2 = non-ASCII UTF-8, negative = E_INVALID_UTF8 (CTRL_OFFSET). */
+  checkUtf8At(p: number, len: number): number;
+  zigzag32(v: number): number;
+  unzigzag32(v: number): number;
+  zigzag64(v: bigint): bigint;
+  unzigzag64(v: bigint): bigint;
+  /** Status (OK, S_MORE or an error); (offset, length) pairs at out; CTRL_COUNT, CTRL_OFFSET. */
+  scanFrames(base: number, len: number, from: number, maxFrame: number, out: number, outCap: number): number;
+  /** Status; tape at [tape, tapeEnd); CTRL_COUNT entries, CTRL_PACKED lowest packed address. */
+  walk(tbl: number, tableWords: number, rootType: number, base: number, len: number, maxBytes: number, maxDepth: number, stack: number, tape: number, tapeEnd: number): number;
+  /** walk over every frame of a framing-v1 buffer. */
+  walkFrames(tbl: number, tableWords: number, rootType: number, base: number, len: number, maxBytes: number, maxDepth: number, stack: number, tape: number, tapeEnd: number): number;
+  /** Status (E_COLLISION with CTRL_FIELD/CTRL_OFFSET); ranges = (offset, length) pairs. */
+  scanUnknown(tbl: number, tableWords: number, typeOff: number, base: number, ranges: number, count: number): number;
+  /** Bytes of the packed payload of count elements at src. */
+  packedSize(kind: number, src: number, count: number): number;
+  /** Writes the packed payload; returns bytes written. */
+  writePacked(kind: number, src: number, count: number, dst: number): number;
+}
+
+let source: WebAssembly.Module | Uint8Array | undefined;
+let current: CoreExports | undefined;
+let generation = 0;
+
+/**
+ * Hands protokeel its WebAssembly core: a precompiled `WebAssembly.Module` (workerd, strict
+ * CSP, or a module compiled once and shared between workers) or the bytes of
+ * `protokeel/protokeel.wasm`. Optional in Node, Deno, Bun and browsers, where the default entry
+ * carries the bytes inline. Calling it again replaces the instance.
+ */
+export function initWasm(moduleOrBytes: WebAssembly.Module | BufferSource): void {
+  let next: WebAssembly.Module | Uint8Array;
+  if (moduleOrBytes instanceof WebAssembly.Module) {
+    next = moduleOrBytes;
+  } else if (ArrayBuffer.isView(moduleOrBytes)) {
+    next = new Uint8Array(moduleOrBytes.buffer, moduleOrBytes.byteOffset, moduleOrBytes.byteLength);
+  } else if (moduleOrBytes instanceof ArrayBuffer) {
+    next = new Uint8Array(moduleOrBytes);
+  } else {
+    throw new TypeError("initWasm expects a WebAssembly.Module, an ArrayBuffer or a typed array of protokeel.wasm");
+  }
+  // Only a source that instantiates replaces the current one: a failed call changes nothing.
+  current = instantiate(next);
+  source = next;
+}
+
+/** Used by the workerd entry: registers its module without instantiating it yet. */
+export function setWasmSource(module: WebAssembly.Module): void {
+  if (source === undefined) source = module;
+}
+
+function instantiate(from: WebAssembly.Module | Uint8Array | undefined): CoreExports {
+  if (from === undefined) {
+    throw new CodecError(
+      "WASM_NOT_INITIALIZED",
+      "cannot start the protokeel core: no WebAssembly module was given; call initWasm(module) with the compiled protokeel.wasm first",
+    );
+  }
+  let instance: WebAssembly.Instance;
+  try {
+    const module = from instanceof WebAssembly.Module ? from : new WebAssembly.Module(from as Uint8Array<ArrayBuffer>);
+    instance = new WebAssembly.Instance(module, {});
+  } catch (cause) {
+    throw new CodecError(
+      "WASM_INSTANTIATION_FAILED",
+      `cannot start the protokeel core: ${String((cause as Error)?.message ?? cause)}; pass the protokeel.wasm shipped with this version to initWasm`,
+      { cause },
+    );
+  }
+  generation++;
+  return instance.exports as unknown as CoreExports;
+}
+
+/** The instance, created on first use. */
+export function core(): CoreExports {
+  return current ?? (current = instantiate(source ?? inlineWasm));
+}
+
+/** Changes whenever a new instance replaces the old one (its memory starts empty). */
+export function coreGeneration(): number {
+  return generation;
+}

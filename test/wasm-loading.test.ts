@@ -1,0 +1,87 @@
+// Loading the core (DESIGN §13 "Loading"): the built package loads through require and import
+// without compiling anything at module top level; initWasm takes a Module or bytes; the workerd
+// entry imports the .wasm file shipped beside it.
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, test } from "vitest";
+import { CodecError, initWasm } from "../src/index.js";
+import { core } from "../src/wasm/instance.js";
+import { ready, views } from "../src/wasm/memory.js";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const dist = join(root, "dist");
+
+function node(args: string[]): string {
+  return execFileSync(process.execPath, args, { cwd: root, encoding: "utf8" }).trim();
+}
+
+// Counts compilations so a test can see that loading the package compiles nothing.
+const spy = `let compiled = 0; const M = WebAssembly.Module; globalThis.WebAssembly.Module = function (b) { compiled++; return new M(b); }; globalThis.WebAssembly.Module.prototype = M.prototype;`;
+const use = `const before = compiled; m.initWasm(require("node:fs").readFileSync("dist/protokeel.wasm")); const after = compiled;
+  let code; try { m.initWasm(new Uint8Array([0, 97, 115, 109, 9, 9, 9, 9])); } catch (e) { code = e.code; }
+  m.initWasm(new M(require("node:fs").readFileSync("dist/protokeel.wasm")));
+  console.log(JSON.stringify({ before, after, code, names: Object.keys(m).includes("initWasm") }));`;
+
+describe("the built package", () => {
+  test("loads through require without compiling at top level", () => {
+    const out = node(["-e", `${spy} const m = require("protokeel"); ${use}`]);
+    expect(JSON.parse(out)).toEqual({ before: 0, after: 1, code: "WASM_INSTANTIATION_FAILED", names: true });
+  });
+
+  test("loads through import without compiling at top level", () => {
+    const out = node([
+      "--input-type=module",
+      "-e",
+      `import { createRequire } from "node:module"; const require = createRequire(import.meta.url + "/../x.js"); ${spy} const m = await import("protokeel"); ${use}`,
+    ]);
+    expect(JSON.parse(out)).toEqual({ before: 0, after: 1, code: "WASM_INSTANTIATION_FAILED", names: true });
+  });
+
+  test("the default entries carry the core inline", () => {
+    for (const f of ["index.js", "index.cjs"]) {
+      // "AGFzbQ" is the base64 of the WebAssembly magic "\0asm".
+      expect(readFileSync(join(dist, f), "utf8")).toContain("AGFzbQ");
+    }
+  });
+
+  test("the workerd entry imports the .wasm file shipped beside it and carries no inline copy", () => {
+    const entry = readFileSync(join(dist, "workerd.js"), "utf8");
+    expect(entry).toMatch(/^import wasmModule from "\.\/protokeel\.wasm";$/m);
+    expect(entry).not.toContain("AGFzbQ");
+    expect(existsSync(join(dist, "protokeel.wasm"))).toBe(true);
+    expect(readFileSync(join(dist, "protokeel.wasm"))).toEqual(readFileSync(join(root, "build", "protokeel.wasm")));
+    const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+    expect(pkg.exports["."].workerd.import).toBe("./dist/workerd.js");
+  });
+});
+
+describe("initWasm", () => {
+  test("accepts a precompiled Module and starts with a fresh memory", () => {
+    const bytes = readFileSync(join(root, "build", "protokeel.wasm"));
+    const first = core();
+    initWasm(new WebAssembly.Module(bytes));
+    expect(core()).not.toBe(first);
+    ready();
+    expect(views.buffer).toBe(core().memory.buffer);
+  });
+
+  test.each([
+    ["bytes that are not WebAssembly", new Uint8Array([1, 2, 3]), "WASM_INSTANTIATION_FAILED"],
+  ])("rejects %s", (_, input, code) => {
+    expect(() => initWasm(input)).toThrow(CodecError);
+    try {
+      initWasm(input);
+    } catch (e) {
+      expect((e as CodecError).code).toBe(code);
+    }
+    initWasm(readFileSync(join(root, "build", "protokeel.wasm")));
+  });
+
+  test("rejects what is neither a Module nor bytes", () => {
+    expect(() => initWasm("protokeel.wasm" as never)).toThrow(
+      new TypeError("initWasm expects a WebAssembly.Module, an ArrayBuffer or a typed array of protokeel.wasm"),
+    );
+  });
+});
