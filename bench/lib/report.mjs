@@ -1,0 +1,131 @@
+// The outputs of a run: a markdown table (printed, pasteable into README.md), the JSON record and
+// a hand-written SVG bar chart of the ratios to protobufjs reflection.
+
+/** The codec every ratio is relative to. */
+export const BASELINE = "pbjs-reflect";
+
+const int = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
+const fix = (digits) => new Intl.NumberFormat("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+
+const opsText = (v) => (v >= 100 ? int.format(v) : fix(1).format(v));
+const mbText = (v) => (v >= 100 ? int.format(v) : fix(1).format(v));
+export const ratioText = (v) => `${v >= 10 ? fix(1).format(v) : fix(2).format(v)}×`;
+
+/**
+ * Fills in ratio and rank per fixture×operation. Rows that failed their check are not ranked.
+ * @param {Array<any>} rows
+ */
+export function rankRows(rows) {
+  const groups = new Map();
+  for (const r of rows) {
+    const key = `${r.fixture}/${r.operation}`;
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key).push(r);
+  }
+  for (const group of groups.values()) {
+    const base = group.find((r) => r.codec === BASELINE && r.opsPerSec !== undefined);
+    for (const r of group) r.ratio = base !== undefined && r.opsPerSec !== undefined ? r.opsPerSec / base.opsPerSec : undefined;
+    const ranked = group.filter((r) => r.check.ok && r.opsPerSec !== undefined).sort((a, b) => b.opsPerSec - a.opsPerSec);
+    ranked.forEach((r, i) => (r.rank = i + 1));
+  }
+  return rows;
+}
+
+/** The markdown table with footnotes for the marked rows. */
+export function formatTable(record) {
+  const names = new Map(record.codecs.map((c) => [c.id, c.name]));
+  const titles = new Map(record.fixtures.map((f) => [f.id, f]));
+  const lines = [
+    "| fixture | operation | codec | ops/s | MB/s | × reflection | rank | check |",
+    "|---|---|---|--:|--:|--:|--:|---|",
+  ];
+  const notes = [];
+  for (const r of record.results) {
+    let check = "ok";
+    if (!r.check.ok) {
+      notes.push(`${names.get(r.codec)}, ${r.fixture} ${r.operation}: ${r.check.reason}`);
+      check = `✗ not ranked [${notes.length}]`;
+    } else if (r.check.note) {
+      check = `ok (${r.check.note})`;
+    }
+    const fixture = titles.get(r.fixture);
+    lines.push(
+      `| ${fixture.id} (${fixture.bytes >= 10_000 ? `${fix(1).format(fixture.bytes / 1000)} KB` : `${fixture.bytes} B`}) | ${r.operation} | ${names.get(r.codec)} | ` +
+        `${r.opsPerSec === undefined ? "—" : opsText(r.opsPerSec)} | ${r.mbPerSec === undefined ? "—" : mbText(r.mbPerSec)} | ` +
+        `${r.ratio === undefined ? "—" : ratioText(r.ratio)} | ${r.rank ?? "—"} | ${check} |`,
+    );
+  }
+  const out = [lines.join("\n")];
+  if (notes.length > 0) out.push(notes.map((n, i) => `[${i + 1}] ${n}`).join("  \n"));
+  const skipped = record.codecs.filter((c) => c.skip);
+  if (skipped.length > 0) out.push(skipped.map((c) => `${c.name}: skipped, ${c.skip}`).join("  \n"));
+  return out.join("\n\n");
+}
+
+/** A short header: machine, versions, settings. */
+export function formatHeader(record) {
+  const m = record.machine;
+  const versions = record.codecs.filter((c) => !c.skip).map((c) => `${c.name} ${c.version}`).join(", ");
+  return [
+    `${record.date} · ${m.cpu} × ${m.cores} · Node ${m.node} · ${m.platform}/${m.arch}`,
+    `${versions} · tinybench ${record.packages.tinybench} · ${record.settings.timeMs} ms per case, median of samples · seed ${record.settings.seed}`,
+  ].join("\n");
+}
+
+const COLORS = { protokeel: "#d62728", "pbjs-reflect": "#1f77b4", "pbjs-static": "#6baed6", bufbuild: "#2ca02c", pbf: "#ff7f0e" };
+const esc = (s) => String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+
+/** A horizontal bar chart of the ratios on a log scale; marked rows are pale with a ✗. */
+export function renderSvg(record) {
+  const codecs = record.codecs.filter((c) => !c.skip);
+  const groups = [];
+  for (const r of record.results) {
+    const key = `${r.fixture} ${r.operation}`;
+    let g = groups.find((x) => x.key === key);
+    if (g === undefined) groups.push((g = { key, rows: [] }));
+    g.rows.push(r);
+  }
+  const ratios = record.results.map((r) => r.ratio).filter((v) => v !== undefined && v > 0);
+  const lo = 2 ** Math.floor(Math.log2(Math.min(0.5, ...ratios)));
+  const hi = 2 ** Math.ceil(Math.log2(Math.max(2, ...ratios)));
+  const bar = 11;
+  const left = 150;
+  const width = 760;
+  const plot = width - left - 60;
+  const top = 64;
+  const groupHeight = (rows) => rows.length * (bar + 2) + 12;
+  const height = top + groups.reduce((h, g) => h + groupHeight(g.rows), 0) + 30;
+  const x = (v) => left + (Math.log2(v / lo) / Math.log2(hi / lo)) * plot;
+  const parts = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, sans-serif" font-size="11">`,
+    `<rect width="${width}" height="${height}" fill="#fff"/>`,
+    `<text x="${left}" y="18" font-size="13" font-weight="bold">ops/s relative to protobufjs reflection (log scale, higher is faster)</text>`,
+  ];
+  codecs.forEach((c, i) => {
+    const lx = 10 + i * 150;
+    parts.push(`<rect x="${lx}" y="28" width="10" height="10" fill="${COLORS[c.id] ?? "#888"}"/><text x="${lx + 14}" y="37">${esc(c.name)}</text>`);
+  });
+  parts.push(`<text x="${left}" y="54" fill="#666">✗ = failed a reference check, not ranked</text>`);
+  for (let v = lo; v <= hi; v *= 2) {
+    const gx = x(v).toFixed(1);
+    parts.push(`<line x1="${gx}" y1="${top - 4}" x2="${gx}" y2="${height - 24}" stroke="${v === 1 ? "#333" : "#e5e5e5"}" stroke-width="${v === 1 ? 1.2 : 1}"/>`);
+    parts.push(`<text x="${gx}" y="${height - 10}" text-anchor="middle" fill="#666">${v >= 1 ? v : `1/${1 / v}`}×</text>`);
+  }
+  let y = top;
+  for (const g of groups) {
+    const h = groupHeight(g.rows);
+    parts.push(`<text x="${left - 8}" y="${(y + (h - 12) / 2 + 4).toFixed(1)}" text-anchor="end" font-weight="bold">${esc(g.key)}</text>`);
+    for (const r of g.rows) {
+      if (r.ratio !== undefined && r.ratio > 0) {
+        const w = Math.max(1, x(r.ratio) - left);
+        const pale = r.check.ok ? "" : ` fill-opacity="0.3"`;
+        parts.push(`<rect x="${left}" y="${y}" width="${w.toFixed(1)}" height="${bar}" fill="${COLORS[r.codec] ?? "#888"}"${pale}><title>${esc(`${r.codec} ${g.key}: ${ratioText(r.ratio)}${r.check.ok ? "" : ` — ${r.check.reason}`}`)}</title></rect>`);
+        parts.push(`<text x="${(left + w + 4).toFixed(1)}" y="${y + bar - 2}" fill="#333">${ratioText(r.ratio)}${r.check.ok ? "" : " ✗"}</text>`);
+      }
+      y += bar + 2;
+    }
+    y += 12;
+  }
+  parts.push("</svg>");
+  return parts.join("\n") + "\n";
+}

@@ -1,0 +1,155 @@
+// npm run bench: protokeel against protobufjs (reflection and static), @bufbuild/protobuf and pbf
+// on seeded fixtures, in one process. Every case is checked against the reference before it is
+// timed. Usage: node --expose-gc bench/run.mjs [--filter REGEX] [--time MS] [--seed N] [--write]
+// (BENCH_FILTER works like --filter). A filtered run prints its table and writes the results only
+// with --write, so a partial run never replaces bench/results/latest.*.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { cpus } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import bufbuild from "./adapters/bufbuild.mjs";
+import pbf from "./adapters/pbf.mjs";
+import protobufjsReflect from "./adapters/protobufjs-reflect.mjs";
+import protobufjsStatic from "./adapters/protobufjs-static.mjs";
+import protokeel from "./adapters/protokeel.mjs";
+import { checkOperation, OPERATIONS } from "./lib/check.mjs";
+import { generateCode } from "./lib/codegen.mjs";
+import { buildFixtures, compileFixtures, protoFiles } from "./lib/fixtures.mjs";
+import { DEFAULT_SEED } from "./lib/generate.mjs";
+import { RESULTS_DIR } from "./lib/paths.mjs";
+import { BASELINE, formatHeader, formatTable, rankRows, renderSvg } from "./lib/report.mjs";
+import { DEFAULT_TIME_MS, DEFAULT_WARMUP_MS, measure } from "./lib/timing.mjs";
+import { packageVersion } from "./lib/versions.mjs";
+
+const ADAPTERS = [protokeel, protobufjsReflect, protobufjsStatic, bufbuild, pbf];
+
+const { values: args } = parseArgs({
+  options: {
+    filter: { type: "string" },
+    time: { type: "string" },
+    seed: { type: "string" },
+    write: { type: "boolean", default: false },
+    help: { type: "boolean", default: false },
+  },
+});
+if (args.help) {
+  console.log("usage: npm run bench -- [--filter REGEX] [--time MS] [--seed N] [--write]\ncases are named fixture/operation/codec, e.g. span/decode/bufbuild");
+  process.exit(0);
+}
+const filterText = args.filter ?? process.env.BENCH_FILTER ?? "";
+const filter = new RegExp(filterText);
+const timeMs = args.time === undefined ? DEFAULT_TIME_MS : Number(args.time);
+const seed = args.seed === undefined ? DEFAULT_SEED : Number(args.seed);
+if (!(timeMs > 0) || !Number.isInteger(seed)) throw new Error("--time must be a positive number of ms and --seed an integer");
+if (globalThis.gc === undefined) console.error("note: run with node --expose-gc so each case starts after a full GC");
+
+const started = Date.now();
+const log = (s) => process.stderr.write(s + "\n");
+
+const { registry, fileDescriptorSet } = compileFixtures();
+const fixtures = buildFixtures(registry, seed);
+const files = protoFiles();
+const generated = generateCode(files);
+
+const codecs = [];
+for (const adapter of ADAPTERS) {
+  let loaded;
+  try {
+    loaded = await adapter.load({ registry, fileDescriptorSet, generated, protoFiles: files });
+  } catch (e) {
+    loaded = { skip: `failed to load: ${e instanceof Error ? e.message : e}` };
+  }
+  codecs.push({ adapter, loaded });
+  if (loaded.skip) log(`${adapter.name}: skipped, ${loaded.skip}`);
+}
+const active = codecs.filter((c) => !c.loaded.skip);
+
+// Cases: fixture/operation/codec; a selected fixture×operation always includes the baseline.
+const cases = [];
+for (const fixture of fixtures) {
+  for (const operation of OPERATIONS[fixture.kind]) {
+    const chosen = active.filter((c) => filter.test(`${fixture.id}/${operation}/${c.adapter.id}`));
+    if (chosen.length === 0) continue;
+    const base = active.find((c) => c.adapter.id === BASELINE);
+    if (base !== undefined && !chosen.includes(base)) chosen.unshift(base);
+    for (const codec of active) if (chosen.includes(codec)) cases.push({ fixture, operation, codec });
+  }
+}
+if (cases.length === 0) throw new Error(`no case matches ${filter}; cases are named fixture/operation/codec, e.g. span/decode/bufbuild`);
+
+const prepared = new Map();
+function bind(codec, fixture) {
+  const key = `${codec.adapter.id}/${fixture.id}`;
+  if (!prepared.has(key)) {
+    try {
+      prepared.set(key, { bound: codec.loaded.prepare(fixture) });
+    } catch (e) {
+      prepared.set(key, { error: `prepare threw: ${e instanceof Error ? e.message : e}` });
+    }
+  }
+  return prepared.get(key);
+}
+
+function operationFn(bound, fixture, operation) {
+  if (fixture.kind === "frames") return operation === "decode" ? () => bound.decodeFrames(fixture.bytes) : () => bound.encodeFrames(bound.values);
+  switch (operation) {
+    case "decode":
+      return () => bound.decode(fixture.bytes);
+    case "encode":
+      return () => bound.encode(bound.value);
+    case "relay":
+      return () => bound.relay(fixture.bytes);
+    default: {
+      const validate = bound.validate ?? bound.decode;
+      return () => validate(fixture.bytes);
+    }
+  }
+}
+
+log(`${cases.length} cases, ${timeMs} ms each${filterText ? `, filter /${filterText}/` : ""}`);
+const measured = new Map();
+const results = [];
+for (const { fixture, operation, codec } of cases) {
+  const name = `${fixture.id}/${operation}/${codec.adapter.id}`;
+  const row = { fixture: fixture.id, operation, codec: codec.adapter.id, bytes: fixture.bytes.length };
+  const p = bind(codec, fixture);
+  if (p.error) {
+    row.check = { ok: false, reason: p.error };
+  } else {
+    row.check = checkOperation(p.bound, fixture, operation);
+    // a full decode stands in for validate-only: reuse its measurement instead of timing it twice
+    const alias = operation === "validate" && p.bound.validate === undefined ? `${fixture.id}/decode/${codec.adapter.id}` : name;
+    try {
+      const m = measured.get(alias) ?? measure(name, operationFn(p.bound, fixture, operation), { timeMs, warmupMs: DEFAULT_WARMUP_MS });
+      measured.set(alias, m);
+      Object.assign(row, m, { mbPerSec: (m.opsPerSec * fixture.bytes.length) / 1e6 });
+    } catch (e) {
+      if (row.check.ok) row.check = { ok: false, reason: `threw while timed: ${e instanceof Error ? e.message : e}` };
+    }
+  }
+  log(`${name.padEnd(34)} ${row.opsPerSec === undefined ? "—" : Math.round(row.opsPerSec).toLocaleString("en-US").padStart(12) + " ops/s"}${row.check.ok ? "" : `  ✗ ${row.check.reason}`}`);
+  results.push(row);
+}
+rankRows(results);
+
+const cpu = cpus();
+const record = {
+  date: new Date().toISOString(),
+  machine: { cpu: cpu[0]?.model.trim() ?? "unknown", cores: cpu.length, node: process.versions.node, v8: process.versions.v8, platform: process.platform, arch: process.arch },
+  packages: Object.fromEntries(["protobufjs", "protobufjs-cli", "@bufbuild/protobuf", "pbf", "tinybench", "@bufbuild/buf"].map((n) => [n, packageVersion(n)])),
+  settings: { timeMs, warmupMs: DEFAULT_WARMUP_MS, seed, filter: filterText || null, statistic: "median of tinybench samples", baseline: BASELINE },
+  fixtures: fixtures.map((f) => ({ id: f.id, title: f.title, typeName: f.typeName, bytes: f.bytes.length, strings: f.stats.strings, ...(f.kind === "frames" ? { frames: f.count } : {}) })),
+  codecs: codecs.map(({ adapter, loaded }) => ({ id: adapter.id, name: adapter.name, ...(loaded.skip ? { skip: loaded.skip } : { version: loaded.version, notes: loaded.notes ?? [] }) })),
+  results,
+  seconds: Math.round((Date.now() - started) / 1000),
+};
+
+console.log(`\n${formatHeader(record)}\n\n${formatTable(record)}\n`);
+if (!filterText || args.write) {
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  writeFileSync(join(RESULTS_DIR, "latest.json"), JSON.stringify(record, (_, v) => (typeof v === "bigint" ? v.toString() : v), 2) + "\n");
+  writeFileSync(join(RESULTS_DIR, "latest.svg"), renderSvg(record));
+  log(`wrote bench/results/latest.json and latest.svg (${record.seconds} s)`);
+} else {
+  log(`filtered run: results not written (add --write to write them) (${record.seconds} s)`);
+}
