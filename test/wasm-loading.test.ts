@@ -85,3 +85,9 @@ describe("initWasm", () => {
     );
   });
 });
+
+test("initWasm() without an argument starts the inlined core", () => {
+  const before = core();
+  initWasm();
+  expect(core()).not.toBe(before);
+});

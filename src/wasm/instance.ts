@@ -47,11 +47,15 @@ let generation = 0;
  * Hands protokeel its WebAssembly core: a precompiled `WebAssembly.Module` (workerd, strict
  * CSP, or a module compiled once and shared between workers) or the bytes of
  * `protokeel/protokeel.wasm`. Optional in Node, Deno, Bun and browsers, where the default entry
- * carries the bytes inline. Calling it again replaces the instance.
+ * carries the bytes inline; without an argument it instantiates that core now instead of on
+ * first use. Calling it again replaces the instance.
  */
-export function initWasm(moduleOrBytes: WebAssembly.Module | BufferSource): void {
-  let next: WebAssembly.Module | Uint8Array;
-  if (moduleOrBytes instanceof WebAssembly.Module) {
+export function initWasm(moduleOrBytes?: WebAssembly.Module | BufferSource): void {
+  let next: WebAssembly.Module | Uint8Array | undefined;
+  if (moduleOrBytes === undefined) {
+    // No argument: start the core now (from what the entry carries) instead of on first use.
+    next = source ?? inlineWasm;
+  } else if (moduleOrBytes instanceof WebAssembly.Module) {
     next = moduleOrBytes;
   } else if (ArrayBuffer.isView(moduleOrBytes)) {
     next = new Uint8Array(moduleOrBytes.buffer, moduleOrBytes.byteOffset, moduleOrBytes.byteLength);
@@ -62,7 +66,7 @@ export function initWasm(moduleOrBytes: WebAssembly.Module | BufferSource): void
   }
   // Only a source that instantiates replaces the current one: a failed call changes nothing.
   current = instantiate(next);
-  source = next;
+  if (next !== inlineWasm) source = next;
 }
 
 /** Used by the workerd entry: registers its module without instantiating it yet. */
