@@ -41,7 +41,10 @@ export type {
 
 // --- snapshots ---
 export { writeSnapshot, readSnapshot } from "./snapshot/envelope.js";
+export type { ProtobufDynamicSerializerSnapshot } from "./snapshot/dynamic.js";
 export type {
-  ProtobufDynamicSerializerSnapshot,
-} from "./snapshot/dynamic.js";
-export type { SerializerSnapshot, ReadSnapshotOptions } from "./snapshot/types.js";
+  ReadSnapshotOptions,
+  SchemaCompatibility,
+  SchemaCompatibilityFinding,
+  SerializerSnapshot,
+} from "./snapshot/types.js";

@@ -3,30 +3,36 @@
 import { describe, expect, test } from "vitest";
 import fc from "fast-check";
 import { sha256 } from "@noble/hashes/sha2";
-import { readSnapshot, writeSnapshot } from "../src/index.js";
-import { compileProtoDir } from "./support/buf.js";
+import { ProtobufType, readSnapshot, writeSnapshot } from "../src/index.js";
+import type { ProtobufDynamicSerializerSnapshot } from "../src/snapshot/dynamic.js";
+import { messageFromDir } from "./support/buf.js";
 import { assemble, defaultFields } from "./support/snapshot-bytes.js";
 
-const SET = compileProtoDir("fixtures/snapshot/v1");
+// The normalized set of the v1 schema, as a ProtobufType records it.
+const SET = ProtobufType.of(messageFromDir("fixtures/snapshot/v1", "acme.Order")).normalizedDescriptorSet();
 const VALID = assemble(defaultFields("acme.Order", SET));
 
-type Outcome = "SnapshotFormatError" | "readable";
+type Outcome = "SnapshotFormatError" | "RestoreError" | "restored";
 
 function outcome(bytes: Uint8Array): Outcome {
   try {
-    const snap = readSnapshot(bytes);
+    const snap = readSnapshot(bytes) as ProtobufDynamicSerializerSnapshot;
     // A readable snapshot writes back exactly the bytes it was read from.
     expect(writeSnapshot(snap)).toEqual(bytes);
-    return "readable";
+    const type = snap.restoreType();
+    expect(type.settings).toEqual(snap.settings);
+    return "restored";
   } catch (e) {
-    if (e instanceof Error && e.name === "SnapshotFormatError") return "SnapshotFormatError";
+    if (e instanceof Error && (e.name === "SnapshotFormatError" || e.name === "RestoreError")) {
+      return e.name as Outcome;
+    }
     throw e;
   }
 }
 
 describe("snapshot corruption", () => {
-  test("the valid snapshot is readable", () => {
-    expect(outcome(VALID)).toBe("readable");
+  test("the valid snapshot restores", () => {
+    expect(outcome(VALID)).toBe("restored");
   });
 
   test("every truncation is a SnapshotFormatError", () => {
@@ -35,13 +41,15 @@ describe("snapshot corruption", () => {
     }
   });
 
-  test("every single-byte flip is a SnapshotFormatError or a readable snapshot", () => {
+  test("every single-byte flip is a SnapshotFormatError or a snapshot that restores", () => {
     const readable: string[] = [];
     for (let i = 0; i < VALID.length; i++) {
       for (const mask of [0x01, 0x80, 0xff]) {
         const bytes = VALID.slice();
         bytes[i]! ^= mask;
-        if (outcome(bytes) === "readable") readable.push(`${i}^${mask}`);
+        const o = outcome(bytes);
+        expect(o, `${i}^${mask}`).not.toBe("RestoreError");
+        if (o === "restored") readable.push(`${i}^${mask}`);
       }
     }
     // Only setting bytes can change and stay readable: the low bytes of maxMessageBytes (56..59),
@@ -55,6 +63,7 @@ describe("snapshot corruption", () => {
 
   test("a tampered descriptor set with a recomputed fingerprint never escapes as another error", () => {
     const setAt = 85;
+    const seen = new Set<Outcome>();
     fc.assert(
       fc.property(
         fc.array(fc.tuple(fc.nat(SET.length - 1), fc.integer({ min: 1, max: 255 })), { minLength: 1, maxLength: 4 }),
@@ -64,11 +73,13 @@ describe("snapshot corruption", () => {
           const bytes = VALID.slice();
           bytes.set(set, setAt);
           bytes.set(sha256(set), setAt + set.length);
-          outcome(bytes);
+          seen.add(outcome(bytes));
         },
       ),
       { numRuns: 500, seed: 6 },
     );
+    // The property reaches all three outcomes, so it tests the decoder and the restore path.
+    expect([...seen].sort()).toEqual(["RestoreError", "SnapshotFormatError", "restored"]);
   });
 
   test("random bytes behind a valid envelope prefix never escape as another error", () => {

@@ -1,11 +1,12 @@
 import { describe, expect, test } from "vitest";
 import { sha256 } from "@noble/hashes/sha2";
-import { SnapshotFormatError, readSnapshot, writeSnapshot } from "../src/index.js";
+import { ProtobufType, SnapshotFormatError, readSnapshot, writeSnapshot } from "../src/index.js";
 import { ProtobufDynamicSerializerSnapshot } from "../src/snapshot/dynamic.js";
-import { compileProtoDir } from "./support/buf.js";
+import { messageFromDir } from "./support/buf.js";
 import { assemble, defaultFields, type SnapshotFields } from "./support/snapshot-bytes.js";
 
-const SET = compileProtoDir("fixtures/snapshot/v1");
+// The normalized set of the v1 schema, as a ProtobufType records it.
+const SET = ProtobufType.of(messageFromDir("fixtures/snapshot/v1", "acme.Order")).normalizedDescriptorSet();
 const L = SET.length;
 // Fixed offsets of the envelope and the dynamic payload for the root name "acme.Order" (10 bytes).
 const AT = {

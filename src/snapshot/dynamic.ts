@@ -4,9 +4,16 @@ import { fromBinary } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema, type DescriptorProto, type FileDescriptorSet } from "@bufbuild/protobuf/wkt";
 import { sha256 } from "@noble/hashes/sha2";
 import { bytesToHex } from "@noble/hashes/utils";
+import type { DescMessage } from "@bufbuild/protobuf";
+import { formatFindings } from "../compat/format.js";
+import { evaluateMessages } from "../compat/evaluate.js";
+import { RestoreError, isProtokeelError } from "../errors.js";
+import { rebuildRoot } from "../descriptor/rebuild.js";
+import { shortName } from "../descriptor/names.js";
 import { MAX_DEPTH_LIMIT, MAX_MESSAGE_BYTES_LIMIT, type Settings } from "../settings.js";
+import { ProtobufType, normalizedBytesOf } from "../type.js";
 import type { SnapshotInput, SnapshotOutput } from "./bytes.js";
-import type { ReadSnapshotOptions, SerializerSnapshot } from "./types.js";
+import type { ReadSnapshotOptions, SchemaCompatibility, SchemaCompatibilityFinding, SerializerSnapshot } from "./types.js";
 
 export const DYNAMIC_SNAPSHOT_CLASS = "protokeel.ProtobufDynamicSerializerSnapshot";
 export const DYNAMIC_SNAPSHOT_VERSION = 1;
@@ -46,14 +53,78 @@ export class ProtobufDynamicSerializerSnapshot implements SerializerSnapshot {
   readonly fingerprint: string;
   readonly #set: Uint8Array;
   readonly #digest: Uint8Array;
+  /** The type this snapshot describes: the application's when taken from one, else restored once. */
+  #type: ProtobufType | undefined;
 
   /** @internal Snapshots come from `serializer.snapshotConfiguration()` or `readSnapshot`. */
-  constructor(parts: DynamicSnapshotParts, digest: Uint8Array = sha256(parts.normalizedDescriptorSet)) {
+  constructor(
+    parts: DynamicSnapshotParts,
+    digest: Uint8Array = sha256(parts.normalizedDescriptorSet),
+    type?: ProtobufType,
+  ) {
     this.settings = Object.freeze({ ...parts.settings });
     this.fullName = parts.fullName;
     this.#set = parts.normalizedDescriptorSet;
     this.#digest = digest;
     this.fingerprint = bytesToHex(digest);
+    this.#type = type;
+  }
+
+  /**
+   * @internal The saved type, rebuilt from this snapshot alone with the saved settings: decode
+   * and rebuild the set, apply the payload rules, and require the set to be in normalized form
+   * (so that re-snapshotting gives identical bytes). Throws `RestoreError`.
+   */
+  restoreType(): ProtobufType {
+    if (this.#type !== undefined) return this.#type;
+    const head = `cannot restore the serializer of ${shortName(this.fullName)} from its snapshot`;
+    let type: ProtobufType;
+    try {
+      const root = rebuildRoot(this.#set, this.fullName);
+      const s = this.settings;
+      type = ProtobufType.newBuilder(root)
+        .maxMessageBytes(s.maxMessageBytes)
+        .maxDepth(s.maxDepth)
+        .deterministic(s.deterministic)
+        .aliasThreshold(s.aliasThreshold)
+        .build();
+    } catch (e) {
+      if (!isProtokeelError(e)) throw e;
+      // Keep the payload rule's own code: it is the rule the saved schema breaks.
+      throw new RestoreError(e.code, `${head}: ${e.message}`, { cause: e });
+    }
+    if (!sameBytes(normalizedBytesOf(type), this.#set)) {
+      throw new RestoreError(
+        "RESTORE_NOT_NORMALIZED",
+        `${head}: the saved descriptor set is not in normalization version 1 form, so the restored schema would not be the saved one; restore from bytes written by writeSnapshot`,
+      );
+    }
+    this.#type = type;
+    return type;
+  }
+
+  /**
+   * Decides whether data written under `saved` can be read with this (current) configuration:
+   * the directional evaluator's schema rules plus the settings rules (a lower `maxMessageBytes`
+   * or `maxDepth` is incompatible). A snapshot of another kind is always incompatible.
+   */
+  resolveSchemaCompatibility(saved: SerializerSnapshot): SchemaCompatibility {
+    if (!(saved instanceof ProtobufDynamicSerializerSnapshot)) {
+      const kind = typeof saved?.className === "string" ? saved.className : typeof saved;
+      const message = `the saved snapshot is ${kind}, the current one is ${DYNAMIC_SNAPSHOT_CLASS}; protokeel does not convert data between snapshot kinds, so start with fresh data or replay the input with the current type`;
+      return incompatible(`incompatible: ${message}`, [{ rule: "SNAPSHOT_KIND_CHANGED", path: this.fullName, message }]);
+    }
+    const current = this.restoreType().descriptor;
+    let savedRoot: DescMessage;
+    try {
+      savedRoot = saved.restoreType().descriptor;
+    } catch (e) {
+      if (!(e instanceof RestoreError)) throw e;
+      return incompatible(`incompatible: ${e.message}`, [{ rule: "SAVED_SCHEMA_NOT_RESTORABLE", path: saved.fullName, message: e.message }]);
+    }
+    const result = evaluateMessages(savedRoot, current, saved.settings, this.settings);
+    if (result.compatible) return COMPATIBLE_AS_IS;
+    return incompatible(formatFindings(result), result.incompatibilities);
   }
 
   /** A copy of the normalized descriptor set the snapshot records. */
@@ -75,6 +146,21 @@ export class ProtobufDynamicSerializerSnapshot implements SerializerSnapshot {
     out.raw(this.#set);
     out.raw(this.#digest);
   }
+}
+
+const COMPATIBLE_AS_IS: SchemaCompatibility = Object.freeze({ kind: "compatibleAsIs" });
+
+function incompatible(reason: string, incompatibilities: SchemaCompatibilityFinding[] | readonly SchemaCompatibilityFinding[]): SchemaCompatibility {
+  return Object.freeze({ kind: "incompatible", reason, incompatibilities: Object.freeze([...incompatibilities]) });
+}
+
+/** @internal The snapshot of a type's configuration (what `serializer.snapshotConfiguration()` returns). */
+export function snapshotOf(type: ProtobufType): ProtobufDynamicSerializerSnapshot {
+  return new ProtobufDynamicSerializerSnapshot(
+    { settings: type.settings, fullName: type.fullName, normalizedDescriptorSet: normalizedBytesOf(type) },
+    undefined,
+    type,
+  );
 }
 
 function readRange(input: SnapshotInput, what: string, min: number, max: number, width: 1 | 4): number {

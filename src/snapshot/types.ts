@@ -12,9 +12,36 @@ export interface SerializerSnapshot {
   readonly className: string;
   /** The payload version this object writes. */
   readonly version: number;
+  /**
+   * Decides whether data written under `saved` can be read with this (current) configuration.
+   * A snapshot of another kind is always incompatible.
+   */
+  resolveSchemaCompatibility(saved: SerializerSnapshot): SchemaCompatibility;
   /** @internal Writes the payload that follows the envelope. */
   writePayload(out: SnapshotOutput): void;
 }
+
+/** One reason a saved snapshot cannot be read as is: an evaluator finding or a snapshot rule. */
+export interface SchemaCompatibilityFinding {
+  /**
+   * Stable rule id: an evaluator rule (e.g. `FIELD_TYPE_CHANGED`, `MAX_DEPTH_LOWERED`), or
+   * `SNAPSHOT_KIND_CHANGED` (generated vs dynamic), or `SAVED_SCHEMA_NOT_RESTORABLE`.
+   */
+  readonly rule: string;
+  /** Where, in the evaluator's style: `acme.Order.items(2).qty(2)`. */
+  readonly path: string;
+  readonly message: string;
+}
+
+/** The answer of `current.resolveSchemaCompatibility(saved)`. */
+export type SchemaCompatibility =
+  | { readonly kind: "compatibleAsIs" }
+  | {
+      readonly kind: "incompatible";
+      /** A readable report: the verdict, then each incompatibility with its rule, path and message. */
+      readonly reason: string;
+      readonly incompatibilities: readonly SchemaCompatibilityFinding[];
+    };
 
 /**
  * Reads one kind's payload after the envelope. `version` is the envelope's snapshot version,
