@@ -28,6 +28,7 @@ export type { DynamicInit } from "./message/dynamic-message.js";
 export type { UnknownFieldMap } from "./message/unknown-fields.js";
 
 // --- serializer and framing ---
+export { FrameWriter } from "./codec/frame-writer.js";
 
 // --- evaluator ---
 export { evaluateSchemaChange } from "./compat/evaluate.js";

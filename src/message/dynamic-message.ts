@@ -22,7 +22,7 @@
  *   field (tag + payload).
  * - `_src: Uint8Array | undefined` — when set, exactly this message's encoding (no frame, no tag),
  *   as read by a decoder; a writer may copy it instead of re-encoding (the relay path, DESIGN §13).
- * - `_size`, `_height`, `_okFor`: memos for the writer (encoded size, nesting height, the paired
+ * - `_size`, `_sizeD`, `_height`, `_okFor`: memos for the writer (encoded size, nesting height, the paired
  *   declaration this value and its subtree were last accepted against by instance rules). They are
  *   valid forever because the value is immutable.
  */
@@ -217,8 +217,10 @@ export class DynamicMessage {
   readonly _u: readonly UnknownField[];
   /** @internal This message's exact encoding, when it came from a decoder. */
   readonly _src: Uint8Array | undefined;
-  /** @internal Memoized encoded size in bytes, or -1. */
+  /** @internal Memoized encoded size in bytes (source bytes preferred), or -1. */
   _size: number;
+  /** @internal Memoized size of a full (deterministic) re-encoding, or -1. */
+  _sizeD: number;
   /** @internal Memoized nesting height (1 = no nested message), or -1. */
   _height: number;
   /** @internal The paired declaration this subtree was last accepted against by instance rules. */
@@ -236,6 +238,7 @@ export class DynamicMessage {
     this._u = unknown;
     this._src = src;
     this._size = -1;
+    this._sizeD = -1;
     this._height = -1;
     this._okFor = undefined;
     this._uMap = undefined;

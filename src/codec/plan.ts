@@ -1,0 +1,114 @@
+// Write plans: per DescMessage instance, the fields in number order with their precomputed tags
+// and wire shapes. Built once per instance (WeakMap) and registered before nested plans are
+// resolved, so recursive types work.
+import { ScalarType, type DescMessage } from "@bufbuild/protobuf";
+import { K_ENUM, K_LIST, K_MAP, K_MESSAGE, messageInfo, type FieldInfo } from "../message/field-info.js";
+import { varint32Size } from "./wire.js";
+
+export const WT_VARINT = 0;
+export const WT_I64 = 1;
+export const WT_LEN = 2;
+export const WT_I32 = 5;
+
+export interface FieldPlan {
+  readonly fi: FieldInfo;
+  readonly index: number;
+  readonly number: number;
+  readonly kind: number;
+  readonly elemKind: number;
+  /** Scalar type of the value or element; ScalarType.INT32 stands in for enums. */
+  readonly scalar: ScalarType;
+  readonly mapKey: ScalarType;
+  /** Tag of one occurrence (for a packed list: the length-delimited tag). */
+  readonly tag: number;
+  readonly tagSize: number;
+  readonly packed: boolean;
+  /** Map entry tags: key (1) and value (2) with their wire types. */
+  readonly keyTag: number;
+  readonly valueTag: number;
+  /** Declared message type of a message field, message list or message map value. */
+  readonly message: DescMessage | undefined;
+}
+
+export interface WritePlan {
+  readonly desc: DescMessage;
+  /** Fields sorted by number. */
+  readonly fields: readonly FieldPlan[];
+  /** Fields whose values hold messages (message, message list, message-valued map). */
+  readonly messageFields: readonly FieldPlan[];
+  /** field number → plan, for pairing and collision checks. */
+  readonly byNumber: ReadonlyMap<number, FieldPlan>;
+}
+
+export function wireTypeOf(t: ScalarType): number {
+  switch (t) {
+    case ScalarType.DOUBLE:
+    case ScalarType.FIXED64:
+    case ScalarType.SFIXED64:
+      return WT_I64;
+    case ScalarType.FLOAT:
+    case ScalarType.FIXED32:
+    case ScalarType.SFIXED32:
+      return WT_I32;
+    case ScalarType.STRING:
+    case ScalarType.BYTES:
+      return WT_LEN;
+    default:
+      return WT_VARINT;
+  }
+}
+
+function tagOf(num: number, wt: number): number {
+  // number * 8 exceeds int32 for numbers ≥ 2^28: keep it a non-negative double.
+  return num * 8 + wt;
+}
+
+const plans = new WeakMap<DescMessage, WritePlan>();
+
+function fieldPlan(fi: FieldInfo): FieldPlan {
+  const f = fi.field;
+  const scalar = fi.elemKind === K_ENUM ? ScalarType.INT32 : ((fi.scalar || ScalarType.BYTES) as ScalarType);
+  let wt: number;
+  let packed = false;
+  if (fi.kind === K_MAP || fi.kind === K_MESSAGE) wt = WT_LEN;
+  else if (fi.kind === K_LIST) {
+    if (fi.elemKind === K_MESSAGE) wt = WT_LEN;
+    else {
+      const ewt = wireTypeOf(scalar);
+      packed = f.fieldKind === "list" && f.packed && ewt !== WT_LEN;
+      wt = packed ? WT_LEN : ewt;
+    }
+  } else wt = wireTypeOf(scalar);
+  const tag = tagOf(fi.number, wt);
+  const mapKey = (fi.mapKey || ScalarType.STRING) as ScalarType;
+  return {
+    fi,
+    index: fi.index,
+    number: fi.number,
+    kind: fi.kind,
+    elemKind: fi.elemKind,
+    scalar: fi.elemKind === K_MESSAGE ? ScalarType.BYTES : scalar,
+    mapKey,
+    tag,
+    tagSize: varint32Size(tag),
+    packed,
+    keyTag: tagOf(1, wireTypeOf(mapKey)),
+    valueTag: tagOf(2, fi.elemKind === K_MESSAGE ? WT_LEN : wireTypeOf(scalar)),
+    message: f.message,
+  };
+}
+
+export function planOf(desc: DescMessage): WritePlan {
+  let plan = plans.get(desc);
+  if (plan !== undefined) return plan;
+  const info = messageInfo(desc);
+  const fields = info.fields.map(fieldPlan).sort((a, b) => a.number - b.number);
+  plan = {
+    desc,
+    fields,
+    messageFields: fields.filter((p) => p.elemKind === K_MESSAGE),
+    byNumber: new Map(fields.map((p) => [p.number, p])),
+  };
+  plans.set(desc, plan);
+  return plan;
+}
