@@ -3,6 +3,8 @@
 // no wire. A successful parse is not enough: `int32` and `uint32` share the varint wire type
 // and still change meaning, and presence decides what survives a re-write.
 import { ScalarType, type DescEnum, type DescField, type DescMessage, type DescOneof } from "@bufbuild/protobuf";
+import { resolveRoot, type DescriptorInput } from "../descriptor/input.js";
+import { checkPayloadRules } from "../descriptor/rules.js";
 import { resolveSettings, type Settings } from "../settings.js";
 import {
   describeField,
@@ -93,30 +95,23 @@ export interface EvaluateSchemaChangeOptions {
 
 /**
  * Evaluates whether data written with `saved` (schema and settings) can be read, kept and
- * re-written by a program whose schema is `current`. Never throws for schema content.
+ * re-written by a program whose schema is `current`. Each side is a `DescMessage`, a protobufjs
+ * `Type` or `{ fileDescriptorSet, messageName }`. Never throws for schema content: throws
+ * `InvalidDescriptorError` only for an input that does not resolve or a closure that breaks the
+ * payload rules (DESIGN §4.2), and `RangeError` for out-of-range settings.
  */
 export function evaluateSchemaChange(
-  saved: DescMessage,
-  current: DescMessage,
+  saved: DescriptorInput,
+  current: DescriptorInput,
   options: EvaluateSchemaChangeOptions = {},
 ): EvaluationResult {
-  const savedRoot = toRoot(saved, "saved");
-  const currentRoot = toRoot(current, "current");
-  return evaluateMessages(
-    savedRoot,
-    currentRoot,
-    resolveSettings(options.savedSettings),
-    resolveSettings(options.currentSettings),
-  );
-}
-
-function toRoot(input: unknown, side: string): DescMessage {
-  if (isDescMessage(input)) return input;
-  throw new TypeError(`evaluateSchemaChange: the ${side} schema must be a DescMessage`);
-}
-
-function isDescMessage(input: unknown): input is DescMessage {
-  return typeof input === "object" && input !== null && (input as { kind?: unknown }).kind === "message";
+  const savedSettings = resolveSettings(options.savedSettings);
+  const currentSettings = resolveSettings(options.currentSettings);
+  const savedRoot = resolveRoot(saved);
+  const currentRoot = resolveRoot(current);
+  checkPayloadRules(savedRoot);
+  checkPayloadRules(currentRoot);
+  return evaluateMessages(savedRoot, currentRoot, savedSettings, currentSettings);
 }
 
 const COMPATIBLE: EvaluationResult = Object.freeze({
