@@ -170,6 +170,15 @@ export class PathNode {
   }
 }
 
+function finding(rule: CompatibilityRule, node: PathNode, message: string | ((path: string) => string)): Finding {
+  const path = node.toString();
+  return { rule, path, message: typeof message === "string" ? message : message(path) };
+}
+
+function pathOf(parent: PathNode, f: DescField): PathNode {
+  return new PathNode(parent, f.name, f.number);
+}
+
 // FeatureSet.FieldPresence numbers as @bufbuild/protobuf reports them on DescField.presence.
 const IMPLICIT = 2;
 
@@ -255,12 +264,12 @@ class Walk {
   private visitedMessages: Map<DescMessage, DescMessage[]> | undefined;
   private visitedEnums: Map<DescEnum, DescEnum[]> | undefined;
 
-  incompatible(rule: CompatibilityRule, path: PathNode, message: string): void {
-    (this.incompatibilities ??= []).push({ rule, path: path.toString(), message });
+  incompatible(rule: CompatibilityRule, path: PathNode, message: string | ((path: string) => string)): void {
+    (this.incompatibilities ??= []).push(finding(rule, path, message));
   }
 
-  note(rule: CompatibilityRule, path: PathNode, message: string): void {
-    (this.notes ??= []).push({ rule, path: path.toString(), message });
+  note(rule: CompatibilityRule, path: PathNode, message: string | ((path: string) => string)): void {
+    (this.notes ??= []).push(finding(rule, path, message));
   }
 
   /** Compares two messages of the same full name; each instance pair is compared once. */
@@ -353,90 +362,85 @@ class Walk {
     parent: PathNode,
     event: OneofEvent | undefined,
   ): void {
-    let path: PathNode | undefined;
-    const at = (): PathNode => (path ??= new PathNode(parent, cf.name, cf.number));
-
+    // Paths are built only for findings and descent: most fields compare equal.
     if (sf.name !== cf.name) {
-      this.note("FIELD_RENAMED", at(), fieldRenamed(at(), sf, cf));
+      this.note("FIELD_RENAMED", pathOf(parent, cf), (p) => fieldRenamed(p, sf, cf));
       if (savedMsg.proto.reservedName.includes(cf.name)) {
-        this.incompatible("FIELD_RESERVED_NAME_REUSED", at(), fieldReservedNameReused(at(), cf.name, savedMsg.typeName));
+        this.incompatible("FIELD_RESERVED_NAME_REUSED", pathOf(parent, cf), (p) => fieldReservedNameReused(p, cf.name, savedMsg.typeName));
       }
     } else if (sf.jsonName !== cf.jsonName) {
-      this.note("JSON_NAME_CHANGED", at(), jsonNameChanged(at(), sf.jsonName, cf.jsonName));
+      this.note("JSON_NAME_CHANGED", pathOf(parent, cf), (p) => jsonNameChanged(p, sf.jsonName, cf.jsonName));
     }
-    if (event?.renamed) this.note("ONEOF_RENAMED", at(), oneofRenamed(at(), event.renamed.from, event.renamed.to));
-    if (event?.merged) {
-      const other = new PathNode(parent, event.merged.with.name, event.merged.with.number);
-      this.incompatible("ONEOF_FIELDS_MERGED", at(), oneofFieldsMerged(at(), event.merged.oneof.name, other));
+    const renamed = event?.renamed;
+    if (renamed) this.note("ONEOF_RENAMED", pathOf(parent, cf), (p) => oneofRenamed(p, renamed.from, renamed.to));
+    const merged = event?.merged;
+    if (merged) {
+      const other = pathOf(parent, merged.with);
+      this.incompatible("ONEOF_FIELDS_MERGED", pathOf(parent, cf), (p) => oneofFieldsMerged(p, merged.oneof.name, other));
     }
 
     const sk = sf.fieldKind;
     const ck = cf.fieldKind;
     if (sk === "map" || ck === "map") {
       if (sk !== ck) {
-        this.incompatible("FIELD_MAP_CHANGED", at(), fieldMapChanged(at(), describeField(sf), describeField(cf)));
+        this.incompatible("FIELD_MAP_CHANGED", pathOf(parent, cf), (p) => fieldMapChanged(p, describeField(sf), describeField(cf)));
         return;
       }
       if (sf.fieldKind === "map" && cf.fieldKind === "map" && sf.mapKey !== cf.mapKey) {
-        this.incompatible("MAP_KEY_CHANGED", at(), mapKeyChanged(at(), sf.mapKey, cf.mapKey));
+        this.incompatible("MAP_KEY_CHANGED", pathOf(parent, cf), (p) => mapKeyChanged(p, sf.mapKey, cf.mapKey));
       }
       // Map entries keep their value even when it is empty, like repeated elements.
-      this.element(sf, cf, at(), true, true);
+      if (this.elementCheck(sf, cf, parent, true, true)) this.descend(sf, cf, parent);
       return;
     }
     if (sk === "list" && ck !== "list") {
-      this.incompatible("REPEATED_TO_SINGULAR", at(), repeatedToSingular(at(), describeField(sf), describeField(cf)));
+      this.incompatible("REPEATED_TO_SINGULAR", pathOf(parent, cf), (p) => repeatedToSingular(p, describeField(sf), describeField(cf)));
       return;
     }
     const keeps = ck === "list" || cf.presence !== IMPLICIT || cf.oneof !== undefined;
-    const readable = this.elementCheck(sf, cf, at, keeps);
+    const readable = this.elementCheck(sf, cf, parent, keeps);
     if (readable && sk === "list" && ck === "list" && isPackable(sf) && isPackable(cf) && sf.packed !== cf.packed) {
-      this.note("PACKED_CHANGED", at(), packedChanged(at(), sf.packed, cf.packed));
+      this.note("PACKED_CHANGED", pathOf(parent, cf), (p) => packedChanged(p, sf.packed, cf.packed));
     }
     if (readable && sk !== "list" && ck !== "list" && hasExplicitPresence(sf) && !hasExplicitPresence(cf)) {
-      if (sf.oneof !== undefined) {
-        this.incompatible("FIELD_LEFT_ONEOF_TO_IMPLICIT", at(), fieldLeftOneofToImplicit(at(), sf.oneof.name));
+      const oneof = sf.oneof;
+      if (oneof !== undefined) {
+        this.incompatible("FIELD_LEFT_ONEOF_TO_IMPLICIT", pathOf(parent, cf), (p) => fieldLeftOneofToImplicit(p, oneof.name));
       } else {
-        this.incompatible("PRESENCE_EXPLICIT_TO_IMPLICIT", at(), presenceExplicitToImplicit(at(), describeField(sf), describeField(cf)));
+        this.incompatible("PRESENCE_EXPLICIT_TO_IMPLICIT", pathOf(parent, cf), (p) => presenceExplicitToImplicit(p, describeField(sf), describeField(cf)));
       }
     }
-    if (readable) this.descend(sf, cf, at);
-  }
-
-  /** Map values: compare, then descend. */
-  private element(sf: DescField, cf: DescField, path: PathNode, keeps: boolean, isMapValue: boolean): void {
-    const at = (): PathNode => path;
-    if (this.elementCheck(sf, cf, at, keeps, isMapValue)) this.descend(sf, cf, at);
+    if (readable) this.descend(sf, cf, parent);
   }
 
   /**
    * Compares the element (value) types of two fields; reports and returns false when saved
    * values cannot be read with the same meaning. `keeps`: the current field keeps an empty value.
    */
-  private elementCheck(sf: DescField, cf: DescField, at: () => PathNode, keeps: boolean, isMapValue = false): boolean {
+  private elementCheck(sf: DescField, cf: DescField, parent: PathNode, keeps: boolean, isMapValue = false): boolean {
     const sm = sf.message;
     const se = sf.enum;
     if (sm !== undefined) {
       if (cf.message !== undefined) {
         if (sm.typeName !== cf.message.typeName) {
-          this.incompatible("MESSAGE_NAME_CHANGED", at(), messageNameChanged(at(), sm.typeName, cf.message.typeName, isMapValue));
+          this.incompatible("MESSAGE_NAME_CHANGED", pathOf(parent, cf), (p) => messageNameChanged(p, sm.typeName, cf.message.typeName, isMapValue));
           return false;
         }
         if (isDelimited(sf) !== isDelimited(cf)) {
-          this.incompatible("FIELD_TYPE_CHANGED", at(), fieldTypeChanged(at(), sf, cf, isMapValue));
+          this.incompatible("FIELD_TYPE_CHANGED", pathOf(parent, cf), (p) => fieldTypeChanged(p, sf, cf, isMapValue));
           return false;
         }
         return true;
       }
       if (cf.scalar === ScalarType.BYTES && !isDelimited(sf)) {
         if (keeps) return true;
-        this.incompatible("MESSAGE_TO_BYTES_WITHOUT_PRESENCE", at(), messageToBytesWithoutPresence(at(), sm.typeName));
+        this.incompatible("MESSAGE_TO_BYTES_WITHOUT_PRESENCE", pathOf(parent, cf), (p) => messageToBytesWithoutPresence(p, sm.typeName));
         return false;
       }
     } else if (se !== undefined) {
       if (cf.enum !== undefined) {
         if (se.typeName !== cf.enum.typeName) {
-          this.incompatible("ENUM_NAME_CHANGED", at(), enumNameChanged(at(), se.typeName, cf.enum.typeName, isMapValue));
+          this.incompatible("ENUM_NAME_CHANGED", pathOf(parent, cf), (p) => enumNameChanged(p, se.typeName, cf.enum.typeName, isMapValue));
           return false;
         }
         return true;
@@ -446,13 +450,13 @@ class Walk {
     } else if (cf.scalar !== undefined && scalarReadable(sf.scalar!, cf.scalar)) {
       return true;
     }
-    this.incompatible("FIELD_TYPE_CHANGED", at(), fieldTypeChanged(at(), sf, cf, isMapValue));
+    this.incompatible("FIELD_TYPE_CHANGED", pathOf(parent, cf), (p) => fieldTypeChanged(p, sf, cf, isMapValue));
     return false;
   }
 
-  private descend(sf: DescField, cf: DescField, at: () => PathNode): void {
-    if (sf.message !== undefined && cf.message !== undefined) this.message(sf.message, cf.message, at());
-    else if (sf.enum !== undefined && cf.enum !== undefined) this.enumPair(sf.enum, cf.enum, at());
+  private descend(sf: DescField, cf: DescField, parent: PathNode): void {
+    if (sf.message !== undefined && cf.message !== undefined) this.message(sf.message, cf.message, pathOf(parent, cf));
+    else if (sf.enum !== undefined && cf.enum !== undefined) this.enumPair(sf.enum, cf.enum, pathOf(parent, cf));
   }
 
   private enumPair(saved: DescEnum, current: DescEnum, path: PathNode): void {
