@@ -31,6 +31,11 @@ function parsed(keepCase: boolean, typeName = "acme.Order"): unknown {
   return root.lookupType(typeName);
 }
 
+function loaded(keepCase: boolean): unknown {
+  const path = fileURLToPath(new URL(`${CANONICAL}/acme/order.proto`, import.meta.url));
+  return new protobuf.Root().loadSync(path, { keepCase }).lookupType("acme.Order");
+}
+
 function normalizedOf(input: unknown): Uint8Array {
   return normalize(resolveRoot(input));
 }
@@ -47,6 +52,8 @@ describe("normalization v1: equal content gives identical bytes", () => {
     ["reordered, re-filed variant with other file and custom options and an unused proto2 import", () => normalize(messageFromDir(VARIANT, "acme.Order"))],
     ["protobufjs parse, keepCase on", () => normalizedOf(parsed(true))],
     ["protobufjs parse, keepCase off", () => normalizedOf(parsed(false))],
+    ["protobufjs Root.loadSync with its bundled well-known types, keepCase on", () => normalizedOf(loaded(true))],
+    ["protobufjs Root.loadSync with its bundled well-known types, keepCase off", () => normalizedOf(loaded(false))],
     ["a FileDescriptorSet input", () => normalizedOf({ fileDescriptorSet: compileProtoDir(CANONICAL), messageName: "acme.Order" })],
     ["the variant as a FileDescriptorSet input", () => normalizedOf({ fileDescriptorSet: compileProtoDir(VARIANT), messageName: "acme.Order" })],
   ])("%s", (_name, make) => {
