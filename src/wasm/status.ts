@@ -109,7 +109,7 @@ export function statusError(status: number, c: StatusContext): CodecError {
       message = `${head}: field ${path} ${at} has a length past the end of its message; the input is truncated or corrupt`;
       break;
     case E_DEPTH_EXCEEDED:
-      message = `${head}: field ${shortPath(path)} ${at} nests deeper than maxDepth ${c.maxDepth ?? "?"}; raise maxDepth or reject the input`;
+      message = `${head}: field ${shortPath(path, c.rootName)} ${at} nests deeper than maxDepth ${c.maxDepth ?? "?"}; raise maxDepth or reject the input`;
       break;
     case E_MESSAGE_TOO_LARGE:
       message = `${head}: the message has ${c.size ?? "?"} bytes, above maxMessageBytes ${c.maxMessageBytes ?? "?"}; raise maxMessageBytes or split the data`;
@@ -139,8 +139,9 @@ export function statusError(status: number, c: StatusContext): CodecError {
 }
 
 /** Long nesting paths (a depth error is usually a long chain) keep their first and last steps. */
-function shortPath(path: string): string {
-  const parts = path.split(".");
-  if (parts.length <= 12) return path;
-  return `${parts.slice(0, 5).join(".")}...${parts.slice(-4).join(".")}`;
+function shortPath(path: string, rootName: string): string {
+  if (!path.startsWith(`${rootName}.`)) return path;
+  const steps = path.slice(rootName.length + 1).split(".");
+  if (steps.length <= 8) return path;
+  return `${rootName}.${steps.slice(0, 2).join(".")}...${steps.slice(-3).join(".")}`;
 }

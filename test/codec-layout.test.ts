@@ -1,0 +1,91 @@
+// The layout compiler: one layout per descriptor instance (WeakMap), registered before
+// recursing, map entries as key = 1 / value = 2, every kind's table word.
+import { describe, expect, test } from "vitest";
+import { layoutOf, type MessageLayout } from "../src/codec/layout.js";
+import {
+  A_MESSAGE, A_PACKABLE, A_REPEATED, A_SLOT_SHIFT, A_STRING, A_WIRE_SHIFT, T_DENSE_MAX, T_SPARSE_COUNT, T_WORDS,
+  tableWords,
+} from "../src/wasm/table.js";
+import { registryFromDir } from "./support/buf.js";
+
+const reg = registryFromDir("fixtures/core");
+const get = (n: string) => reg.getMessage(`core.test.${n}`)!;
+
+function entryWords(l: MessageLayout, n: number): [number, number] {
+  const w = tableWords();
+  const t = l.typeOffset;
+  const dmax = w[t + T_DENSE_MAX]!;
+  if (n <= dmax) return [w[t + 4 + 2 * n]!, w[t + 5 + 2 * n]!];
+  const sparse = t + 4 + 2 * (dmax + 1);
+  for (let i = 0; i < w[t + T_SPARSE_COUNT]!; i++) if (w[sparse + 4 * i] === n) return [w[sparse + 4 * i + 1]!, w[sparse + 4 * i + 2]!];
+  return [0, 0];
+}
+
+describe("layoutOf", () => {
+  test("is cached per descriptor instance", () => {
+    expect(layoutOf(get("Scalars"))).toBe(layoutOf(get("Scalars")));
+    const other = registryFromDir("fixtures/core").getMessage("core.test.Scalars")!;
+    expect(layoutOf(other)).not.toBe(layoutOf(get("Scalars")));
+  });
+
+  test("recursive types point at themselves", () => {
+    const node = layoutOf(get("Node"));
+    expect(node.byNumber.get(1)!.message).toBe(node);
+    expect(entryWords(node, 1)[1]).toBe(node.typeOffset);
+  });
+
+  test.each([
+    // number, kind, wire type, flags
+    [1, 1, 1, 0], [2, 2, 5, 0], [3, 3, 0, 0], [4, 4, 0, 0], [5, 5, 0, 0], [6, 6, 1, 0], [7, 7, 5, 0],
+    [8, 8, 0, 0], [9, 9, 2, A_STRING], [11, 11, 2, A_MESSAGE], [12, 12, 2, 0], [13, 13, 0, 0], [14, 14, 0, 0],
+    [15, 15, 5, 0], [16, 16, 1, 0], [17, 17, 0, 0], [18, 18, 0, 0],
+  ])("Scalars field %d: kind %d, wire type %d", (n, kind, wt, flags) => {
+    const l = layoutOf(get("Scalars"));
+    const f = l.byNumber.get(n)!;
+    expect(entryWords(l, n)[0]).toBe(kind | (wt << A_WIRE_SHIFT) | flags | (f.slot << A_SLOT_SHIFT));
+    expect(f.kind).toBe(kind);
+  });
+
+  test.each([
+    ["i32", 1, true, true],
+    ["u64", 8, true, false],
+    ["e", 7, true, true],
+    ["s", 6, false, false],
+    ["bys", 15, false, false],
+    ["msgs", 14, false, false],
+  ])("Repeated.%s: packable %s, written packed %s", (name, n, packable, packed) => {
+    const l = layoutOf(get("Repeated"));
+    const f = l.byNumber.get(n)!;
+    expect(f.field.name).toBe(name);
+    expect(f.repeated).toBe(true);
+    expect(f.packed).toBe(packed);
+    const a = entryWords(l, n)[0];
+    expect((a & A_PACKABLE) !== 0).toBe(packable);
+    expect((a & A_REPEATED) !== 0).toBe(true);
+  });
+
+  test("map fields read a synthetic entry type with key = 1 and value = 2", () => {
+    const maps = layoutOf(get("Maps"));
+    const ss = maps.byNumber.get(1)!.message!;
+    expect(ss.fullName).toBe("core.test.Maps.SsEntry");
+    expect(ss.fields.map((f) => [f.entryPart, f.number, f.kind])).toEqual([["key", 1, 9], ["value", 2, 9]]);
+    expect(entryWords(ss, 1)[0] & A_STRING).toBe(A_STRING);
+    expect(entryWords(ss, 2)[0] & A_STRING).toBe(A_STRING);
+    const byId = maps.byNumber.get(2)!.message!;
+    expect(byId.fullName).toBe("core.test.Maps.NodeByIdEntry");
+    expect(byId.byNumber.get(2)!.message).toBe(layoutOf(get("Node")));
+    expect(layoutOf(get("Maps")).byNumber.get(1)!.message).toBe(ss);
+    expect(maps.byNumber.get(4)!.message!.fields.map((f) => f.kind)).toEqual([18, 14]);
+  });
+
+  test("small numbers are dense, large ones sparse", () => {
+    const l = layoutOf(get("Sparse"));
+    const w = tableWords();
+    expect(w[l.typeOffset + T_DENSE_MAX]).toBe(9);
+    expect(w[l.typeOffset + T_SPARSE_COUNT]).toBe(3);
+    expect(w[l.typeOffset + T_WORDS]).toBe(4 + 2 * 10 + 4 * 3);
+    expect(l.byNumber.get(536870911)!.field.name).toBe("top");
+    expect(entryWords(l, 536870911)[0] >>> A_SLOT_SHIFT).toBe(l.byNumber.get(536870911)!.slot);
+    expect(entryWords(l, 6)[0]).toBe(0);
+  });
+});
