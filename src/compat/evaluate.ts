@@ -165,8 +165,11 @@ export class PathNode {
   ) {}
 
   toString(): string {
-    if (this.parent === undefined) return this.name;
-    return `${this.parent.toString()}.${this.name}(${this.number})`;
+    const parts: string[] = [];
+    let node: PathNode | undefined = this;
+    for (; node.parent !== undefined; node = node.parent) parts.push(`${node.name}(${node.number})`);
+    parts.push(node.name);
+    return parts.reverse().join(".");
   }
 }
 
@@ -252,6 +255,18 @@ function scalarReadable(saved: ScalarType, current: ScalarType): boolean {
   }
 }
 
+/** A message pair being compared: the merge position in both field lists. */
+interface Frame {
+  readonly saved: DescMessage;
+  readonly current: DescMessage;
+  readonly path: PathNode;
+  readonly s: readonly DescField[];
+  readonly c: readonly DescField[];
+  i: number;
+  j: number;
+  readonly events: Map<number, OneofEvent> | undefined;
+}
+
 interface OneofEvent {
   readonly merged?: { readonly oneof: DescOneof; readonly with: DescField };
   readonly renamed?: { readonly from: string; readonly to: string };
@@ -262,6 +277,8 @@ class Walk {
   incompatibilities: Finding[] | undefined;
   notes: Finding[] | undefined;
   private visitedMessages: Map<DescMessage, DescMessage[]> | undefined;
+  /** A message pair that the field just compared asks to descend into. */
+  private pending: { saved: DescMessage; current: DescMessage; path: PathNode } | undefined;
   private visitedEnums: Map<DescEnum, DescEnum[]> | undefined;
 
   incompatible(rule: CompatibilityRule, path: PathNode, message: string | ((path: string) => string)): void {
@@ -272,35 +289,61 @@ class Walk {
     (this.notes ??= []).push(finding(rule, path, message));
   }
 
-  /** Compares two messages of the same full name; each instance pair is compared once. */
+  /**
+   * Compares two messages of the same full name and everything below them, depth first. Each
+   * instance pair is compared once. The walk keeps its own stack, so a schema nested thousands
+   * of types deep cannot overflow the call stack.
+   */
   message(saved: DescMessage, current: DescMessage, path: PathNode): void {
+    const stack: Frame[] = [];
+    this.enter(stack, saved, current, path);
+    while (stack.length > 0) {
+      const f = stack[stack.length - 1]!;
+      const s = f.s;
+      const c = f.c;
+      while (this.pending === undefined && (f.i < s.length || f.j < c.length)) {
+        const sf = s[f.i];
+        const cf = c[f.j];
+        if (sf !== undefined && cf !== undefined && sf.number === cf.number) {
+          this.field(f.saved, sf, cf, f.path, f.events?.get(cf.number));
+          f.i++;
+          f.j++;
+        } else if (cf === undefined || (sf !== undefined && sf.number < cf.number)) {
+          this.removed(f.current, sf!, f.path);
+          f.i++;
+        } else {
+          this.added(f.saved, cf, f.path);
+          f.j++;
+        }
+      }
+      const next = this.pending;
+      if (next === undefined) {
+        stack.pop();
+      } else {
+        this.pending = undefined;
+        this.enter(stack, next.saved, next.current, next.path);
+      }
+    }
+  }
+
+  /** Pushes a message pair unless it is one instance or was compared before. */
+  private enter(stack: Frame[], saved: DescMessage, current: DescMessage, path: PathNode): void {
     if (saved === current) return;
     const map = (this.visitedMessages ??= new Map());
     const seen = map.get(saved);
     if (seen === undefined) map.set(saved, [current]);
     else if (seen.includes(current)) return;
     else seen.push(current);
-
-    const events = current.oneofs.length > 0 ? this.oneofEvents(saved, current) : undefined;
-    const s = fieldsByNumber(saved);
-    const c = fieldsByNumber(current);
-    let i = 0;
-    let j = 0;
-    while (i < s.length || j < c.length) {
-      const sf = s[i];
-      const cf = c[j];
-      if (sf !== undefined && cf !== undefined && sf.number === cf.number) {
-        this.field(saved, sf, cf, path, events?.get(cf.number));
-        i++;
-        j++;
-      } else if (cf === undefined || (sf !== undefined && sf.number < cf.number)) {
-        this.removed(current, sf!, path);
-        i++;
-      } else {
-        this.added(saved, cf, path);
-        j++;
-      }
-    }
+    stack.push({
+      saved,
+      current,
+      path,
+      s: fieldsByNumber(saved),
+      c: fieldsByNumber(current),
+      i: 0,
+      j: 0,
+      events: current.oneofs.length > 0 ? this.oneofEvents(saved, current) : undefined,
+    });
   }
 
   private removed(current: DescMessage, sf: DescField, parent: PathNode): void {
@@ -454,8 +497,11 @@ class Walk {
     return false;
   }
 
+  /** Message pairs are queued for the walk in `message`; enums have no depth and compare here. */
   private descend(sf: DescField, cf: DescField, parent: PathNode): void {
-    if (sf.message !== undefined && cf.message !== undefined) this.message(sf.message, cf.message, pathOf(parent, cf));
+    if (sf.message !== undefined && cf.message !== undefined) {
+      this.pending = { saved: sf.message, current: cf.message, path: pathOf(parent, cf) };
+    }
     else if (sf.enum !== undefined && cf.enum !== undefined) this.enumPair(sf.enum, cf.enum, pathOf(parent, cf));
   }
 
