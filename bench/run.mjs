@@ -18,7 +18,7 @@ import { buildFixtures, compileFixtures, protoFiles } from "./lib/fixtures.mjs";
 import { DEFAULT_SEED } from "./lib/generate.mjs";
 import { RESULTS_DIR } from "./lib/paths.mjs";
 import { BASELINE, formatHeader, formatTable, rankRows, renderSvg } from "./lib/report.mjs";
-import { DEFAULT_TIME_MS, DEFAULT_WARMUP_MS, measure } from "./lib/timing.mjs";
+import { DEFAULT_TIME_MS, DEFAULT_WARMUP_MS, measureGroup, ROUNDS } from "./lib/timing.mjs";
 import { packageVersion } from "./lib/versions.mjs";
 
 const ADAPTERS = [protokeel, protobufjsReflect, protobufjsStatic, bufbuild, pbf];
@@ -106,29 +106,50 @@ function operationFn(bound, fixture, operation) {
   }
 }
 
-log(`${cases.length} cases, ${timeMs} ms each${filterText ? `, filter /${filterText}/` : ""}`);
+log(`${cases.length} cases, ${timeMs} ms each in ${ROUNDS} rounds${filterText ? `, filter /${filterText}/` : ""}`);
 const measured = new Map();
 const results = [];
-for (const { fixture, operation, codec } of cases) {
-  const name = `${fixture.id}/${operation}/${codec.adapter.id}`;
-  const row = { fixture: fixture.id, operation, codec: codec.adapter.id, bytes: fixture.bytes.length };
-  const p = bind(codec, fixture);
-  if (p.error) {
-    row.check = { ok: false, reason: p.error };
-  } else {
+// one group per fixture×operation, timed together in alternating rounds
+const groups = new Map();
+for (const c of cases) {
+  const key = `${c.fixture.id}/${c.operation}`;
+  if (!groups.has(key)) groups.set(key, []);
+  groups.get(key).push(c);
+}
+for (const group of groups.values()) {
+  const rows = [];
+  const toTime = [];
+  for (const { fixture, operation, codec } of group) {
+    const name = `${fixture.id}/${operation}/${codec.adapter.id}`;
+    const row = { fixture: fixture.id, operation, codec: codec.adapter.id, bytes: fixture.bytes.length };
+    rows.push(row);
+    const p = bind(codec, fixture);
+    if (p.error) {
+      row.check = { ok: false, reason: p.error };
+      continue;
+    }
     row.check = checkOperation(p.bound, fixture, operation);
     // a full decode stands in for validate-only: reuse its measurement instead of timing it twice
     const alias = operation === "validate" && p.bound.validate === undefined ? `${fixture.id}/decode/${codec.adapter.id}` : name;
-    try {
-      const m = measured.get(alias) ?? measure(name, operationFn(p.bound, fixture, operation), { timeMs, warmupMs: DEFAULT_WARMUP_MS });
-      measured.set(alias, m);
-      Object.assign(row, m, { mbPerSec: (m.opsPerSec * fixture.bytes.length) / 1e6 });
-    } catch (e) {
-      if (row.check.ok) row.check = { ok: false, reason: `threw while timed: ${e instanceof Error ? e.message : e}` };
-    }
+    if (measured.has(alias)) Object.assign(row, measured.get(alias));
+    else toTime.push({ row, alias, name, fn: operationFn(p.bound, fixture, operation) });
   }
-  log(`${name.padEnd(34)} ${row.opsPerSec === undefined ? "—" : Math.round(row.opsPerSec).toLocaleString("en-US").padStart(12) + " ops/s"}${row.check.ok ? "" : `  ✗ ${row.check.reason}`}`);
-  results.push(row);
+  const timings = measureGroup(toTime, { timeMs, warmupMs: DEFAULT_WARMUP_MS });
+  toTime.forEach(({ row, alias }, i) => {
+    const m = timings[i];
+    if ("error" in m) {
+      if (row.check.ok) row.check = { ok: false, reason: `threw while timed: ${m.error instanceof Error ? m.error.message : m.error}` };
+      return;
+    }
+    const withRate = { ...m, mbPerSec: (m.opsPerSec * row.bytes) / 1e6 };
+    measured.set(alias, withRate);
+    Object.assign(row, withRate);
+  });
+  for (const row of rows) {
+    const name = `${row.fixture}/${row.operation}/${row.codec}`;
+    log(`${name.padEnd(34)} ${row.opsPerSec === undefined ? "—" : Math.round(row.opsPerSec).toLocaleString("en-US").padStart(12) + " ops/s"}${row.check.ok ? "" : `  ✗ ${row.check.reason}`}`);
+    results.push(row);
+  }
 }
 rankRows(results);
 
@@ -137,7 +158,7 @@ const record = {
   date: new Date().toISOString(),
   machine: { cpu: cpu[0]?.model.trim() ?? "unknown", cores: cpu.length, node: process.versions.node, v8: process.versions.v8, platform: process.platform, arch: process.arch },
   packages: Object.fromEntries(["protobufjs", "protobufjs-cli", "@bufbuild/protobuf", "pbf", "tinybench", "@bufbuild/buf"].map((n) => [n, packageVersion(n)])),
-  settings: { timeMs, warmupMs: DEFAULT_WARMUP_MS, seed, filter: filterText || null, statistic: "median of tinybench samples", baseline: BASELINE },
+  settings: { timeMs, warmupMs: DEFAULT_WARMUP_MS, rounds: ROUNDS, seed, filter: filterText || null, statistic: "median of tinybench samples", baseline: BASELINE },
   fixtures: fixtures.map((f) => ({ id: f.id, title: f.title, typeName: f.typeName, bytes: f.bytes.length, strings: f.stats.strings, ...(f.kind === "frames" ? { frames: f.count } : {}) })),
   codecs: codecs.map(({ adapter, loaded }) => ({ id: adapter.id, name: adapter.name, ...(loaded.skip ? { skip: loaded.skip } : { version: loaded.version, notes: loaded.notes ?? [] }) })),
   results,

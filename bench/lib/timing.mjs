@@ -1,13 +1,17 @@
 // Timing with tinybench. Sub-microsecond operations are repeated inside one timed sample so the
 // timer's resolution and call overhead stay small against the sample; per-operation figures divide
-// by the repetitions.
+// by the repetitions. The codecs of one fixture×operation are timed in alternating rounds and each
+// codec's samples pooled, so a burst of load on the shared machine lands on all of them rather than
+// on whichever codec happened to run during it (the ratios are the claims).
 import { Bench } from "tinybench";
 
-/** Time per case, ms (tinybench `time`); the issue budget is ~300–500 ms per case on 2 noisy cores. */
+/** Time per case, ms (tinybench `time`, split over the rounds); ~300–500 ms per case keeps a full run near a minute. */
 export const DEFAULT_TIME_MS = 400;
-/** Warm-up per case, ms: enough for V8 to optimize the hot functions before samples count. */
+/** Warm-up before a case's first round, ms: enough for V8 to optimize the hot functions. */
 export const DEFAULT_WARMUP_MS = 100;
-/** Target duration of one sample, ns: ~1000× a 100 ns timer read. */
+/** Rounds per fixture×operation. */
+export const ROUNDS = 4;
+/** Target duration of one sample, ns: ~1000× the cost of reading the timer. */
 const SAMPLE_NS = 100_000;
 
 let sink;
@@ -22,30 +26,74 @@ function repetitions(fn) {
   }
 }
 
-/**
- * Times `fn` and returns the median operations per second over tinybench samples.
- * @param {string} name
- * @param {() => unknown} fn one operation
- */
-export function measure(name, fn, { timeMs = DEFAULT_TIME_MS, warmupMs = DEFAULT_WARMUP_MS } = {}) {
-  globalThis.gc?.();
-  const reps = repetitions(fn);
-  const batch = () => {
-    for (let i = 0; i < reps; i++) sink = fn();
-  };
-  const bench = new Bench({ time: timeMs, warmupTime: warmupMs, throws: true, timestampProvider: "hrtimeNow", setup: () => globalThis.gc?.() });
+function quantile(sorted, q) {
+  const at = (sorted.length - 1) * q;
+  const lo = Math.floor(at);
+  return sorted[lo] + (sorted[Math.min(lo + 1, sorted.length - 1)] - sorted[lo]) * (at - lo);
+}
+
+function runRound(name, batch, timeMs, warmupMs) {
+  const bench = new Bench({
+    time: timeMs,
+    warmupTime: warmupMs,
+    warmup: warmupMs > 0,
+    throws: true,
+    retainSamples: true,
+    timestampProvider: "hrtimeNow",
+    setup: () => globalThis.gc?.(),
+  });
   bench.add(name, batch);
   const [task] = bench.runSync();
   const result = task.result;
   if (result.state !== "completed") throw new Error(`${name}: tinybench ${result.state}${result.error ? `: ${result.error.message}` : ""}`);
-  const msPerSample = result.latency.p50;
-  return {
-    opsPerSec: (reps * 1000) / msPerSample,
-    medianNs: (msPerSample * 1e6) / reps,
-    rme: result.latency.rme,
-    samples: result.latency.samplesCount,
-    reps,
-  };
+  return result.latency.samples;
+}
+
+/**
+ * Times the operations of one fixture×operation in alternating rounds.
+ * @param {Array<{ name: string, fn: () => unknown }>} entries one operation each
+ * @returns {Array<{ opsPerSec: number, medianNs: number, spread: number, samples: number, reps: number } | { error: Error }>}
+ */
+export function measureGroup(entries, { timeMs = DEFAULT_TIME_MS, warmupMs = DEFAULT_WARMUP_MS, rounds = ROUNDS } = {}) {
+  const state = entries.map(({ name, fn }) => {
+    try {
+      globalThis.gc?.();
+      const reps = repetitions(fn);
+      return {
+        name,
+        reps,
+        batch: () => {
+          for (let i = 0; i < reps; i++) sink = fn();
+        },
+        perOpMs: [],
+      };
+    } catch (error) {
+      return { error };
+    }
+  });
+  for (let round = 0; round < rounds; round++) {
+    for (const s of state) {
+      if (s.error) continue;
+      try {
+        for (const ms of runRound(s.name, s.batch, timeMs / rounds, round === 0 ? warmupMs : warmupMs / 4)) s.perOpMs.push(ms / s.reps);
+      } catch (error) {
+        s.error = error;
+      }
+    }
+  }
+  return state.map((s) => {
+    if (s.error) return { error: s.error };
+    const sorted = s.perOpMs.sort((a, b) => a - b);
+    const median = quantile(sorted, 0.5);
+    return {
+      opsPerSec: 1000 / median,
+      medianNs: median * 1e6,
+      // interquartile range relative to the median: how noisy the samples were
+      spread: (quantile(sorted, 0.75) - quantile(sorted, 0.25)) / median,
+      samples: sorted.length,
+      reps: s.reps,
+    };
+  });
 }
 
 /** Keeps the last result reachable so the optimizer cannot drop the measured calls. */
