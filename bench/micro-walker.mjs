@@ -1,0 +1,220 @@
+// Micro-benchmark: the WASM walker (dist/protokeel.wasm) against an equivalent plain-JavaScript
+// validating loop, on one ~16 KB OpenTelemetry-like span batch, in one process (tinybench).
+// Both read the same flat layout table (format in assembly/table.ts) and check the same rules:
+// tags, field numbers, wire types against the declaration, varints <= 10 bytes, lengths,
+// depth with an explicit stack, and UTF-8 of every string. The WASM side also copies the input
+// into linear memory and writes the decode tape, which the JS loop does not.
+// Usage: npm run build && node bench/micro-walker.mjs [time-ms]
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import protobuf from "protobufjs";
+import { Bench } from "tinybench";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const wasmBytes = readFileSync(join(here, "..", "dist", "protokeel.wasm"));
+const timeMs = Number(process.argv[2] ?? 2000);
+
+// --- the fixture: 50 spans, ~16 KB -------------------------------------------------------
+const root = protobuf.parse(`
+syntax = "proto3";
+package bench;
+message Batch { repeated Span spans = 1; }
+message Span {
+  bytes trace_id = 1; bytes span_id = 2; string name = 3; fixed64 start_ns = 4; fixed64 end_ns = 5;
+  repeated Attr attrs = 6; int32 kind = 7; Status status = 8; bytes parent_span_id = 9;
+}
+message Attr { string key = 1; Value value = 2; }
+message Value { oneof v { string s = 1; int64 i = 2; double d = 3; bool b = 4; } }
+message Status { string message = 1; int32 code = 2; }
+`).root;
+const Batch = root.lookupType("bench.Batch");
+
+let seed = 42;
+const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+const word = (n) => Array.from({ length: n }, () => String.fromCharCode(97 + Math.floor(rnd() * 26))).join("");
+const bytes = (n) => Uint8Array.from({ length: n }, () => Math.floor(rnd() * 256));
+const spans = [];
+for (let i = 0; i < 50; i++) {
+  const attrs = [];
+  for (let j = 0; j < 10; j++) {
+    const k = j % 3;
+    attrs.push({ key: `${word(4)}.${word(5)}`, value: k === 0 ? { s: word(8) } : k === 1 ? { i: Math.floor(rnd() * 1e9) } : { d: rnd() } });
+  }
+  spans.push({
+    traceId: bytes(16), spanId: bytes(8), parentSpanId: bytes(8), name: `GET /api/${word(6)}`,
+    startNs: 1700000000000000000n + BigInt(i), endNs: 1700000000000500000n + BigInt(i),
+    attrs, kind: 2, status: { message: "ok", code: 1 },
+  });
+}
+const input = Batch.encode(Batch.fromObject({ spans })).finish();
+
+// --- the layout table (assembly/table.ts), built by hand for this schema ------------------
+const K = { double: 1, int64: 3, int32: 5, fixed64: 6, bool: 8, string: 9, message: 11, bytes: 12 };
+const WIRE = { 1: 1, 3: 0, 5: 0, 6: 1, 8: 0, 9: 2, 11: 2, 12: 2 };
+const types = {
+  Batch: [[1, "message", "Span", true]],
+  Span: [[1, "bytes"], [2, "bytes"], [3, "string"], [4, "fixed64"], [5, "fixed64"], [6, "message", "Attr", true], [7, "int32"], [8, "message", "Status"], [9, "bytes"]],
+  Attr: [[1, "string"], [2, "message", "Value"]],
+  Value: [[1, "string"], [2, "int64"], [3, "double"], [4, "bool"]],
+  Status: [[1, "string"], [2, "int32"]],
+};
+const offsets = {};
+let words = 0;
+for (const [name, fields] of Object.entries(types)) {
+  offsets[name] = words;
+  words += 4 + 2 * (Math.max(...fields.map((f) => f[0])) + 1);
+}
+const table = new Int32Array(words);
+for (const [name, fields] of Object.entries(types)) {
+  const t = offsets[name];
+  const dmax = Math.max(...fields.map((f) => f[0]));
+  table.set([fields.length, dmax, 0, 4 + 2 * (dmax + 1)], t);
+  fields.forEach(([n, kind, sub, repeated], slot) => {
+    const k = K[kind];
+    let a = k | (WIRE[k] << 5) | (slot << 12);
+    if (k === 9) a |= 1 << 9;
+    if (k === 11) a |= 1 << 10;
+    if (repeated) a |= 1 << 11;
+    table[t + 4 + 2 * n] = a;
+    table[t + 5 + 2 * n] = sub ? offsets[sub] : 0;
+  });
+}
+
+// --- WASM: one instance, the table uploaded once, cached views ----------------------------
+const wasm = new WebAssembly.Instance(new WebAssembly.Module(wasmBytes), {}).exports;
+const heap = wasm.heapBase();
+const tbl = heap;
+const stack = tbl + table.length * 4 + 64;
+const maxDepth = 100;
+const base = stack + maxDepth * 16;
+const tape = base + ((input.length + 15) & ~15);
+const tapeEnd = tape + input.length * 4 + 4096;
+wasm.memory.grow(Math.ceil(tapeEnd / 65536));
+const u8 = new Uint8Array(wasm.memory.buffer);
+new Int32Array(wasm.memory.buffer).set(table, tbl >>> 2);
+
+function walkWasm(buf) {
+  u8.set(buf, base);
+  const s = wasm.walk(tbl, table.length, offsets.Batch, base, buf.length, 67108864, maxDepth, stack, tape, tapeEnd);
+  if (s !== 0) throw new Error(`wasm status ${s}`);
+  return s;
+}
+
+// --- the equivalent JavaScript validating loop ---------------------------------------------
+const jsStack = new Int32Array(maxDepth * 2);
+
+function utf8Valid(b, p, end) {
+  while (p < end) {
+    const c = b[p];
+    if (c < 0x80) { p++; continue; }
+    if (c < 0xc2) return false;
+    if (c < 0xe0) {
+      if (end - p < 2 || (b[p + 1] & 0xc0) !== 0x80) return false;
+      p += 2;
+    } else if (c < 0xf0) {
+      if (end - p < 3) return false;
+      const c1 = b[p + 1];
+      if (c1 < (c === 0xe0 ? 0xa0 : 0x80) || c1 > (c === 0xed ? 0x9f : 0xbf) || (b[p + 2] & 0xc0) !== 0x80) return false;
+      p += 3;
+    } else if (c < 0xf5) {
+      if (end - p < 4) return false;
+      const c1 = b[p + 1];
+      if (c1 < (c === 0xf0 ? 0x90 : 0x80) || c1 > (c === 0xf4 ? 0x8f : 0xbf) || (b[p + 2] & 0xc0) !== 0x80 || (b[p + 3] & 0xc0) !== 0x80) return false;
+      p += 4;
+    } else return false;
+  }
+  return true;
+}
+
+// Returns the position after a varint, or -1 (truncated, > 10 bytes or overflowing).
+function skipVarint(b, p, end) {
+  for (let i = 0; i < 10; i++) {
+    if (p >= end) return -1;
+    const c = b[p++];
+    if (c < 0x80) return i === 9 && c > 1 ? -1 : p;
+  }
+  return -1;
+}
+
+let lenValue = 0;
+function readLen(b, p, end) {
+  let v = 0;
+  for (let shift = 0; shift < 35; shift += 7) {
+    if (p >= end) return -1;
+    const c = b[p++];
+    v += (c & 0x7f) * 2 ** shift;
+    if (c < 0x80) { lenValue = v; return p; }
+  }
+  return -1;
+}
+
+function walkJs(b) {
+  let p = 0;
+  let end = b.length;
+  let T = offsets.Batch;
+  let depth = 0;
+  for (;;) {
+    if (p >= end) {
+      if (depth === 0) return 0;
+      depth--;
+      end = jsStack[2 * depth];
+      T = jsStack[2 * depth + 1];
+      continue;
+    }
+    let tag = b[p];
+    if (tag < 0x80) p++;
+    else {
+      p = readLen(b, p, end);
+      if (p < 0 || lenValue > 0xffffffff) throw new Error("bad tag");
+      tag = lenValue;
+    }
+    const num = tag >>> 3;
+    const wt = tag & 7;
+    if (num === 0) throw new Error("field 0");
+    const a = num <= table[T + 1] ? table[T + 4 + 2 * num] : 0;
+    if (a !== 0 && wt !== ((a >>> 5) & 7)) throw new Error("wire type mismatch");
+    if (wt === 0) {
+      p = skipVarint(b, p, end);
+      if (p < 0) throw new Error("bad varint");
+    } else if (wt === 1) {
+      if (end - p < 8) throw new Error("truncated");
+      p += 8;
+    } else if (wt === 5) {
+      if (end - p < 4) throw new Error("truncated");
+      p += 4;
+    } else if (wt === 2) {
+      p = readLen(b, p, end);
+      if (p < 0 || lenValue > end - p) throw new Error("length past end");
+      const vend = p + lenValue;
+      if (a & (1 << 10)) {
+        if (depth + 1 >= maxDepth) throw new Error("too deep");
+        jsStack[2 * depth] = end;
+        jsStack[2 * depth + 1] = T;
+        depth++;
+        T = table[T + 5 + 2 * num];
+        end = vend;
+        continue;
+      }
+      if (a & (1 << 9) && !utf8Valid(b, p, vend)) throw new Error("invalid utf-8");
+      p = vend;
+    } else throw new Error("invalid wire type");
+  }
+}
+
+walkWasm(input);
+walkJs(input);
+
+const bench = new Bench({ time: timeMs, warmup: true });
+bench.add("wasm walker (copy in + validate + tape)", () => walkWasm(input));
+bench.add("plain JS validating loop", () => walkJs(input));
+await bench.run();
+
+const median = (t) => t.result.latency.p50 ?? t.result.latency.mean;
+const [w, j] = bench.tasks;
+console.log(`message: ${input.length} bytes (50 spans, 500 attributes), Node ${process.version}`);
+for (const t of bench.tasks) {
+  const ns = median(t) * 1e6;
+  console.log(`${t.name.padEnd(42)} ${(ns / 1000).toFixed(2).padStart(8)} µs  ${((input.length / ns) * 1e9 / 1e9).toFixed(2)} GB/s`);
+}
+console.log(`ratio (JS time / WASM time, medians): ${(median(j) / median(w)).toFixed(2)}x`);
