@@ -45,22 +45,47 @@ function validate(root: DescMessage): Validated {
 
 /** A message type bound to one root descriptor and four settings. Build with `of` or `newBuilder`. */
 export class ProtobufType {
-  /** `"dynamic"`: values are `DynamicMessage`s bound to `descriptor`. */
-  readonly kind: "dynamic" = "dynamic";
-  /** The root message's full name, e.g. `acme.Order`. */
-  readonly fullName: string;
-  /** The descriptor values are built from: the application's instance when one was given. */
-  readonly descriptor: DescMessage;
-  readonly settings: Settings;
-  readonly framingVersion: number = FRAMING_VERSION;
-  readonly normalizationVersion: number = NORMALIZATION_VERSION;
+  // Identity lives in private fields behind getters, so no caller can reassign it.
+  readonly #fullName: string;
+  readonly #descriptor: DescMessage;
+  readonly #settings: Settings;
   #fingerprint: string | undefined;
 
   private constructor(root: DescMessage, normalized: Uint8Array, settings: Settings) {
-    this.fullName = root.typeName;
-    this.descriptor = root;
-    this.settings = settings;
+    this.#fullName = root.typeName;
+    this.#descriptor = root;
+    this.#settings = settings;
     normalizedOf.set(this, normalized);
+  }
+
+  /** `"dynamic"`: values are `DynamicMessage`s bound to `descriptor`. */
+  get kind(): "dynamic" {
+    return "dynamic";
+  }
+
+  /** The root message's full name, e.g. `acme.Order`. */
+  get fullName(): string {
+    return this.#fullName;
+  }
+
+  /** The descriptor values are built from: the application's instance when one was given. */
+  get descriptor(): DescMessage {
+    return this.#descriptor;
+  }
+
+  /** The four settings (frozen). */
+  get settings(): Settings {
+    return this.#settings;
+  }
+
+  /** Framing version 1: a varint length, then the message. */
+  get framingVersion(): number {
+    return FRAMING_VERSION;
+  }
+
+  /** Normalization version 1 (DESIGN §4.3). */
+  get normalizationVersion(): number {
+    return NORMALIZATION_VERSION;
   }
 
   /** A type with default settings; the same as `newBuilder(root).build()`. */

@@ -208,3 +208,19 @@ describe("typeFor", () => {
     expect(() => typeFor(input)).toThrow(new TypeError(msg));
   });
 });
+
+describe("ProtobufType immutability", () => {
+  test("identity properties cannot be reassigned", () => {
+    const type = ProtobufType.of(messageFromDir(CANONICAL, "acme.Money"));
+    const other = ProtobufType.of(messageFromDir(CANONICAL, "acme.Money"));
+    for (const key of ["kind", "fullName", "descriptor", "settings", "framingVersion", "normalizationVersion"]) {
+      expect(() => {
+        (type as unknown as Record<string, unknown>)[key] = "x";
+      }, key).toThrow(TypeError);
+    }
+    expect(() => {
+      (type.settings as { maxDepth: number }).maxDepth = 1;
+    }).toThrow(TypeError);
+    expect(type.equals(other)).toBe(true);
+  });
+});
