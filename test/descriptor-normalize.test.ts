@@ -133,7 +133,7 @@ describe("normalization v1: form", () => {
 
   test("fields by number, json_name always set, fully qualified type names, regenerated map entries", () => {
     const order = set.file.find((f) => f.name === "acme.Order.proto")!.messageType[0]!;
-    expect(order.field.map((f) => f.number)).toEqual([...Array(19).keys()].map((i) => i + 1));
+    expect(order.field.map((f) => f.number)).toEqual([...[...Array(19).keys()].map((i) => i + 1), 31]);
     expect(order.field.every((f) => f.jsonName !== "")).toBe(true);
     const byName = Object.fromEntries(order.field.map((f) => [f.name, f]));
     expect(byName.customer_name!.jsonName).toBe("customerName");
@@ -152,7 +152,8 @@ describe("normalization v1: form", () => {
 
   test("real oneofs first, then synthetic ones; allow-listed options only", () => {
     const order = set.file.find((f) => f.name === "acme.Order.proto")!.messageType[0]!;
-    expect(order.oneofDecl.map((o) => o.name)).toEqual(["payment", "_note"]);
+    expect(order.oneofDecl.map((o) => o.name)).toEqual(["payment", "_note", "_gift_note"]);
+    expect(Object.fromEntries(order.field.map((f) => [f.name, f])).gift_note!.oneofIndex).toBe(2);
     const byName = Object.fromEntries(order.field.map((f) => [f.name, f]));
     expect(byName.card_token!.oneofIndex).toBe(0);
     expect(byName.note!.oneofIndex).toBe(1);
