@@ -29,6 +29,8 @@ export type { UnknownFieldMap } from "./message/unknown-fields.js";
 
 // --- serializer and framing ---
 export { FrameWriter } from "./codec/frame-writer.js";
+export { FrameReader } from "./codec/frame-reader.js";
+export { ProtobufSerializer } from "./serializer.js";
 
 // --- evaluator ---
 export { evaluateSchemaChange } from "./compat/evaluate.js";

@@ -8,6 +8,7 @@ import { fingerprintOf, MAX_NORMALIZED_BYTES, NORMALIZATION_VERSION, normalizeCl
 import { rebuildRoot } from "./descriptor/rebuild.js";
 import { checkClosure, checkRootName } from "./descriptor/rules.js";
 import { resolveSettings, settingsEqual, type Settings } from "./settings.js";
+import { ProtobufSerializer } from "./serializer.js";
 
 /** Framing version 1: a varint length followed by the message (DESIGN §8.2). */
 export const FRAMING_VERSION = 1;
@@ -169,6 +170,11 @@ export class ProtobufType {
    */
   toBytes(): Uint8Array {
     return writeTransfer(this);
+  }
+
+  /** A serializer of this type's values (DESIGN §8); each has its own accepted-pair cache. */
+  createSerializer(): ProtobufSerializer {
+    return new ProtobufSerializer(this);
   }
 
   toString(): string {

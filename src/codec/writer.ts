@@ -357,6 +357,8 @@ export class MessageWriter {
         return;
       }
     }
+    // The evaluator expects closures that satisfy the payload rules (DESIGN §8.1).
+    this.checkRules(saved);
     this.evaluations++;
     let r: ReturnType<Acceptor>;
     try {
@@ -371,7 +373,6 @@ export class MessageWriter {
         `value at {path} has descriptor ${saved.typeName} that the paired declaration ${current.typeName} does not accept: ${r.finding.message} (${r.finding.rule} at ${r.finding.path}); build the value from the serializer's descriptor or a compatible schema`,
       );
     }
-    this.checkRules(saved);
     s.unshift(saved);
     c.unshift(current);
     if (s.length > ACCEPT_CACHE_SIZE) {

@@ -1,0 +1,160 @@
+// ProtobufSerializer (DESIGN §8): the JS writer (src/codec/writer.ts) and the WASM tape reader
+// (src/codec/reader.ts) bound to one ProtobufType.
+import type { DescMessage } from "@bufbuild/protobuf";
+import { FrameReader } from "./codec/frame-reader.js";
+import { FrameWriter } from "./codec/frame-writer.js";
+import { decodeFrames, decodeMessage } from "./codec/reader.js";
+import { MessageWriter, writeFrameTo, type Acceptor } from "./codec/writer.js";
+import { evaluateMessages } from "./compat/evaluate.js";
+import { checkPayloadRules } from "./descriptor/rules.js";
+import { CodecError } from "./errors.js";
+import { DynamicMessage } from "./message/dynamic-message.js";
+import type { Settings } from "./settings.js";
+import { snapshotOf, type ProtobufDynamicSerializerSnapshot } from "./snapshot/dynamic.js";
+import type { ProtobufType } from "./type.js";
+
+function evaluatorAcceptor(settings: Settings): Acceptor {
+  return (saved, current) => {
+    const r = evaluateMessages(saved, current, settings, settings);
+    return r.compatible ? { ok: true } : { ok: false, finding: r.incompatibilities[0]! };
+  };
+}
+
+/** Rewrites "at byte N" and the offset of a reader error for a frame that starts at `shift`. */
+function shifted(e: unknown, shift: number): unknown {
+  if (!(e instanceof CodecError) || shift === 0) return e;
+  const offset = e.offset === undefined ? undefined : e.offset + shift;
+  const message = e.message.replace(/at byte (\d+)/, (_m, n: string) => `at byte ${Number(n) + shift}`);
+  return new CodecError(e.code, message, { path: e.path, offset, cause: e });
+}
+
+/**
+ * Encodes and decodes DynamicMessage values of one ProtobufType: frames (`encode`/`decode`,
+ * `encodeAll`/`decodeAll`, `serialize`/`deserialize`) and bare messages (`toBinary`/`fromBinary`),
+ * with the type's limits, unknown-field rules and write acceptance (DESIGN §8.1).
+ */
+export class ProtobufSerializer {
+  /** The type this serializer reads and writes. */
+  readonly type: ProtobufType;
+  readonly #writer: MessageWriter;
+
+  /** @internal Use `type.createSerializer()`. */
+  constructor(type: ProtobufType) {
+    this.type = type;
+    this.#writer = new MessageWriter(type.descriptor, {
+      settings: type.settings,
+      acceptor: evaluatorAcceptor(type.settings),
+      payloadRules: checkPayloadRules,
+    });
+  }
+
+  get #root(): DescMessage {
+    return this.type.descriptor;
+  }
+
+  /** One frame: the varint length, then the message (framing v1). */
+  encode(value: DynamicMessage): Uint8Array {
+    return this.#writer.encodeFrame(value);
+  }
+
+  /** The value of exactly one frame; the result carries this serializer's descriptor instance. */
+  decode(frame: Uint8Array): DynamicMessage {
+    const values = decodeFrames(this.#root, checkBytes(frame, this.#root), this.type.settings);
+    if (values.length !== 1) {
+      throw new CodecError(
+        "NOT_ONE_FRAME",
+        `cannot decode ${this.#root.typeName}: decode expects exactly one frame, got ${values.length}; use decodeAll for a batch of frames`,
+        { path: this.#root.typeName },
+      );
+    }
+    return values[0]!;
+  }
+
+  /** The bare message, without a frame (gRPC bodies, Kafka values); same checks and limits. */
+  toBinary(value: DynamicMessage): Uint8Array {
+    return this.#writer.toBinary(value);
+  }
+
+  /** Reads a bare message. */
+  fromBinary(bytes: Uint8Array): DynamicMessage {
+    return decodeMessage(this.#root, checkBytes(bytes, this.#root), this.type.settings);
+  }
+
+  /** Frames of all values, concatenated; nothing is returned when any value fails. */
+  encodeAll(values: Iterable<DynamicMessage>): Uint8Array {
+    return this.#writer.encodeAll(values);
+  }
+
+  /** Every frame of a buffer, validated in one WASM call. */
+  decodeAll(bytes: Uint8Array): DynamicMessage[] {
+    return decodeFrames(this.#root, checkBytes(bytes, this.#root), this.type.settings);
+  }
+
+  /** Appends one frame to `writer`; on failure the writer is unchanged. */
+  serialize(value: DynamicMessage, writer: FrameWriter): void {
+    if (!(writer instanceof FrameWriter)) throw new TypeError("serialize expects a FrameWriter");
+    writeFrameTo(this.#writer, value, writer);
+  }
+
+  /** Reads the frame at the reader's position and moves past it; on failure it does not move. */
+  deserialize(reader: FrameReader): DynamicMessage {
+    if (!(reader instanceof FrameReader)) throw new TypeError("deserialize expects a FrameReader");
+    const root = this.#root;
+    const { body, bodyAt, next } = reader.peekFrame(root.typeName, this.type.settings.maxMessageBytes);
+    let value: DynamicMessage;
+    try {
+      value = decodeMessage(root, body, this.type.settings);
+    } catch (e) {
+      throw shifted(e, bodyAt);
+    }
+    reader.advance(next);
+    return value;
+  }
+
+  /** Values are immutable: returns `value`. */
+  copy(value: DynamicMessage): DynamicMessage {
+    return value;
+  }
+
+  /** The default instance of the serializer's descriptor. */
+  createInstance(): DynamicMessage {
+    return DynamicMessage.getDefaultInstance(this.#root);
+  }
+
+  isImmutableType(): true {
+    return true;
+  }
+
+  /** A serializer with its own accepted-pair cache that shares this one's descriptors. */
+  duplicate(): ProtobufSerializer {
+    return new ProtobufSerializer(this.type);
+  }
+
+  /** The persisted configuration: schema and settings (write it with `writeSnapshot`). */
+  snapshotConfiguration(): ProtobufDynamicSerializerSnapshot {
+    return snapshotOf(this.type);
+  }
+
+  /** Equal when the types are equal (DESIGN §6.2). */
+  equals(other: unknown): boolean {
+    return other === this || (other instanceof ProtobufSerializer && other.type.equals(this.type));
+  }
+
+  /** @internal The number of evaluator calls so far (accepted-pair cache misses). */
+  get evaluationCount(): number {
+    return this.#writer.evaluations;
+  }
+
+  toString(): string {
+    return `ProtobufSerializer(${this.#root.typeName})`;
+  }
+}
+
+function checkBytes(bytes: unknown, root: DescMessage): Uint8Array {
+  if (!(bytes instanceof Uint8Array)) {
+    throw new CodecError("NOT_BYTES", `cannot decode ${root.typeName}: expected a Uint8Array, got ${bytes === null ? "null" : typeof bytes}`, {
+      path: root.typeName,
+    });
+  }
+  return bytes;
+}
