@@ -142,6 +142,8 @@ export function evaluateMessages(
   if (currentSettings.maxDepth < savedSettings.maxDepth) {
     walk.incompatible("MAX_DEPTH_LOWERED", root, maxDepthLowered(savedSettings.maxDepth, currentSettings.maxDepth));
   }
+  // Another full name is another type (the snapshot and the reader key on it): its fields are
+  // not compared, which would only add findings about unrelated declarations.
   if (saved.typeName !== current.typeName) {
     walk.incompatible("MESSAGE_NAME_CHANGED", root, rootNameChanged(saved.typeName, current.typeName));
   } else {
@@ -156,7 +158,7 @@ export function evaluateMessages(
 }
 
 /** A path segment; strings are built only when a finding needs one. */
-export class PathNode {
+class PathNode {
   constructor(
     readonly parent: PathNode | undefined,
     readonly name: string,
