@@ -1,0 +1,54 @@
+// The benchmark table: ratios are relative to protobufjs reflection within one fixture×operation,
+// and a row that failed its reference check keeps its numbers but gets no rank.
+import { describe, expect, test } from "vitest";
+import { BASELINE, formatTable, rankRows, type Row } from "../bench/lib/report.mjs";
+
+const row = (codec: string, opsPerSec: number | undefined, ok = true, operation = "decode"): Row => ({
+  fixture: "span",
+  operation,
+  codec,
+  bytes: 1000,
+  check: ok ? { ok: true } : { ok: false, reason: "decode: spans[0].start_time_unix_nano: expected 3n, got 2n" },
+  opsPerSec,
+});
+
+describe("bench report", () => {
+  test("ranks only rows that passed their checks, with ratios to the baseline of the same case", () => {
+    const rows = rankRows([row(BASELINE, 100), row("bufbuild", 50), row("pbf", 400, false), row("protokeel", 250), row(BASELINE, 10, true, "encode"), row("pbf", 20, true, "encode")]);
+    expect(rows.map((r) => [r.codec, r.operation, r.ratio, r.rank])).toEqual([
+      [BASELINE, "decode", 1, 2],
+      ["bufbuild", "decode", 0.5, 3],
+      ["pbf", "decode", 4, undefined],
+      ["protokeel", "decode", 2.5, 1],
+      [BASELINE, "encode", 1, 2],
+      ["pbf", "encode", 2, 1],
+    ]);
+  });
+
+  test("a case without a baseline measurement has no ratios", () => {
+    const rows = rankRows([row(BASELINE, undefined), row("bufbuild", 50)]);
+    expect(rows.map((r) => [r.ratio, r.rank])).toEqual([
+      [undefined, undefined],
+      [undefined, 1],
+    ]);
+  });
+
+  test("the table marks a failed row and gives its reason in a footnote", () => {
+    const results = rankRows([row(BASELINE, 100), row("pbf", 400, false)]);
+    const table = formatTable({
+      codecs: [
+        { id: BASELINE, name: "protobufjs (reflection)" },
+        { id: "pbf", name: "pbf" },
+        { id: "protokeel", name: "protokeel", skip: "not built yet: ProtobufType has no createSerializer()" },
+      ],
+      fixtures: [{ id: "span", bytes: 18_483 }],
+      results,
+    });
+    expect(table.split("\n").slice(2, 4)).toEqual([
+      "| span (18.5 KB) | decode | protobufjs (reflection) | 100 | — | 1.00× | 1 | ok |",
+      "| span (18.5 KB) | decode | pbf | 400 | — | 4.00× | — | ✗ not ranked [1] |",
+    ]);
+    expect(table).toContain("[1] pbf, span decode: decode: spans[0].start_time_unix_nano: expected 3n, got 2n");
+    expect(table).toContain("protokeel: skipped, not built yet: ProtobufType has no createSerializer()");
+  });
+});
