@@ -13,6 +13,11 @@ import { fail } from "./varint";
     if (i8x16.bitmask(v128.load(p)) != 0) return checkUtf8Tail(p, end);
     p += 16;
   }
+  // Then 8 bytes at a time: short keys and names (4..15 bytes) are the common case.
+  if (end - p >= 8) {
+    if ((load<u64>(p) & 0x8080808080808080) != 0) return checkUtf8Tail(p, end);
+    p += 8;
+  }
   while (p < end) {
     if (load<u8>(p) >= 0x80) return checkUtf8Tail(p, end);
     p++;
