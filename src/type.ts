@@ -1,12 +1,13 @@
 // ProtobufType (DESIGN §5, §6): one root descriptor, its normalized identity and four settings.
 import type { DescMessage } from "@bufbuild/protobuf";
 import { sha256 } from "@noble/hashes/sha2";
-import { InvalidObjectError, MissingTypeInfoError, isProtokeelError } from "./errors.js";
+import { InvalidDescriptorError, InvalidObjectError, MissingTypeInfoError, isProtokeelError } from "./errors.js";
 import { collectClosure } from "./descriptor/closure.js";
 import { isDynamicMessageClass, resolveRoot, type DescriptorInput } from "./descriptor/input.js";
 import { fingerprintOf, MAX_NORMALIZED_BYTES, NORMALIZATION_VERSION, normalizeClosure } from "./descriptor/normalize.js";
 import { rebuildRoot } from "./descriptor/rebuild.js";
 import { checkClosure, checkRootName } from "./descriptor/rules.js";
+import { shortName } from "./descriptor/names.js";
 import { resolveSettings, settingsEqual, type Settings } from "./settings.js";
 import { ProtobufSerializer } from "./serializer.js";
 
@@ -20,6 +21,30 @@ const KIND_DYNAMIC = 1;
 
 /** Normalized bytes by type, for internal readers (snapshots) that must not pay for a copy. */
 const normalizedOf = new WeakMap<ProtobufType, Uint8Array>();
+
+/**
+ * @internal A type rebuilt from a normalized set alone (type transfer, snapshot restore): one
+ * rebuild, the payload rules, and a check that the set is already normalized (code
+ * `SET_NOT_NORMALIZED`), so the type's identity is exactly those bytes. The type gets its own
+ * descriptors. Throws `InvalidDescriptorError`.
+ */
+export function typeFromNormalized(normalized: Uint8Array, fullName: string, settings: Settings): ProtobufType {
+  const rebuilt = rebuildRoot(normalized, fullName);
+  checkRootName(rebuilt.typeName);
+  const closure = collectClosure(rebuilt);
+  checkClosure(closure);
+  const again = normalizeClosure(closure);
+  if (!bytesEqual(again, normalized)) {
+    throw new InvalidDescriptorError(
+      "SET_NOT_NORMALIZED",
+      `invalid descriptor ${shortName(fullName)}: the descriptor set is not in normalization version 1 form, so it would not keep its identity`,
+    );
+  }
+  return construct(rebuilt, again, resolveSettings(settings));
+}
+
+/** The private constructor, reachable from this module only. */
+let construct: (root: DescMessage, normalized: Uint8Array, settings: Settings) => ProtobufType;
 
 /** @internal The type's normalized set without a copy; callers must not modify it. */
 export function normalizedBytesOf(type: ProtobufType): Uint8Array {
@@ -51,6 +76,10 @@ export class ProtobufType {
   readonly #descriptor: DescMessage;
   readonly #settings: Settings;
   #fingerprint: string | undefined;
+
+  static {
+    construct = (root, normalized, settings) => new ProtobufType(root, normalized, settings);
+  }
 
   private constructor(root: DescMessage, normalized: Uint8Array, settings: Settings) {
     this.#fullName = root.typeName;
@@ -108,25 +137,19 @@ export class ProtobufType {
    */
   static fromBytes(bytes: Uint8Array): ProtobufType {
     const t = readTransfer(bytes);
-    let rebuilt: DescMessage;
-    let normalized: Uint8Array;
     try {
-      rebuilt = rebuildRoot(t.normalized, t.fullName);
-      checkRootName(rebuilt.typeName);
-      const closure = collectClosure(rebuilt);
-      checkClosure(closure);
-      normalized = normalizeClosure(closure);
+      return typeFromNormalized(t.normalized, t.fullName, t.settings);
     } catch (e) {
       if (!isProtokeelError(e)) throw e;
+      if (e.code === "SET_NOT_NORMALIZED") {
+        throw new InvalidObjectError(
+          "TRANSFER_NOT_NORMALIZED",
+          `invalid type bytes: the descriptor set of ${t.fullName} is not in normalized form; pass the exact output of ProtobufType.toBytes()`,
+          { cause: e },
+        );
+      }
       throw new InvalidObjectError("TRANSFER_INVALID_DESCRIPTOR", `invalid type bytes: ${e.message}`, { cause: e });
     }
-    if (!bytesEqual(normalized, t.normalized)) {
-      throw new InvalidObjectError(
-        "TRANSFER_NOT_NORMALIZED",
-        `invalid type bytes: the descriptor set of ${t.fullName} is not in normalized form; pass the exact output of ProtobufType.toBytes()`,
-      );
-    }
-    return new ProtobufType(rebuilt, normalized, t.settings);
   }
 
   /** The normalized descriptor set (normalization v1), a fresh copy on each call. */

@@ -1,7 +1,9 @@
 import { describe, expect, test } from "vitest";
 import { normalize } from "../src/descriptor/normalize.js";
 import { rebuildRoot } from "../src/descriptor/rebuild.js";
-import { messageFromDir } from "./support/buf.js";
+import { compileProtoDir, messageFromDir } from "./support/buf.js";
+import { ProtobufType } from "../src/index.js";
+import { typeFromNormalized } from "../src/type.js";
 import { acme, L, scalar, setBytes, T } from "./support/descriptors.js";
 
 describe("rebuildRoot", () => {
@@ -46,5 +48,36 @@ describe("rebuildRoot", () => {
     ],
   ])("rejects %s", (_name, bytes, root, code, message) => {
     expect(() => rebuildRoot(bytes, root)).toThrow(expect.objectContaining({ name: "InvalidDescriptorError", code, message }));
+  });
+});
+
+describe("typeFromNormalized (transfer and snapshot restore)", () => {
+  const settings = { maxMessageBytes: 1000, maxDepth: 10, deterministic: true, aliasThreshold: 0 };
+
+  test("rebuilds a type with its own descriptors and the given settings", () => {
+    const desc = messageFromDir("fixtures/descriptors/canonical", "acme.Order");
+    const original = ProtobufType.newBuilder(desc).maxMessageBytes(1000).maxDepth(10).deterministic(true).build();
+    const restored = typeFromNormalized(original.normalizedDescriptorSet(), "acme.Order", settings);
+    expect(restored.equals(original)).toBe(true);
+    expect(restored.descriptor).not.toBe(desc);
+  });
+
+  test.each<[string, () => Uint8Array, string, string]>([
+    [
+      "a set that is not normalized",
+      () => compileProtoDir("fixtures/descriptors/canonical"),
+      "SET_NOT_NORMALIZED",
+      "invalid descriptor acme.Order: the descriptor set is not in normalization version 1 form, so it would not keep its identity",
+    ],
+    [
+      "a set that breaks a payload rule",
+      () => setBytes([acme({ messageType: [{ name: "Order", field: [scalar("id", 0)] }] })]),
+      "FIELD_NUMBER_TOO_SMALL",
+      "invalid descriptor acme.Order: field acme.Order.id has number 0 below 1; use a number in 1..536870911",
+    ],
+  ])("rejects %s", (_name, make, code, message) => {
+    expect(() => typeFromNormalized(make(), "acme.Order", settings)).toThrow(
+      expect.objectContaining({ name: "InvalidDescriptorError", code, message }),
+    );
   });
 });
