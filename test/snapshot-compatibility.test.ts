@@ -1,10 +1,10 @@
 // current.resolveSchemaCompatibility(saved): the evaluator's rules plus the settings rules.
 import { describe, expect, test } from "vitest";
 import { ProtobufType, readSnapshot, writeSnapshot, type SerializerSnapshot } from "../src/index.js";
-import { snapshotOf } from "../src/snapshot/dynamic.js";
-import { messageFromDir } from "./support/buf.js";
+import { compileProtoDir, messageFromDir } from "./support/buf.js";
 import { assemble, defaultFields } from "./support/snapshot-bytes.js";
-import { compileProtoDir } from "./support/buf.js";
+
+const snapshotOf = (type: ProtobufType) => type.createSerializer().snapshotConfiguration();
 
 const V1 = messageFromDir("fixtures/snapshot/v1", "acme.Order");
 const V2 = messageFromDir("fixtures/snapshot/v2", "acme.Order");
@@ -78,6 +78,9 @@ describe("snapshot compatibility resolution", () => {
       className: "protokeel.ProtobufGeneratedSerializerSnapshot",
       version: 1,
       resolveSchemaCompatibility: () => ({ kind: "compatibleAsIs" as const }),
+      restoreSerializer: () => {
+        throw new Error("not called");
+      },
       writePayload: () => {},
     };
     const r = snapshotOf(ProtobufType.of(V1)).resolveSchemaCompatibility(generated);

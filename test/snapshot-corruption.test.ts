@@ -19,7 +19,7 @@ function outcome(bytes: Uint8Array): Outcome {
     const snap = readSnapshot(bytes) as ProtobufDynamicSerializerSnapshot;
     // A readable snapshot writes back exactly the bytes it was read from.
     expect(writeSnapshot(snap)).toEqual(bytes);
-    const type = snap.restoreType();
+    const type = snap.restoreSerializer().type;
     expect(type.settings).toEqual(snap.settings);
     return "restored";
   } catch (e) {

@@ -1,15 +1,17 @@
-// snapshot.restoreType() (the serializer's schema and settings, rebuilt from the snapshot alone).
+// snapshot.restoreSerializer(): the saved schema and settings, rebuilt from the snapshot alone.
 import { describe, expect, test } from "vitest";
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema, type FileDescriptorSet } from "@bufbuild/protobuf/wkt";
 import { ProtobufType, RestoreError, readSnapshot, writeSnapshot } from "../src/index.js";
-import { ProtobufDynamicSerializerSnapshot, snapshotOf } from "../src/snapshot/dynamic.js";
+import type { ProtobufDynamicSerializerSnapshot } from "../src/index.js";
 import { compileProtoDir, messageFromDir } from "./support/buf.js";
 import { assemble, defaultFields } from "./support/snapshot-bytes.js";
 
 const ORDER = messageFromDir("fixtures/snapshot/v1", "acme.Order");
 const TYPE = ProtobufType.newBuilder(ORDER).maxMessageBytes(1 << 20).maxDepth(12).deterministic(true).aliasThreshold(64).build();
 const SET = TYPE.normalizedDescriptorSet();
+
+const snapshotOf = (type: ProtobufType) => type.createSerializer().snapshotConfiguration();
 
 function read(bytes: Uint8Array): ProtobufDynamicSerializerSnapshot {
   return readSnapshot(bytes) as ProtobufDynamicSerializerSnapshot;
@@ -30,7 +32,7 @@ function orderOf(set: FileDescriptorSet) {
 function restoreError(bytes: Uint8Array): RestoreError {
   const snap = read(bytes);
   try {
-    snap.restoreType();
+    snap.restoreSerializer();
   } catch (e) {
     if (e instanceof RestoreError) return e;
     throw e;
@@ -41,7 +43,7 @@ function restoreError(bytes: Uint8Array): RestoreError {
 describe("snapshot restore", () => {
   test("a snapshot of a type restores an equal type with new descriptor instances and the saved settings", () => {
     const bytes = writeSnapshot(snapshotOf(TYPE));
-    const restored = read(bytes).restoreType();
+    const restored = read(bytes).restoreSerializer().type;
     expect(restored.equals(TYPE)).toBe(true);
     expect(restored.descriptor).not.toBe(ORDER);
     expect(restored.descriptor.typeName).toBe("acme.Order");
@@ -51,7 +53,7 @@ describe("snapshot restore", () => {
 
   test("restoring and re-snapshotting gives identical bytes", () => {
     const bytes = writeSnapshot(snapshotOf(TYPE));
-    const again = writeSnapshot(snapshotOf(read(bytes).restoreType()));
+    const again = writeSnapshot(read(bytes).restoreSerializer().snapshotConfiguration());
     expect(again).toEqual(bytes);
     expect(writeSnapshot(read(bytes))).toEqual(bytes);
   });
@@ -64,9 +66,14 @@ describe("snapshot restore", () => {
     expect(snap.normalizedDescriptorSet()).toEqual(SET);
   });
 
-  test("restoring twice gives the same type", () => {
+  test("each restore gives a new serializer over the same restored type", () => {
     const snap = read(writeSnapshot(snapshotOf(TYPE)));
-    expect(snap.restoreType()).toBe(snap.restoreType());
+    const a = snap.restoreSerializer();
+    const b = snap.restoreSerializer();
+    expect(a).not.toBe(b);
+    expect(a.type).toBe(b.type);
+    expect(a.equals(b)).toBe(true);
+    expect(a.equals(TYPE.createSerializer())).toBe(true);
   });
 
   test.each<[string, (set: FileDescriptorSet) => void, string, string]>([

@@ -11,6 +11,7 @@ import { RestoreError, isProtokeelError } from "../errors.js";
 import { rebuildRoot } from "../descriptor/rebuild.js";
 import { shortName } from "../descriptor/names.js";
 import { MAX_DEPTH_LIMIT, MAX_MESSAGE_BYTES_LIMIT, type Settings } from "../settings.js";
+import type { ProtobufSerializer } from "../serializer.js";
 import { ProtobufType, normalizedBytesOf } from "../type.js";
 import type { SnapshotInput, SnapshotOutput } from "./bytes.js";
 import type { ReadSnapshotOptions, SchemaCompatibility, SchemaCompatibilityFinding, SerializerSnapshot } from "./types.js";
@@ -101,6 +102,15 @@ export class ProtobufDynamicSerializerSnapshot implements SerializerSnapshot {
     }
     this.#type = type;
     return type;
+  }
+
+  /**
+   * A serializer with the saved schema and settings, rebuilt from this snapshot alone (no
+   * application descriptor). Values it decodes carry the saved descriptor. Throws `RestoreError`
+   * naming the full name and the failed rule.
+   */
+  restoreSerializer(): ProtobufSerializer {
+    return this.restoreType().createSerializer();
   }
 
   /**

@@ -1,3 +1,4 @@
+import type { ProtobufSerializer } from "../serializer.js";
 import type { SnapshotInput, SnapshotOutput } from "./bytes.js";
 
 /** Options of `readSnapshot`. The generated kind (DESIGN §11) adds its type registry here. */
@@ -12,6 +13,11 @@ export interface SerializerSnapshot {
   readonly className: string;
   /** The payload version this object writes. */
   readonly version: number;
+  /**
+   * A serializer with the saved schema and settings, rebuilt from the snapshot alone. Throws
+   * `RestoreError` naming the full name and the failed rule.
+   */
+  restoreSerializer(): ProtobufSerializer;
   /**
    * Decides whether data written under `saved` can be read with this (current) configuration.
    * A snapshot of another kind is always incompatible.
