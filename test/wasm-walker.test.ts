@@ -226,6 +226,23 @@ describe("every status code, with its byte offset", () => {
     expect(failure(() => read(desc, bytes))).toMatchObject({ code, offset, path });
   });
 
+  test("NEED_SPACE never surfaces: a tape larger than the first guess is grown and the walk retried", () => {
+    // 200,000 one-byte packed int64 elements decode to 1.6 MB of i64, 8x the input.
+    const n = 200_000;
+    const header = Array.from(protobuf.Writer.create().uint32((13 << 3) | 2).uint32(n).finish());
+    const input = new Uint8Array(header.length + n);
+    input.set(header);
+    input.fill(1, header.length);
+    const v = read(Repeated, input);
+    expect((v.i64 as bigint[]).length).toBe(n);
+    expect((v.i64 as bigint[])[n - 1]).toBe(1n);
+  });
+
+  test("LAYOUT_INVALID: a type offset outside the table is refused", () => {
+    const f = failure(() => walkMessage(1 << 30, Uint8Array.from([0x08, 1]), limits));
+    expect({ code: f.code, offset: f.offset }).toEqual({ code: "LAYOUT_INVALID", offset: 0 });
+  });
+
   test("DEPTH_LIMIT_EXCEEDED names the field and the limit", () => {
     // root (depth 1) → child (2) → child (3): over maxDepth 2 at the second child's tag, byte 2
     const f = failure(() => read(Node, [0x0a, 4, 0x0a, 2, 0x10, 1], { maxMessageBytes: 100, maxDepth: 2 }));
