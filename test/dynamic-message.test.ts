@@ -130,12 +130,11 @@ describe("create stores every kind", () => {
     expect(DynamicMessage.newBuilder(All).set("c_bytes", b).build().get("c_bytes")).toBe(b);
   });
 
-  test("repeated values are frozen copies", () => {
+  test("repeated values are copies of the input", () => {
     const arr = [1, 2];
     const m = DynamicMessage.create(All, { r_int32: arr });
     arr.push(3);
     expect(m.get("r_int32")).toEqual([1, 2]);
-    expect(Object.isFrozen(m.get("r_int32"))).toBe(true);
   });
 });
 

@@ -75,6 +75,18 @@ describe("protokeel bytes read back as the same content", () => {
     );
   });
 
+  test("long packed runs (typed-array copies, memoized sizes) match @bufbuild/protobuf", () => {
+    fc.assert(
+      fc.property(messageArb(All, 0, { maxItems: 40, maxMapEntries: 1, skipTypes: JSON_TYPES }), (s) => {
+        const msg = DynamicMessage.create(All, s.ours);
+        const expected = hex(toBinary(All, create(All, s.es as never)));
+        expect(hex(det.toBinary(msg))).toBe(expected);
+        expect(hex(det.toBinary(msg))).toBe(expected); // again, from the memoized sizes
+      }),
+      { numRuns: 150 },
+    );
+  });
+
   test("deterministic map entries are sorted by key; the default keeps insertion order", () => {
     const msg = DynamicMessage.create(All, {
       m_sint64: new Map([

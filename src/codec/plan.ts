@@ -3,7 +3,50 @@
 // resolved, so recursive types work.
 import { ScalarType, type DescMessage } from "@bufbuild/protobuf";
 import { K_ENUM, K_LIST, K_MAP, K_MESSAGE, messageInfo, type FieldInfo } from "../message/field-info.js";
-import { varint32Size } from "./wire.js";
+import { L_BIGINT } from "../message/field-info.js";
+import { BULK_FIXED, FIXED_F32, FIXED_F64, FIXED_I32, FIXED_I64, FIXED_U32, varint32Size } from "./wire.js";
+
+export const PV_64 = 1;
+export const PV_Z64 = 2;
+export const PV_I32 = 3;
+export const PV_U32 = 4;
+export const PV_Z32 = 5;
+
+function varintKindOf(t: ScalarType, long: number): number {
+  switch (t) {
+    case ScalarType.INT64:
+    case ScalarType.UINT64:
+      return long === L_BIGINT ? PV_64 : 0;
+    case ScalarType.SINT64:
+      return long === L_BIGINT ? PV_Z64 : 0;
+    case ScalarType.INT32:
+      return PV_I32;
+    case ScalarType.UINT32:
+      return PV_U32;
+    case ScalarType.SINT32:
+      return PV_Z32;
+    default:
+      return 0;
+  }
+}
+
+function fixedKindOf(t: ScalarType, long: number): number {
+  switch (t) {
+    case ScalarType.DOUBLE:
+      return FIXED_F64;
+    case ScalarType.FLOAT:
+      return FIXED_F32;
+    case ScalarType.FIXED32:
+      return FIXED_U32;
+    case ScalarType.SFIXED32:
+      return FIXED_I32;
+    case ScalarType.FIXED64:
+    case ScalarType.SFIXED64:
+      return long === L_BIGINT ? FIXED_I64 : 0;
+    default:
+      return 0;
+  }
+}
 
 export const WT_VARINT = 0;
 export const WT_I64 = 1;
@@ -23,6 +66,10 @@ export interface FieldPlan {
   readonly tag: number;
   readonly tagSize: number;
   readonly packed: boolean;
+  /** FIXED_* kind when a packed run can be copied through a typed array, else 0. */
+  readonly fixedKind: number;
+  /** PV_* kind when a packed varint run has a specialized loop, else 0. */
+  readonly varintKind: number;
   /** Map entry tags: key (1) and value (2) with their wire types. */
   readonly keyTag: number;
   readonly valueTag: number;
@@ -92,6 +139,8 @@ function fieldPlan(fi: FieldInfo): FieldPlan {
     tag,
     tagSize: varint32Size(tag),
     packed,
+    fixedKind: packed && BULK_FIXED ? fixedKindOf(scalar, fi.long) : 0,
+    varintKind: packed ? varintKindOf(scalar, fi.long) : 0,
     keyTag: tagOf(1, wireTypeOf(mapKey)),
     valueTag: tagOf(2, fi.elemKind === K_MESSAGE ? WT_LEN : wireTypeOf(scalar)),
     message: f.message,

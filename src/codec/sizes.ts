@@ -6,6 +6,7 @@ import type { DynamicMessage } from "../message/dynamic-message.js";
 import { planOf, type FieldPlan } from "./plan.js";
 import {
   int32Size,
+  packedVarint64Size,
   sint32Size,
   split64,
   utf8Length,
@@ -66,12 +67,27 @@ export function packedSize(t: ScalarType, list: readonly unknown[]): number {
     case ScalarType.BOOL:
       return list.length;
     default: {
+      // Varint runs are sized once per (immutable) list: the writer needs the size again for
+      // the length prefix, and 64-bit elements are the costly ones.
+      const long = list.length >= 16;
+      if (long) {
+        const memo = packedSizes.get(list);
+        if (memo !== undefined) return memo;
+      }
       let n = 0;
-      for (let i = 0; i < list.length; i++) n += scalarSize(t, list[i]);
+      const first = list[0];
+      if (typeof first === "bigint" && (t === ScalarType.INT64 || t === ScalarType.UINT64 || t === ScalarType.SINT64)) {
+        n = packedVarint64Size(list, t === ScalarType.SINT64);
+      } else {
+        for (let i = 0; i < list.length; i++) n += scalarSize(t, list[i]);
+      }
+      if (long) packedSizes.set(list, n);
       return n;
     }
   }
 }
+
+const packedSizes = new WeakMap<readonly unknown[], number>();
 
 function elemSize(p: FieldPlan, v: unknown, det: boolean): number {
   if (p.elemKind === K_MESSAGE) {

@@ -9,7 +9,7 @@ import { describeValue } from "../message/coerce.js";
 import { DynamicMessage } from "../message/dynamic-message.js";
 import { K_LIST, K_MAP, K_MESSAGE } from "../message/field-info.js";
 import type { UnknownField } from "../message/unknown-fields.js";
-import { planOf, type FieldPlan } from "./plan.js";
+import { planOf, PV_64, PV_I32, PV_U32, PV_Z32, PV_Z64, type FieldPlan } from "./plan.js";
 import { entrySize, packedSize, sizeOf } from "./sizes.js";
 import { checkUnknownOccurrence, MAX_FIELD_NUMBER } from "./unknown.js";
 import type { FrameWriter } from "./frame-writer.js";
@@ -460,7 +460,14 @@ function writeField(s: Sink, p: FieldPlan, v: unknown, det: boolean): void {
       if (p.packed) {
         s.varint32(p.tag);
         s.varint32(packedSize(p.scalar, list));
-        for (let i = 0; i < n; i++) writeScalar(s, p.scalar, list[i]);
+        // Below ~8 elements the typed-array setup costs more than the per-element writes.
+        if (p.fixedKind !== 0 && n >= 8) s.packedFixed(p.fixedKind, list);
+        else if (p.varintKind === PV_64) s.packedVarint64(list, false);
+        else if (p.varintKind === PV_Z64) s.packedVarint64(list, true);
+        else if (p.varintKind === PV_I32) s.packedVarint32(list, true, false);
+        else if (p.varintKind === PV_U32) s.packedVarint32(list, false, false);
+        else if (p.varintKind === PV_Z32) s.packedVarint32(list, false, true);
+        else for (let i = 0; i < n; i++) writeScalar(s, p.scalar, list[i]);
       } else if (p.elemKind === K_MESSAGE) {
         for (let i = 0; i < n; i++) {
           const m = list[i] as DynamicMessage;
