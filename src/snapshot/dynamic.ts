@@ -8,11 +8,10 @@ import type { DescMessage } from "@bufbuild/protobuf";
 import { formatFindings } from "../compat/format.js";
 import { evaluateMessages } from "../compat/evaluate.js";
 import { RestoreError, isProtokeelError } from "../errors.js";
-import { rebuildRoot } from "../descriptor/rebuild.js";
 import { shortName } from "../descriptor/names.js";
 import { MAX_DEPTH_LIMIT, MAX_MESSAGE_BYTES_LIMIT, type Settings } from "../settings.js";
 import type { ProtobufSerializer } from "../serializer.js";
-import { ProtobufType, normalizedBytesOf } from "../type.js";
+import { normalizedBytesOf, typeFromNormalized, type ProtobufType } from "../type.js";
 import type { SnapshotInput, SnapshotOutput } from "./bytes.js";
 import type { ReadSnapshotOptions, SchemaCompatibility, SchemaCompatibilityFinding, SerializerSnapshot } from "./types.js";
 
@@ -72,33 +71,28 @@ export class ProtobufDynamicSerializerSnapshot implements SerializerSnapshot {
   }
 
   /**
-   * @internal The saved type, rebuilt from this snapshot alone with the saved settings: decode
-   * and rebuild the set, apply the payload rules, and require the set to be in normalized form
-   * (so that re-snapshotting gives identical bytes). Throws `RestoreError`.
+   * @internal The saved type, rebuilt from this snapshot alone with the saved settings through
+   * the one rebuild path of type transfer: decode and rebuild the set, apply the payload rules,
+   * and require the set to be in normalized form (so that re-snapshotting gives identical
+   * bytes). Throws `RestoreError`.
    */
   restoreType(): ProtobufType {
     if (this.#type !== undefined) return this.#type;
     const head = `cannot restore the serializer of ${shortName(this.fullName)} from its snapshot`;
     let type: ProtobufType;
     try {
-      const root = rebuildRoot(this.#set, this.fullName);
-      const s = this.settings;
-      type = ProtobufType.newBuilder(root)
-        .maxMessageBytes(s.maxMessageBytes)
-        .maxDepth(s.maxDepth)
-        .deterministic(s.deterministic)
-        .aliasThreshold(s.aliasThreshold)
-        .build();
+      type = typeFromNormalized(this.#set, this.fullName, this.settings);
     } catch (e) {
       if (!isProtokeelError(e)) throw e;
+      if (e.code === "SET_NOT_NORMALIZED") {
+        throw new RestoreError(
+          "RESTORE_NOT_NORMALIZED",
+          `${head}: the saved descriptor set is not in normalization version 1 form, so the restored schema would not be the saved one; restore from bytes written by writeSnapshot`,
+          { cause: e },
+        );
+      }
       // Keep the payload rule's own code: it is the rule the saved schema breaks.
       throw new RestoreError(e.code, `${head}: ${e.message}`, { cause: e });
-    }
-    if (!sameBytes(normalizedBytesOf(type), this.#set)) {
-      throw new RestoreError(
-        "RESTORE_NOT_NORMALIZED",
-        `${head}: the saved descriptor set is not in normalization version 1 form, so the restored schema would not be the saved one; restore from bytes written by writeSnapshot`,
-      );
     }
     this.#type = type;
     return type;
