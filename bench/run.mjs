@@ -90,18 +90,27 @@ function bind(codec, fixture) {
   return prepared.get(key);
 }
 
+/**
+ * The timed call of a case. Encode cases take a value never encoded before (`fresh` builds one,
+ * untimed, before each sample): a codec may memoize sizes on an immutable value, and re-encoding
+ * one value would time that cache instead of the writer.
+ */
 function operationFn(bound, fixture, operation) {
-  if (fixture.kind === "frames") return operation === "decode" ? () => bound.decodeFrames(fixture.bytes) : () => bound.encodeFrames(bound.values);
+  if (fixture.kind === "frames") {
+    return operation === "decode"
+      ? { fn: () => bound.decodeFrames(fixture.bytes) }
+      : { fn: (values) => bound.encodeFrames(values), fresh: () => fixture.contents.map(bound.build) };
+  }
   switch (operation) {
     case "decode":
-      return () => bound.decode(fixture.bytes);
+      return { fn: () => bound.decode(fixture.bytes) };
     case "encode":
-      return () => bound.encode(bound.value);
+      return { fn: (value) => bound.encode(value), fresh: () => bound.build(fixture.content) };
     case "relay":
-      return () => bound.relay(fixture.bytes);
+      return { fn: () => bound.relay(fixture.bytes) };
     default: {
       const validate = bound.validate ?? bound.decode;
-      return () => validate(fixture.bytes);
+      return { fn: () => validate(fixture.bytes) };
     }
   }
 }
@@ -132,7 +141,7 @@ for (const group of groups.values()) {
     // a full decode stands in for validate-only: reuse its measurement instead of timing it twice
     const alias = operation === "validate" && p.bound.validate === undefined ? `${fixture.id}/decode/${codec.adapter.id}` : name;
     if (measured.has(alias)) Object.assign(row, measured.get(alias));
-    else toTime.push({ row, alias, name, fn: operationFn(p.bound, fixture, operation) });
+    else toTime.push({ row, alias, name, ...operationFn(p.bound, fixture, operation) });
   }
   const timings = measureGroup(toTime, { timeMs, warmupMs: DEFAULT_WARMUP_MS });
   toTime.forEach(({ row, alias }, i) => {

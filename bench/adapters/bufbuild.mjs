@@ -18,6 +18,7 @@ export default {
         return {
           value: fixture.kind === "message" ? build(fixture.content) : undefined,
           values: fixture.kind === "frames" ? fixture.contents.map(build) : undefined,
+          build,
           decode: (bytes) => fromBinary(desc, bytes),
           encode: (value) => toBinary(desc, value),
           relay: (bytes) => toBinary(desc, fromBinary(desc, bytes)),

@@ -30,6 +30,7 @@ export default {
         return {
           value: fixture.kind === "message" ? build(fixture.content) : undefined,
           values: fixture.kind === "frames" ? fixture.contents.map(build) : undefined,
+          build,
           decode,
           encode,
           relay: (bytes) => encode(decode(bytes)),

@@ -47,6 +47,7 @@ export default {
         return {
           value: fixture.kind === "message" ? build(fixture.content) : undefined,
           values: fixture.kind === "frames" ? fixture.contents.map(build) : undefined,
+          build,
           decode: (bytes) => T.decode(bytes),
           encode: (value) => T.encode(value).finish(),
           relay: (bytes) => T.encode(T.decode(bytes)).finish(),

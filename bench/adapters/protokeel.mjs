@@ -1,6 +1,7 @@
 // protokeel, loaded from the built package (dist/). Until the serializer exists this adapter
 // reports "not built yet" and the harness runs the others; it picks protokeel up once dist/
 // exports ProtobufType with createSerializer and DynamicMessage.
+import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -24,8 +25,14 @@ export default {
     if (missing !== null) return { skip: `not built yet: ${missing}` };
     const { ProtobufType, DynamicMessage } = mod;
     const version = JSON.parse(readFileSync(join(ROOT_DIR, "package.json"), "utf8")).version;
+    let commit = "";
+    try {
+      commit = " " + execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: ROOT_DIR, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+    } catch {
+      // not a git checkout: the version alone
+    }
     return {
-      version: `${version} (this checkout)`,
+      version: `${version}${commit}`,
       notes: ["default settings (UTF-8 validated, limits, unknown fields kept)", "64-bit integers as bigint"],
       prepare(fixture) {
         const type = ProtobufType.of(fixture.desc);
@@ -36,6 +43,7 @@ export default {
         return {
           value: fixture.kind === "message" ? build(fixture.content) : undefined,
           values: fixture.kind === "frames" ? fixture.contents.map(build) : undefined,
+          build,
           decode: (bytes) => ser.fromBinary(bytes),
           encode: (value) => ser.toBinary(value),
           relay: (bytes) => ser.toBinary(ser.fromBinary(bytes)),

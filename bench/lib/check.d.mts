@@ -11,6 +11,8 @@ export interface Bound {
   encode(value: unknown): Uint8Array;
   relay(bytes: Uint8Array): Uint8Array;
   validate?(bytes: Uint8Array): unknown;
+  /** a fresh encode input built from neutral content (timing only) */
+  build?(content: unknown): unknown;
   decodeFrames(buf: Uint8Array): ArrayLike<unknown>;
   encodeFrames(values: unknown[]): Uint8Array;
 }

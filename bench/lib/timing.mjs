@@ -16,11 +16,15 @@ const SAMPLE_NS = 100_000;
 
 let sink;
 
-/** Repetitions per sample so that one sample takes about SAMPLE_NS. */
-function repetitions(fn) {
+/**
+ * Repetitions per sample so that one sample takes about SAMPLE_NS. `inputs(n)` gives the arguments
+ * of n calls (fresh values for encode cases), built outside the timed loop.
+ */
+function repetitions(fn, inputs) {
   for (let reps = 1; ; reps *= 2) {
+    const args = inputs(reps);
     const t0 = process.hrtime.bigint();
-    for (let i = 0; i < reps; i++) sink = fn();
+    for (let i = 0; i < reps; i++) sink = fn(args[i]);
     const ns = Number(process.hrtime.bigint() - t0);
     if (ns > 2_000_000 || reps >= 1 << 20) return Math.max(1, Math.round((reps * SAMPLE_NS) / Math.max(ns, 1)));
   }
@@ -32,7 +36,7 @@ function quantile(sorted, q) {
   return sorted[lo] + (sorted[Math.min(lo + 1, sorted.length - 1)] - sorted[lo]) * (at - lo);
 }
 
-function runRound(name, batch, timeMs, warmupMs) {
+function runRound(name, batch, beforeEach, timeMs, warmupMs) {
   const bench = new Bench({
     time: timeMs,
     warmupTime: warmupMs,
@@ -42,7 +46,7 @@ function runRound(name, batch, timeMs, warmupMs) {
     timestampProvider: "hrtimeNow",
     setup: () => globalThis.gc?.(),
   });
-  bench.add(name, batch);
+  bench.add(name, batch, beforeEach === undefined ? {} : { beforeEach });
   const [task] = bench.runSync();
   const result = task.result;
   if (result.state !== "completed") throw new Error(`${name}: tinybench ${result.state}${result.error ? `: ${result.error.message}` : ""}`);
@@ -51,19 +55,23 @@ function runRound(name, batch, timeMs, warmupMs) {
 
 /**
  * Times the operations of one fixture×operation in alternating rounds.
- * @param {Array<{ name: string, fn: () => unknown }>} entries one operation each
+ * @param {Array<{ name: string, fn: (input?: unknown) => unknown, fresh?: () => unknown }>} entries
+ *   one operation each; with `fresh`, every call gets its own input, built before the sample (untimed)
  * @returns {Array<{ opsPerSec: number, medianNs: number, spread: number, samples: number, reps: number } | { error: Error }>}
  */
 export function measureGroup(entries, { timeMs = DEFAULT_TIME_MS, warmupMs = DEFAULT_WARMUP_MS, rounds = ROUNDS } = {}) {
-  const state = entries.map(({ name, fn }) => {
+  const state = entries.map(({ name, fn, fresh }) => {
     try {
       globalThis.gc?.();
-      const reps = repetitions(fn);
+      const inputs = (n) => (fresh === undefined ? [] : Array.from({ length: n }, fresh));
+      const reps = repetitions(fn, inputs);
+      let args = [];
       return {
         name,
         reps,
+        beforeEach: fresh === undefined ? undefined : () => void (args = inputs(reps)),
         batch: () => {
-          for (let i = 0; i < reps; i++) sink = fn();
+          for (let i = 0; i < reps; i++) sink = fn(args[i]);
         },
         perOpMs: [],
       };
@@ -75,7 +83,7 @@ export function measureGroup(entries, { timeMs = DEFAULT_TIME_MS, warmupMs = DEF
     for (const s of state) {
       if (s.error) continue;
       try {
-        for (const ms of runRound(s.name, s.batch, timeMs / rounds, round === 0 ? warmupMs : warmupMs / 4)) s.perOpMs.push(ms / s.reps);
+        for (const ms of runRound(s.name, s.batch, s.beforeEach, timeMs / rounds, round === 0 ? warmupMs : warmupMs / 4)) s.perOpMs.push(ms / s.reps);
       } catch (error) {
         s.error = error;
       }
