@@ -14,7 +14,7 @@ import {
 import {
   A_KIND_MASK, A_MESSAGE, A_PACKABLE, A_SLOT_SHIFT, A_STRING, A_WIRE_SHIFT, K_BOOL,
   K_DOUBLE, K_FIXED32, K_FIXED64, K_FLOAT, K_INT64, K_SFIXED32, K_SFIXED64, K_SINT32,
-  K_SINT64, K_UINT64, T_WORDS, findEntry,
+  K_SINT64, K_UINT64, T_DENSE_MAX, T_HEADER_BYTES, findEntry, findSparse,
 } from "./table";
 import {
   F_ASCII, F_ASCII_SELF, F_ASCII_TREE, F_HAS_UNKNOWN, FLAG_SHIFT, OP_BYTES, OP_END,
@@ -74,6 +74,8 @@ function walkBody(tbl: usize, T: usize, base: usize, p: usize, end: usize, maxDe
   store<u32>(tp, <u32>(end - p), 12);
   tp += 16;
   let flags: u32 = F_ASCII_SELF | F_ASCII_TREE;
+  // The current type's dense bound, kept in a local: one load less per field.
+  let dmax = load<u32>(T, T_DENSE_MAX);
 
   while (true) {
     // Every entry needs 16 bytes; one check per iteration covers every path below.
@@ -95,6 +97,7 @@ function walkBody(tbl: usize, T: usize, base: usize, p: usize, end: usize, maxDe
       cur = load<usize>(sp, 8);
       flags = load<u32>(sp, 12) & 0xff;
       if (childTree == 0) flags &= ~F_ASCII_TREE;
+      dmax = load<u32>(T, T_DENSE_MAX);
       depth--;
       continue;
     }
@@ -111,7 +114,7 @@ function walkBody(tbl: usize, T: usize, base: usize, p: usize, end: usize, maxDe
     }
     let num = t >>> 3;
     let wt = t & 7;
-    let e = findEntry(T, num);
+    let e = num <= dmax ? T + T_HEADER_BYTES + (<usize>num << 3) : findSparse(T, dmax, num);
     let a = load<u32>(e);
 
     if (a == 0) {
@@ -227,8 +230,7 @@ function walkBody(tbl: usize, T: usize, base: usize, p: usize, end: usize, maxDe
       if (kind == K_SINT32) v = <u64>(<i64>zigzagDecode32(<u32>v));
       else if (kind == K_SINT64) v = <u64>zigzagDecode64(v);
       else if (kind == K_BOOL) v = <u64>(v != 0);
-      store<u32>(tp, OP_VARINT | head);
-      store<u32>(tp, 0, 4);
+      store<u64>(tp, <u64>(OP_VARINT | head));
       store<u64>(tp, v, 8);
       tp += 16;
     } else if (wt == 2) {
@@ -246,6 +248,7 @@ function walkBody(tbl: usize, T: usize, base: usize, p: usize, end: usize, maxDe
         sp += 16;
         depth++;
         T = tbl + (<usize>load<u32>(e, 4) << 2);
+        dmax = load<u32>(T, T_DENSE_MAX);
         end = vend;
         cur = tp;
         flags = F_ASCII_SELF | F_ASCII_TREE;
@@ -264,25 +267,20 @@ function walkBody(tbl: usize, T: usize, base: usize, p: usize, end: usize, maxDe
         if (r == 1) f = F_ASCII;
         else flags &= ~(F_ASCII_SELF | F_ASCII_TREE);
       }
-      store<u32>(tp, OP_BYTES | (f << FLAG_SHIFT) | head);
-      store<u32>(tp, 0, 4);
-      store<u32>(tp, <u32>(q - base), 8);
-      store<u32>(tp, <u32>len, 12);
+      store<u64>(tp, <u64>(OP_BYTES | (f << FLAG_SHIFT) | head));
+      store<u64>(tp, <u64>(q - base) | (len << 32), 8);
       tp += 16;
       p = vend;
     } else if (wt == 1) {
       if (end - p < 8) return stop(E_TRUNCATED, p, base, num, wt, (sp - stack) >> 4, T, tbl);
-      store<u32>(tp, OP_FIXED64 | head);
-      store<u32>(tp, 0, 4);
+      store<u64>(tp, <u64>(OP_FIXED64 | head));
       store<u64>(tp, load<u64>(p), 8);
       tp += 16;
       p += 8;
     } else {
       if (end - p < 4) return stop(E_TRUNCATED, p, base, num, wt, (sp - stack) >> 4, T, tbl);
-      store<u32>(tp, OP_FIXED32 | head);
-      store<u32>(tp, 0, 4);
-      store<u32>(tp, load<u32>(p), 8);
-      store<u32>(tp, 0, 12);
+      store<u64>(tp, <u64>(OP_FIXED32 | head));
+      store<u64>(tp, <u64>load<u32>(p), 8);
       tp += 16;
       p += 4;
     }

@@ -68,7 +68,7 @@ const NO_ENTRY: usize = memory.data(8, 8);
   return findSparse(T, dmax, num);
 }
 
-function findSparse(T: usize, dmax: u32, num: u32): usize {
+export function findSparse(T: usize, dmax: u32, num: u32): usize {
   let n = load<u32>(T, T_SPARSE_COUNT);
   let base = T + T_HEADER_BYTES + ((<usize>dmax + 1) << 3);
   let lo: u32 = 0;
