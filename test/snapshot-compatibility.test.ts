@@ -117,3 +117,35 @@ describe("snapshot compatibility resolution", () => {
     expect(r.kind).toBe("incompatible");
   });
 });
+
+describe("snapshots from another copy of the package", () => {
+  // Another copy's class fails `instanceof`; resolution goes through the payload bytes instead.
+  const foreign = (snap: SerializerSnapshot): SerializerSnapshot => ({
+    className: snap.className,
+    version: snap.version,
+    resolveSchemaCompatibility: (s) => snap.resolveSchemaCompatibility(s),
+    restoreSerializer: () => snap.restoreSerializer(),
+    writePayload: (out) => snap.writePayload(out),
+  });
+
+  test("a foreign dynamic snapshot resolves by its content", () => {
+    const current = snapshotOf(ProtobufType.of(V2));
+    expect(current.resolveSchemaCompatibility(foreign(saved(ProtobufType.of(V1))))).toEqual({ kind: "compatibleAsIs" });
+    const r = snapshotOf(ProtobufType.of(BAD)).resolveSchemaCompatibility(foreign(saved(ProtobufType.of(V1))));
+    expect(r.kind === "incompatible" && r.incompatibilities.map((f) => f.rule)).toEqual(["FIELD_TYPE_CHANGED"]);
+  });
+
+  test("a foreign object that writes a damaged payload is a SnapshotFormatError", () => {
+    const real = saved(ProtobufType.of(V1));
+    const damaged: SerializerSnapshot = {
+      ...foreign(real),
+      writePayload: (out) => {
+        real.writePayload(out);
+        out.u8(0);
+      },
+    };
+    expect(() => snapshotOf(ProtobufType.of(V1)).resolveSchemaCompatibility(damaged)).toThrow(
+      expect.objectContaining({ name: "SnapshotFormatError", code: "SNAPSHOT_TRAILING_BYTES" }),
+    );
+  });
+});

@@ -12,7 +12,7 @@ import { shortName } from "../descriptor/names.js";
 import { MAX_DEPTH_LIMIT, MAX_MESSAGE_BYTES_LIMIT, type Settings } from "../settings.js";
 import type { ProtobufSerializer } from "../serializer.js";
 import { normalizedBytesOf, typeFromNormalized, type ProtobufType } from "../type.js";
-import type { SnapshotInput, SnapshotOutput } from "./bytes.js";
+import { SnapshotInput, SnapshotOutput } from "./bytes.js";
 import type { ReadSnapshotOptions, SchemaCompatibility, SchemaCompatibilityFinding, SerializerSnapshot } from "./types.js";
 
 export const DYNAMIC_SNAPSHOT_CLASS = "protokeel.ProtobufDynamicSerializerSnapshot";
@@ -113,6 +113,15 @@ export class ProtobufDynamicSerializerSnapshot implements SerializerSnapshot {
    * or `maxDepth` is incompatible). A snapshot of another kind is always incompatible.
    */
   resolveSchemaCompatibility(saved: SerializerSnapshot): SchemaCompatibility {
+    if (
+      !(saved instanceof ProtobufDynamicSerializerSnapshot) &&
+      saved?.className === DYNAMIC_SNAPSHOT_CLASS &&
+      typeof saved.writePayload === "function"
+    ) {
+      // A dynamic snapshot from another copy of this package fails `instanceof`; its payload
+      // bytes are the contract, so read them back with every check of readSnapshot.
+      saved = viaPayloadBytes(saved);
+    }
     if (!(saved instanceof ProtobufDynamicSerializerSnapshot)) {
       const kind = typeof saved?.className === "string" ? saved.className : typeof saved;
       const message = `the saved snapshot is ${kind}, the current one is ${DYNAMIC_SNAPSHOT_CLASS}; protokeel does not convert data between snapshot kinds, so start with fresh data or replay the input with the current type`;
@@ -156,6 +165,17 @@ const COMPATIBLE_AS_IS: SchemaCompatibility = Object.freeze({ kind: "compatibleA
 
 function incompatible(reason: string, incompatibilities: SchemaCompatibilityFinding[] | readonly SchemaCompatibilityFinding[]): SchemaCompatibility {
   return Object.freeze({ kind: "incompatible", reason, incompatibilities: Object.freeze([...incompatibilities]) });
+}
+
+function viaPayloadBytes(foreign: SerializerSnapshot): ProtobufDynamicSerializerSnapshot {
+  const out = new SnapshotOutput();
+  foreign.writePayload(out);
+  const input = new SnapshotInput(out.finish());
+  const snapshot = readDynamicPayload(input, foreign.version, 0, {});
+  if (input.remaining > 0) {
+    input.fail("SNAPSHOT_TRAILING_BYTES", input.pos, "bytes follow the end of the payload", CORRUPTED);
+  }
+  return snapshot;
 }
 
 /** @internal The snapshot of a type's configuration (what `serializer.snapshotConfiguration()` returns). */
