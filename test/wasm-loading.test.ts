@@ -9,6 +9,9 @@ import { describe, expect, test } from "vitest";
 import { CodecError, initWasm } from "../src/index.js";
 import { core } from "../src/wasm/instance.js";
 import { ready, views } from "../src/wasm/memory.js";
+import { walkMessage } from "../src/wasm/ops.js";
+import { layoutOf } from "../src/codec/layout.js";
+import { messageFromDir } from "./support/buf.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const dist = join(root, "dist");
@@ -65,6 +68,17 @@ describe("initWasm", () => {
     expect(core()).not.toBe(first);
     ready();
     expect(views.buffer).toBe(core().memory.buffer);
+  });
+
+  test("layouts compiled before a new instance are uploaded into its memory again", () => {
+    const layout = layoutOf(messageFromDir("fixtures/core", "core.test.Node"));
+    const input = Uint8Array.from([0x18, 5]);
+    const limits = { maxMessageBytes: 100, maxDepth: 10 };
+    walkMessage(layout.typeOffset, input, limits);
+    initWasm(new WebAssembly.Module(readFileSync(join(root, "build", "protokeel.wasm"))));
+    const t = walkMessage(layout.typeOffset, input, limits);
+    expect(t.count).toBe(3);
+    expect(views.u32[t.start + 4 + 2]).toBe(5);
   });
 
   test.each([
