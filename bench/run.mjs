@@ -17,7 +17,7 @@ import { generateCode } from "./lib/codegen.mjs";
 import { buildFixtures, compileFixtures, protoFiles } from "./lib/fixtures.mjs";
 import { DEFAULT_SEED } from "./lib/generate.mjs";
 import { RESULTS_DIR } from "./lib/paths.mjs";
-import { BASELINE, formatHeader, formatTable, rankRows, renderSvg } from "./lib/report.mjs";
+import { BASELINE, evaluateTargets, formatHeader, formatMatrix, formatTable, formatTargets, rankRows, renderSvg } from "./lib/report.mjs";
 import { DEFAULT_TIME_MS, DEFAULT_WARMUP_MS, measureGroup, ROUNDS } from "./lib/timing.mjs";
 import { packageVersion } from "./lib/versions.mjs";
 
@@ -171,10 +171,14 @@ const record = {
   fixtures: fixtures.map((f) => ({ id: f.id, title: f.title, typeName: f.typeName, bytes: f.bytes.length, strings: f.stats.strings, ...(f.kind === "frames" ? { frames: f.count } : {}) })),
   codecs: codecs.map(({ adapter, loaded }) => ({ id: adapter.id, name: adapter.name, ...(loaded.skip ? { skip: loaded.skip } : { version: loaded.version, notes: loaded.notes ?? [] }) })),
   results,
+  targets: undefined,
   seconds: Math.round((Date.now() - started) / 1000),
 };
 
-console.log(`\n${formatHeader(record)}\n\n${formatTable(record)}\n`);
+record.targets = evaluateTargets(record);
+
+console.log(`\n${formatHeader(record)}\n\n${formatTable(record)}\n\nRatio to protobufjs reflection (ops/s in parentheses):\n\n${formatMatrix(record)}\n`);
+if (codecs.some((c) => c.adapter.id === "protokeel" && !c.loaded.skip)) console.log(`DESIGN §14 targets:\n\n${formatTargets(record)}\n`);
 if (!filterText || args.write) {
   mkdirSync(RESULTS_DIR, { recursive: true });
   writeFileSync(join(RESULTS_DIR, "latest.json"), JSON.stringify(record, (_, v) => (typeof v === "bigint" ? v.toString() : v), 2) + "\n");

@@ -1,7 +1,7 @@
 // The benchmark table: ratios are relative to protobufjs reflection within one fixture×operation,
 // and a row that failed its reference check keeps its numbers but gets no rank.
 import { describe, expect, test } from "vitest";
-import { BASELINE, formatTable, rankRows, type Row } from "../bench/lib/report.mjs";
+import { BASELINE, evaluateTargets, formatTable, rankRows, type Row } from "../bench/lib/report.mjs";
 
 const row = (codec: string, opsPerSec: number | undefined, ok = true, operation = "decode"): Row => ({
   fixture: "span",
@@ -50,5 +50,23 @@ describe("bench report", () => {
     ]);
     expect(table).toContain("[1] pbf, span decode: decode: spans[0].start_time_unix_nano: expected 3n, got 2n");
     expect(table).toContain("protokeel: skipped, not built yet: ProtobufType has no createSerializer()");
+  });
+
+  test("a DESIGN §14 target holds only for a protokeel row that passed its checks", () => {
+    const results = rankRows([
+      row(BASELINE, 100),
+      row("protokeel", 250),
+      { ...row(BASELINE, 100), fixture: "small" },
+      { ...row("protokeel", 90), fixture: "small" },
+      { ...row(BASELINE, 100), fixture: "numeric" },
+      { ...row("protokeel", 900, false), fixture: "numeric" },
+      { ...row("protokeel", 1000, true, "validate"), mbPerSec: 1300 },
+    ]);
+    const byCase = new Map(evaluateTargets({ results }).map((t) => [`${t.fixture} ${t.operation}`, [t.value, t.holds]]));
+    expect(byCase.get("span decode")).toEqual([2.5, true]);
+    expect(byCase.get("small decode")).toEqual([0.9, false]);
+    expect(byCase.get("numeric decode")).toEqual([9, null]);
+    expect(byCase.get("span validate")).toEqual([1300, true]);
+    expect(byCase.get("span relay")).toEqual([undefined, null]);
   });
 });

@@ -16,3 +16,6 @@ export declare function ratioText(v: number): string;
 export declare function formatTable(record: unknown): string;
 export declare function formatHeader(record: unknown): string;
 export declare function renderSvg(record: unknown): string;
+export declare function formatMatrix(record: unknown): string;
+export declare function formatTargets(record: unknown): string;
+export declare function evaluateTargets(record: { results: Row[] }): Array<{ fixture: string; operation: string; ratio?: number; mbPerSec?: number; value?: number; holds: boolean | null; note?: string }>;

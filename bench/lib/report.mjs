@@ -129,3 +129,60 @@ export function renderSvg(record) {
   parts.push("</svg>");
   return parts.join("\n") + "\n";
 }
+
+/**
+ * DESIGN §14 targets for protokeel: minimum ratio to protobufjs reflection, or (validate-only on
+ * the span batch) a minimum throughput.
+ */
+export const TARGETS = [
+  { fixture: "small", operation: "decode", ratio: 1.0 },
+  { fixture: "small", operation: "encode", ratio: 1.0 },
+  { fixture: "small", operation: "relay", ratio: 3 },
+  { fixture: "span", operation: "decode", ratio: 2.0 },
+  { fixture: "span", operation: "encode", ratio: 1.3 },
+  { fixture: "span", operation: "relay", ratio: 10 },
+  { fixture: "numeric", operation: "decode", ratio: 2.0 },
+  { fixture: "numeric", operation: "encode", ratio: 1.5 },
+  { fixture: "numeric", operation: "relay", ratio: 10 },
+  { fixture: "frames", operation: "decode", ratio: 1.5 },
+  { fixture: "frames", operation: "encode", ratio: 1.2 },
+  { fixture: "span", operation: "validate", mbPerSec: 1200 },
+];
+
+/** Each target with protokeel's figure from the run and whether it holds (null: not measured). */
+export function evaluateTargets(record) {
+  return TARGETS.map((t) => {
+    const r = record.results.find((x) => x.codec === "protokeel" && x.fixture === t.fixture && x.operation === t.operation);
+    const value = r === undefined ? undefined : t.ratio !== undefined ? r.ratio : r.mbPerSec;
+    const holds = value === undefined || !r.check.ok ? null : value >= (t.ratio ?? t.mbPerSec);
+    return { ...t, value, holds, note: r?.check.ok ? r.check.note : undefined };
+  });
+}
+
+/** The targets as a markdown table. */
+export function formatTargets(record) {
+  const lines = ["| fixture | operation | target | protokeel | holds |", "|---|---|--:|--:|---|"];
+  for (const t of evaluateTargets(record)) {
+    const target = t.ratio !== undefined ? `≥ ${ratioText(t.ratio)}` : `≥ ${int.format(t.mbPerSec)} MB/s`;
+    const value = t.value === undefined ? "—" : t.ratio !== undefined ? ratioText(t.value) : `${int.format(t.value)} MB/s`;
+    const holds = t.holds === null ? (t.value === undefined ? "not measured" : "✗ failed its check") : t.holds ? "yes" : "no";
+    lines.push(`| ${t.fixture} | ${t.operation} | ${target} | ${value}${t.note ? ` (${t.note})` : ""} | ${holds} |`);
+  }
+  return lines.join("\n");
+}
+
+/** One row per fixture×operation, one column per codec: ratio (ops/s); ✗ marks a failed check. */
+export function formatMatrix(record) {
+  const codecs = record.codecs.filter((c) => !c.skip);
+  const lines = [`| case | ${codecs.map((c) => c.name).join(" | ")} |`, `|---|${codecs.map(() => "--:").join("|")}|`];
+  const keys = [...new Set(record.results.map((r) => `${r.fixture} ${r.operation}`))];
+  for (const key of keys) {
+    const cells = codecs.map((c) => {
+      const r = record.results.find((x) => `${x.fixture} ${x.operation}` === key && x.codec === c.id);
+      if (r === undefined || r.opsPerSec === undefined) return "—";
+      return `${r.check.ok ? "" : "✗ "}${ratioText(r.ratio ?? NaN)} (${opsText(r.opsPerSec)})`;
+    });
+    lines.push(`| ${key} | ${cells.join(" | ")} |`);
+  }
+  return lines.join("\n");
+}
