@@ -10,6 +10,7 @@ import { CodecError } from "../src/errors.js";
 import { memoryGrowCount } from "../src/wasm/memory.js";
 import { scanUnknownFields, walkFrames, walkMessage, type ReadLimits } from "../src/wasm/ops.js";
 import { views } from "../src/wasm/memory.js";
+import { STATUS_CODES } from "../src/wasm/status.js";
 import { registryFromDir } from "./support/buf.js";
 import { readTape, type Plain } from "./support/tape-reader.js";
 
@@ -360,6 +361,41 @@ describe("truncation and recovery", () => {
       expect(() => read(Scalars, b)).toThrow(CodecError);
       expect(read(Scalars, [0x28, 7])).toEqual({ i32: 7 });
     }
+  });
+});
+
+describe("random and mutated input", () => {
+  const types = [Scalars, Repeated, Maps, Node, Sparse];
+  const valid = toBinary(Maps, create(Maps, { ss: { k: "v", "ключ": "значение" }, nodeById: { 1: { name: "a", child: { v: 2 } } }, colors: { "5": 1 } } as never));
+
+  test("property: random bytes read or fail with a CodecError, for every fixture type", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 200 }), fc.constantFrom(...types), (bytes, desc) => {
+        try {
+          read(desc, bytes, { maxMessageBytes: 1000, maxDepth: 8 });
+        } catch (e) {
+          expect(e).toBeInstanceOf(CodecError);
+          expect(Object.values(STATUS_CODES)).toContain((e as CodecError).code);
+          expect((e as CodecError).offset).toBeLessThanOrEqual(bytes.length);
+        }
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  test("property: a valid message with bytes changed reads or fails with a CodecError", () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.nat(valid.length - 1), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 4 }), (edits) => {
+        const b = valid.slice();
+        for (const [i, v] of edits) b[i] = v;
+        try {
+          read(Maps, b);
+        } catch (e) {
+          expect(e).toBeInstanceOf(CodecError);
+        }
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
 
