@@ -126,5 +126,5 @@ export function memoryGrowCount(): number {
   return growCount;
 }
 
-// Plain arithmetic: addresses reach 4 GiB, beyond 32-bit signed bitwise operators.
-export const align16 = (n: number): number => Math.ceil(n / 16) * 16;
+// Addresses reach 4 GiB, beyond 32-bit signed bitwise operators: those need plain arithmetic.
+export const align16 = (n: number): number => (n < 0x7fff0000 ? (n + 15) & ~15 : Math.ceil(n / 16) * 16);

@@ -62,8 +62,13 @@ function walkWith(
   bytes: Uint8Array,
   limits: ReadLimits,
 ): TapeResult {
-  checkU32("maxDepth", limits.maxDepth, 1);
-  checkU32("maxMessageBytes", limits.maxMessageBytes, 1);
+  const maxDepth = limits.maxDepth;
+  const maxBytes = limits.maxMessageBytes;
+  // Settings arrive validated; the full check (with its message) runs only when one is off.
+  if (!(maxDepth >= 1 && maxDepth <= 0xffff && maxBytes >= 1 && maxBytes <= 0xffffffff)) {
+    checkU32("maxDepth", maxDepth, 1);
+    checkU32("maxMessageBytes", maxBytes, 1);
+  }
   const e = ready();
   const len = bytes.length;
   if (fn === "walk" && len > limits.maxMessageBytes) {
@@ -71,7 +76,7 @@ function walkWith(
     throw failure(E_MESSAGE_TOO_LARGE, e, rootType, 0, 0, limits, "decode", len);
   }
   const stack = scratchAddress();
-  const base = align16(stack + limits.maxDepth * 16);
+  const base = align16(stack + maxDepth * 16);
   let tapeAt = align16(base + len);
   let tapeBytes = firstTapeBytes(len);
   ensureMemory(tapeAt + tapeBytes);
@@ -79,7 +84,10 @@ function walkWith(
   const tbl = tableAddress();
   const words = tableLength();
   for (;;) {
-    const status = e[fn](tbl, words, rootType, base, len, limits.maxMessageBytes, limits.maxDepth, stack, tapeAt, tapeAt + tapeBytes);
+    const status =
+      fn === "walk"
+        ? e.walk(tbl, words, rootType, base, len, maxBytes, maxDepth, stack, tapeAt, tapeAt + tapeBytes)
+        : e.walkFrames(tbl, words, rootType, base, len, maxBytes, maxDepth, stack, tapeAt, tapeAt + tapeBytes);
     if (status === OK) {
       tape.start = tapeAt >>> 2;
       tape.count = views.u32[ctrlIndex(C_COUNT)]!;
