@@ -37,19 +37,17 @@ export class ProtobufSerializer {
   /** The type this serializer reads and writes. */
   readonly type: ProtobufType;
   readonly #writer: MessageWriter;
+  readonly #root: DescMessage;
 
   /** @internal Use `type.createSerializer()`. */
   constructor(type: ProtobufType) {
     this.type = type;
+    this.#root = type.descriptor;
     this.#writer = new MessageWriter(type.descriptor, {
       settings: type.settings,
       acceptor: evaluatorAcceptor(type.settings),
       payloadRules: checkPayloadRules,
     });
-  }
-
-  get #root(): DescMessage {
-    return this.type.descriptor;
   }
 
   /** One frame: the varint length, then the message (framing v1). */
