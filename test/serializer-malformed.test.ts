@@ -1,0 +1,170 @@
+// Malformed input through the serializer: every failure is a CodecError with a path and, where
+// known, the byte offset; never another exception, never a hang, never a partial value.
+import fc from "fast-check";
+import { describe, expect, test } from "vitest";
+import { CodecError, DynamicMessage, FrameReader, ProtobufType } from "../src/index.js";
+import { registryFromDir } from "./support/buf.js";
+
+const registry = registryFromDir("fixtures/all-types");
+const All = registry.getMessage("alltypes.AllTypes")!;
+const ser = ProtobufType.of(All).createSerializer();
+
+function codecError(fn: () => unknown): CodecError {
+  try {
+    fn();
+  } catch (e) {
+    if (!(e instanceof CodecError)) throw e;
+    return e;
+  }
+  throw new Error("expected a CodecError");
+}
+
+const sample = DynamicMessage.create(All, {
+  f_int64: -5n,
+  f_string: "héllo",
+  f_message: { name: "leaf", value: 3 },
+  r_sint64: [1n, -2n, 3n],
+  r_message: [{ name: "a" }, { name: "b" }],
+  m_string: { k: "v" },
+  c_bytes: new Uint8Array([1, 2, 3]),
+  f_max_number: "z",
+});
+const frame = ser.encode(sample);
+const bare = ser.toBinary(sample);
+
+describe("truncations", () => {
+  test("every proper prefix of a frame is a CodecError", () => {
+    for (let n = 0; n < frame.length; n++) {
+      const prefix = frame.subarray(0, n);
+      if (n === 0) {
+        expect(codecError(() => ser.decode(prefix)).code).toBe("NOT_ONE_FRAME");
+        continue;
+      }
+      const e = codecError(() => ser.decode(prefix));
+      expect(e.code).toMatch(/^(FRAME_TRUNCATED|TRUNCATED|LENGTH_PAST_END)$/);
+      expect(e.offset).toBeTypeOf("number");
+      expect(codecError(() => ser.deserialize(new FrameReader(prefix))).code).toMatch(/TRUNCATED/);
+    }
+  });
+
+  test("every proper prefix of a bare message either decodes to a prefix of fields or is a CodecError", () => {
+    for (let n = 0; n < bare.length; n++) {
+      try {
+        const v = ser.fromBinary(bare.subarray(0, n));
+        expect(v.descriptor).toBe(All);
+      } catch (e) {
+        expect(e).toBeInstanceOf(CodecError);
+        expect((e as CodecError).path).toMatch(/^alltypes\.AllTypes/);
+      }
+    }
+  });
+
+  test("a batch with a truncated last frame fails as a whole", () => {
+    const two = ser.encodeAll([sample, sample]);
+    const e = codecError(() => ser.decodeAll(two.subarray(0, two.length - 1)));
+    expect(e.code).toBe("FRAME_TRUNCATED");
+    expect(e.offset).toBe(frame.length);
+  });
+
+  test("trailing bytes after one frame", () => {
+    const extra = new Uint8Array([...frame, 0x00]);
+    expect(codecError(() => ser.decode(extra)).code).toMatch(/^(NOT_ONE_FRAME|FRAME_TRUNCATED)$/);
+  });
+});
+
+describe("hostile bytes", () => {
+  test("random bytes never throw anything but CodecError", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 200 }), (bytes) => {
+        for (const op of [() => ser.fromBinary(bytes), () => ser.decodeAll(bytes)]) {
+          try {
+            op();
+          } catch (e) {
+            expect(e).toBeInstanceOf(CodecError);
+          }
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  test("single-byte corruptions of a valid message never throw anything but CodecError", () => {
+    for (let i = 0; i < bare.length; i++) {
+      for (const b of [0x00, 0x07, 0x80, 0xff]) {
+        const c = bare.slice();
+        c[i] = b;
+        try {
+          ser.fromBinary(c);
+        } catch (e) {
+          expect(e).toBeInstanceOf(CodecError);
+        }
+      }
+    }
+  });
+
+  test("a nesting bomb stops at maxDepth", () => {
+    // field 122 (recursive), length-delimited, nested 10,000 times: each level adds 3+ bytes.
+    let body = new Uint8Array(0);
+    for (let i = 0; i < 10_000; i++) {
+      const len = body.length;
+      const prefix: number[] = [0xd2, 0x07];
+      let v = len;
+      while (v > 0x7f) {
+        prefix.push((v & 0x7f) | 0x80);
+        v >>>= 7;
+      }
+      prefix.push(v);
+      const next = new Uint8Array(prefix.length + len);
+      next.set(prefix);
+      next.set(body, prefix.length);
+      body = next;
+    }
+    const e = codecError(() => ser.fromBinary(body));
+    expect(e.code).toBe("DEPTH_LIMIT_EXCEEDED");
+    expect(e.path).toBe(`alltypes.AllTypes${".recursive(122)".repeat(100)}`);
+  });
+
+  test("invalid UTF-8 in a string field", () => {
+    const bytes = new Uint8Array([0x4a, 0x02, 0xc3, 0x28]); // f_string = C3 28
+    const e = codecError(() => ser.fromBinary(bytes));
+    expect(e.code).toBe("INVALID_UTF8");
+    expect(e.offset).toBe(2);
+    expect(e.path).toBe("alltypes.AllTypes.f_string(9)");
+  });
+
+  test("a field number above 536,870,911", () => {
+    const bytes = new Uint8Array([0x80, 0x80, 0x80, 0x80, 0x20, 0x00]); // field 536870912, varint
+    const e = codecError(() => ser.fromBinary(bytes));
+    expect(e.code).toBe("FIELD_NUMBER_TOO_LARGE");
+    expect(e.offset).toBe(0);
+  });
+
+  test("a group (wire type 3) is rejected", () => {
+    expect(codecError(() => ser.fromBinary(new Uint8Array([0xfb, 0x07]))).code).toMatch(/WIRE_TYPE/);
+  });
+
+  test("a frame over maxMessageBytes is refused from its prefix", () => {
+    const small = ProtobufType.newBuilder(All).maxMessageBytes(10).build().createSerializer();
+    const e = codecError(() => small.decode(frame));
+    expect(e.code).toBe("FRAME_TOO_LARGE");
+    const reader = new FrameReader(frame);
+    expect(codecError(() => small.deserialize(reader)).code).toBe("FRAME_TOO_LARGE");
+    expect(reader.position).toBe(0);
+  });
+});
+
+describe("aliasing", () => {
+  test("bytes of at least aliasThreshold bytes are views into the input; shorter ones are copies", () => {
+    const T = ProtobufType.newBuilder(All).aliasThreshold(4).build();
+    const s = T.createSerializer();
+    // A buffer of its own (outputs are cut from a shared slab).
+    const input = new Uint8Array(s.toBinary(DynamicMessage.create(All, { f_bytes: new Uint8Array([1, 2, 3, 4, 5]), o_bytes: new Uint8Array([9]) })));
+    const v = s.fromBinary(input);
+    const big = v.get("f_bytes") as Uint8Array;
+    const small = v.get("o_bytes") as Uint8Array;
+    expect(big.buffer).toBe(input.buffer);
+    expect(small.buffer).not.toBe(input.buffer);
+    // Default settings never alias.
+    expect((ser.fromBinary(input).get("f_bytes") as Uint8Array).buffer).not.toBe(input.buffer);
+  });
+});
