@@ -12,6 +12,7 @@ import {
 
 export { scanFrames } from "./framing";
 export { walk, walkFrames, scanUnknown } from "./scan";
+export { validate, validateFrames } from "./validate";
 export { packedSize, writePacked } from "./size";
 
 /** First address free for the caller's regions (after static data, 16-aligned). */

@@ -33,7 +33,7 @@ let gTp: usize = 0;
 let gPk: usize = 0;
 
 /** Cold exit: records where and why the walk stopped. */
-function stop(status: i32, at: usize, base: usize, num: u32, wt: u32, levels: usize, T: usize, tbl: usize): i32 {
+export function stop(status: i32, at: usize, base: usize, num: u32, wt: u32, levels: usize, T: usize, tbl: usize): i32 {
   ctrlSet(CTRL_STATUS, <u32>status);
   ctrlSet(CTRL_OFFSET, <u32>(at - base));
   ctrlSet(CTRL_FIELD, num);

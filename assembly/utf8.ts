@@ -33,7 +33,9 @@ function checkUtf8Tail(p: usize, end: usize): u32 {
   while (p < end) {
     let b = <u32>load<u8>(p);
     if (b < 0x80) {
-      p++;
+      // Mixed text (accented words between ASCII runs) gets back to 16 bytes a step.
+      if (end - p >= 16 && i8x16.bitmask(v128.load(p)) == 0) p += 16;
+      else p++;
       continue;
     }
     let left = end - p;
@@ -86,4 +88,34 @@ function checkUtf8Tail(p: usize, end: usize): u32 {
     return 0;
   }
   return 2;
+}
+
+/**
+ * checkUtf8 for callers that know [p, end) lies in linear memory below `limit` (the memory
+ * size): strings of up to 16 bytes take one unaligned v128 load masked to their length, and a
+ * longer string's last partial block does the same, instead of the 8-byte and byte loops. The
+ * bytes read past `end` are ignored; the load is only made when it stays below `limit`, so it
+ * never traps. Same results and failures as checkUtf8.
+ */
+@inline export function checkUtf8Within(p: usize, end: usize, limit: usize): u32 {
+  let n = end - p;
+  if (n <= 16 && limit - p >= 16) {
+    // Most protobuf strings are short ASCII keys and names: one load, one mask, one branch.
+    if ((i8x16.bitmask(v128.load(p)) & ((1 << <i32>n) - 1)) == 0) return 1;
+    return checkUtf8Tail(p, end);
+  }
+  return checkUtf8Long(p, end, limit);
+}
+
+function checkUtf8Long(p: usize, end: usize, limit: usize): u32 {
+  while (end - p >= 16) {
+    if (i8x16.bitmask(v128.load(p)) != 0) return checkUtf8Tail(p, end);
+    p += 16;
+  }
+  let n = end - p;
+  if (limit - p >= 16) {
+    if ((i8x16.bitmask(v128.load(p)) & ((1 << <i32>n) - 1)) == 0) return 1;
+    return checkUtf8Tail(p, end);
+  }
+  return checkUtf8(p, end);
 }

@@ -3,7 +3,9 @@
 // Both read the same flat layout table (format in assembly/table.ts) and check the same rules:
 // tags, field numbers, wire types against the declaration, varints <= 10 bytes, lengths,
 // depth with an explicit stack, and UTF-8 of every string. The WASM side also copies the input
-// into linear memory and writes the decode tape, which the JS loop does not.
+// into linear memory and writes the decode tape, which the JS loop does not; the validate-only
+// row is the same walk without the tape (assembly/validate.ts), and the copy row is the input
+// copy alone.
 // Usage: npm run build && node bench/micro-walker.mjs [time-ms]
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -99,6 +101,19 @@ function walkWasm(buf) {
   const s = wasm.walk(tbl, table.length, offsets.Batch, base, buf.length, 67108864, maxDepth, stack, tape, tapeEnd);
   if (s !== 0) throw new Error(`wasm status ${s}`);
   return s;
+}
+
+function validateWasm(buf) {
+  u8.set(buf, base);
+  const s = wasm.validate(tbl, table.length, offsets.Batch, base, buf.length, 67108864, maxDepth, stack);
+  if (s !== 0) throw new Error(`wasm status ${s}`);
+  return s;
+}
+
+// The copy into linear memory alone: what every call pays before the walk starts.
+function copyOnly(buf) {
+  u8.set(buf, base);
+  return 0;
 }
 
 // --- the equivalent JavaScript validating loop ---------------------------------------------
@@ -203,18 +218,22 @@ function walkJs(b) {
 }
 
 walkWasm(input);
+validateWasm(input);
 walkJs(input);
 
 const bench = new Bench({ time: timeMs, warmup: true });
 bench.add("wasm walker (copy in + validate + tape)", () => walkWasm(input));
+bench.add("wasm validate-only (copy in + validate)", () => validateWasm(input));
+bench.add("copy into linear memory only", () => copyOnly(input));
 bench.add("plain JS validating loop", () => walkJs(input));
 await bench.run();
 
 const median = (t) => t.result.latency.p50 ?? t.result.latency.mean;
-const [w, j] = bench.tasks;
+const [w, v, , j] = bench.tasks;
 console.log(`message: ${input.length} bytes (50 spans, 500 attributes), Node ${process.version}`);
 for (const t of bench.tasks) {
   const ns = median(t) * 1e6;
   console.log(`${t.name.padEnd(42)} ${(ns / 1000).toFixed(2).padStart(8)} µs  ${((input.length / ns) * 1e9 / 1e9).toFixed(2)} GB/s`);
 }
 console.log(`ratio (JS time / WASM time, medians): ${(median(j) / median(w)).toFixed(2)}x`);
+console.log(`ratio (walk time / validate-only time, medians): ${(median(w) / median(v)).toFixed(2)}x`);

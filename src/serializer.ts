@@ -5,6 +5,7 @@ import { FrameReader } from "./codec/frame-reader.js";
 import { FrameWriter } from "./codec/frame-writer.js";
 import { decodeFrames, decodeMessage } from "./codec/reader.js";
 import { MessageWriter, writeFrameTo, type Acceptor } from "./codec/writer.js";
+import { validateFrameBytes, validateMessageBytes } from "./codec/validate.js";
 import { evaluateMessages } from "./compat/evaluate.js";
 import { checkPayloadRules } from "./descriptor/rules.js";
 import { CodecError } from "./errors.js";
@@ -87,6 +88,20 @@ export class ProtobufSerializer {
   decodeAll(bytes: Uint8Array): DynamicMessage[] {
     return decodeFrames(this.#root, checkBytes(bytes, this.#root), this.type.settings);
   }
+
+  // --- validate-only reads (no value is built) ---
+
+  /** Checks a bare message exactly as `fromBinary` would (same CodecError) without decoding it. */
+  validate(bytes: Uint8Array): void {
+    validateMessageBytes(this.#root, checkBytes(bytes, this.#root), this.type.settings);
+  }
+
+  /** Checks every frame of a buffer exactly as `decodeAll` would, in one WASM call. */
+  validateAll(bytes: Uint8Array): void {
+    validateFrameBytes(this.#root, checkBytes(bytes, this.#root), this.type.settings);
+  }
+
+  // --- end validate-only reads ---
 
   /** Appends one frame to `writer`; on failure the writer is unchanged. */
   serialize(value: DynamicMessage, writer: FrameWriter): void {

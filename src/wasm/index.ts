@@ -14,6 +14,8 @@
 // BYTES/START/UNKNOWN offsets index `bytes` itself (views for aliasThreshold, latin1 text for
 // ASCII_SELF messages). PACKED w2 is an address in views.buffer: copy it out (slice) before
 // the next core call. The tape lives in scratch memory that the next core call overwrites.
+// validateMessage/validateFrames take the same arguments, run the same checks and throw the
+// same CodecError, but write no tape (the validate-only read).
 // Errors arrive as CodecError (codes in status.ts STATUS_CODES) with offset and path.
 //
 // Encode side: scanUnknownFields(layout.typeOffset, bytes, [offset, length, ...]) before
@@ -22,7 +24,7 @@
 export { initWasm, core, type CoreExports } from "./instance.js";
 export { views, ready, ensureMemory, memoryGrowCount, type MemoryViews } from "./memory.js";
 export {
-  walkMessage, walkFrames, scanFrames, scanUnknownFields, packedSize, writePacked,
+  walkMessage, walkFrames, validateMessage, validateFrames, scanFrames, scanUnknownFields, packedSize, writePacked,
   type TapeResult, type FrameList, type ReadLimits,
 } from "./ops.js";
 export { STATUS_CODES, statusError } from "./status.js";

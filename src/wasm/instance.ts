@@ -31,6 +31,10 @@ export interface CoreExports {
   walk(tbl: number, tableWords: number, rootType: number, base: number, len: number, maxBytes: number, maxDepth: number, stack: number, tape: number, tapeEnd: number): number;
   /** walk over every frame of a framing-v1 buffer. */
   walkFrames(tbl: number, tableWords: number, rootType: number, base: number, len: number, maxBytes: number, maxDepth: number, stack: number, tape: number, tapeEnd: number): number;
+  /** Status; walk's checks and failure details, no tape (assembly/validate.ts). */
+  validate(tbl: number, tableWords: number, rootType: number, base: number, len: number, maxBytes: number, maxDepth: number, stack: number): number;
+  /** validate over every frame of a framing-v1 buffer. */
+  validateFrames(tbl: number, tableWords: number, rootType: number, base: number, len: number, maxBytes: number, maxDepth: number, stack: number): number;
   /** Status (E_COLLISION with CTRL_FIELD/CTRL_OFFSET); ranges = (offset, length) pairs. */
   scanUnknown(tbl: number, tableWords: number, typeOff: number, base: number, ranges: number, count: number): number;
   /** Bytes of the packed payload of count elements at src. */

@@ -117,6 +117,43 @@ export function walkFrames(rootType: number, bytes: Uint8Array, limits: ReadLimi
   return walkWith("walkFrames", rootType, bytes, limits);
 }
 
+function validateWith(fn: "validate" | "validateFrames", rootType: number, bytes: Uint8Array, limits: ReadLimits): void {
+  const maxDepth = limits.maxDepth;
+  const maxBytes = limits.maxMessageBytes;
+  if (!(maxDepth >= 1 && maxDepth <= 0xffff && maxBytes >= 1 && maxBytes <= 0xffffffff)) {
+    checkU32("maxDepth", maxDepth, 1);
+    checkU32("maxMessageBytes", maxBytes, 1);
+  }
+  const e = ready();
+  const len = bytes.length;
+  if (fn === "validate" && len > maxBytes) {
+    throw failure(E_MESSAGE_TOO_LARGE, e, rootType, 0, 0, limits, "decode", len);
+  }
+  const stack = scratchAddress();
+  const base = align16(stack + maxDepth * 16);
+  // 16 bytes past the input keep the core's one-load UTF-8 check usable up to the last string.
+  ensureMemory(base + len + 16);
+  views.u8.set(bytes, base);
+  const status =
+    fn === "validate"
+      ? e.validate(tableAddress(), tableLength(), rootType, base, len, maxBytes, maxDepth, stack)
+      : e.validateFrames(tableAddress(), tableLength(), rootType, base, len, maxBytes, maxDepth, stack);
+  if (status !== OK) throw failure(status, e, rootType, base, stack, limits, "decode", len);
+}
+
+/**
+ * Checks one bare message of the type at `rootType` exactly as walkMessage does (same
+ * CodecError for the same input) without writing a tape: the validate-only read.
+ */
+export function validateMessage(rootType: number, bytes: Uint8Array, limits: ReadLimits): void {
+  validateWith("validate", rootType, bytes, limits);
+}
+
+/** Checks every frame of a framing-v1 buffer exactly as walkFrames does, without a tape. */
+export function validateFrames(rootType: number, bytes: Uint8Array, limits: ReadLimits): void {
+  validateWith("validateFrames", rootType, bytes, limits);
+}
+
 /** Frame bodies found by scanFrames: offsets and lengths from the start of the buffer. */
 export interface FrameList {
   readonly count: number;

@@ -1,0 +1,186 @@
+// Validate-only walk (DESIGN §13, §14 "validate-only"): the same checks as walk in scan.ts —
+// tags, field numbers, wire types against the declaration, varint form, lengths, depth, UTF-8
+// of string fields, packed lengths and elements, unknown-field well-formedness — with the same
+// status, offset, field, wire type, depth and type in the control block on failure, but no tape
+// and no packed decoding. Any difference from walk's verdict is a bug: the tests compare both.
+// The stack keeps walk's layout where the error path reads it (+4 parent type address, +12 the
+// opening field's slot << 8), so ops.ts names paths the same way for both.
+import {
+  E_BAD_TABLE, E_DEPTH_EXCEEDED, E_FIELD_NUMBER_ZERO, E_FRAME_TOO_LARGE, E_FRAME_TRUNCATED,
+  E_INVALID_WIRE_TYPE, E_LENGTH_PAST_END, E_MESSAGE_TOO_LARGE, E_PACKED_LENGTH, E_TRUNCATED,
+  E_WIRE_TYPE_MISMATCH, OK,
+} from "./status";
+import { CTRL_STATUS, ctrlSet } from "./ctrl";
+import {
+  A_KIND_MASK, A_MESSAGE, A_PACKABLE, A_SLOT_SHIFT, A_STRING, A_WIRE_SHIFT, K_DOUBLE,
+  K_FIXED32, K_FIXED64, K_FLOAT, K_SFIXED32, K_SFIXED64, T_DENSE_MAX, T_HEADER_BYTES, findSparse,
+} from "./table";
+import { SLOT_SHIFT } from "./tape";
+import { readTag, tagValue } from "./tag";
+import { checkUtf8Within } from "./utf8";
+import { failAt, failStatus, readVarint, skipVarint, varintValue } from "./varint";
+import { stop } from "./scan";
+
+function validateBody(tbl: usize, T: usize, base: usize, p: usize, end: usize, maxDepth: u32, stack: usize): i32 {
+  let sp = stack;
+  let depth: u32 = 1;
+  let dmax = load<u32>(T, T_DENSE_MAX);
+  // Upper bound of linear memory: the UTF-8 check may read a whole v128 below it.
+  let limit = <usize>memory.size() << 16;
+
+  while (true) {
+    if (p >= end) {
+      if (sp == stack) return OK;
+      sp -= 16;
+      end = load<usize>(sp);
+      T = load<usize>(sp, 4);
+      dmax = load<u32>(sp, 8);
+      depth--;
+      continue;
+    }
+
+    let at = p;
+    let t: u32 = <u32>load<u8>(p);
+    if (t < 0x80) {
+      if (t < 8) return stop(E_FIELD_NUMBER_ZERO, at, base, 0, t & 7, (sp - stack) >> 4, T, tbl);
+      p++;
+    } else {
+      p = readTag(p, end);
+      if (p == 0) return stop(failStatus, failAt, base, 0, 0, (sp - stack) >> 4, T, tbl);
+      t = tagValue;
+    }
+    let num = t >>> 3;
+    let wt = t & 7;
+    let e = num <= dmax ? T + T_HEADER_BYTES + (<usize>num << 3) : findSparse(T, dmax, num);
+    let a = load<u32>(e);
+
+    if (a != 0 && wt == ((a >>> A_WIRE_SHIFT) & 7)) {
+      if (wt == 2) {
+        let q = readVarint(p, end);
+        if (q == 0) return stop(failStatus, failAt, base, num, wt, (sp - stack) >> 4, T, tbl);
+        let len = varintValue;
+        if (len > <u64>(end - q)) return stop(E_LENGTH_PAST_END, at, base, num, wt, (sp - stack) >> 4, T, tbl);
+        let vend = q + <usize>len;
+        if ((a & A_MESSAGE) != 0) {
+          if (depth >= maxDepth) return stop(E_DEPTH_EXCEEDED, at, base, num, wt, (sp - stack) >> 4, T, tbl);
+          store<usize>(sp, end);
+          store<usize>(sp, T, 4);
+          store<u32>(sp, dmax, 8);
+          store<u32>(sp, (a >>> A_SLOT_SHIFT) << SLOT_SHIFT, 12);
+          sp += 16;
+          depth++;
+          T = tbl + (<usize>load<u32>(e, 4) << 2);
+          dmax = load<u32>(T, T_DENSE_MAX);
+          end = vend;
+          p = q;
+          continue;
+        }
+        if ((a & A_STRING) != 0) {
+          if (checkUtf8Within(q, vend, limit) == 0) return stop(failStatus, failAt, base, num, wt, (sp - stack) >> 4, T, tbl);
+        }
+        p = vend;
+      } else if (wt == 0) {
+        p = skipVarint(p, end);
+        if (p == 0) return stop(failStatus, failAt, base, num, wt, (sp - stack) >> 4, T, tbl);
+      } else if (wt == 1) {
+        if (end - p < 8) return stop(E_TRUNCATED, p, base, num, wt, (sp - stack) >> 4, T, tbl);
+        p += 8;
+      } else {
+        if (end - p < 4) return stop(E_TRUNCATED, p, base, num, wt, (sp - stack) >> 4, T, tbl);
+        p += 4;
+      }
+      continue;
+    }
+
+    if (a == 0) {
+      // An undeclared field: well-formed, then skipped.
+      if (wt == 0) {
+        p = skipVarint(p, end);
+        if (p == 0) return stop(failStatus, failAt, base, num, wt, (sp - stack) >> 4, T, tbl);
+      } else if (wt == 2) {
+        let q = readVarint(p, end);
+        if (q == 0) return stop(failStatus, failAt, base, num, wt, (sp - stack) >> 4, T, tbl);
+        if (varintValue > <u64>(end - q)) return stop(E_LENGTH_PAST_END, at, base, num, wt, (sp - stack) >> 4, T, tbl);
+        p = q + <usize>varintValue;
+      } else if (wt == 1) {
+        if (end - p < 8) return stop(E_TRUNCATED, p, base, num, wt, (sp - stack) >> 4, T, tbl);
+        p += 8;
+      } else if (wt == 5) {
+        if (end - p < 4) return stop(E_TRUNCATED, p, base, num, wt, (sp - stack) >> 4, T, tbl);
+        p += 4;
+      } else {
+        return stop(E_INVALID_WIRE_TYPE, at, base, num, wt, (sp - stack) >> 4, T, tbl);
+      }
+      continue;
+    }
+
+    if (wt == 2 && (a & A_PACKABLE) != 0) {
+      // A packed run: fixed-width kinds need a whole number of elements, varint kinds a run of
+      // well-formed varints that ends exactly at the run's end.
+      let q = readVarint(p, end);
+      if (q == 0) return stop(failStatus, failAt, base, num, wt, (sp - stack) >> 4, T, tbl);
+      let len = varintValue;
+      if (len > <u64>(end - q)) return stop(E_LENGTH_PAST_END, at, base, num, wt, (sp - stack) >> 4, T, tbl);
+      let pend = q + <usize>len;
+      let kind = a & A_KIND_MASK;
+      if (kind == K_FIXED32 || kind == K_SFIXED32 || kind == K_FLOAT) {
+        if ((len & 3) != 0) return stop(E_PACKED_LENGTH, at, base, num, wt, (sp - stack) >> 4, T, tbl);
+      } else if (kind == K_FIXED64 || kind == K_SFIXED64 || kind == K_DOUBLE) {
+        if ((len & 7) != 0) return stop(E_PACKED_LENGTH, at, base, num, wt, (sp - stack) >> 4, T, tbl);
+      } else {
+        let s = q;
+        while (s < pend) {
+          s = skipVarint(s, pend);
+          if (s == 0) return stop(failStatus, failAt, base, num, wt, (sp - stack) >> 4, T, tbl);
+        }
+      }
+      p = pend;
+      continue;
+    }
+    let bad = wt == 3 || wt == 4 || wt > 5 ? E_INVALID_WIRE_TYPE : E_WIRE_TYPE_MISMATCH;
+    return stop(bad, at, base, num, wt, (sp - stack) >> 4, T, tbl);
+  }
+  return OK;
+}
+
+@inline function checkRoot(tableWords: u32, rootType: u32): bool {
+  return rootType <= tableWords && tableWords - rootType >= 4;
+}
+
+/**
+ * Validates the message [base, base + len) of type `rootType` like walk, writing nothing but
+ * the control block. `stack` holds 16 * maxDepth bytes.
+ */
+export function validate(tbl: usize, tableWords: u32, rootType: u32, base: usize, len: u32, maxBytes: u32, maxDepth: u32, stack: usize): i32 {
+  if (!checkRoot(tableWords, rootType)) return stop(E_BAD_TABLE, base, base, 0, 0, 0, tbl, tbl);
+  if (len > maxBytes) return stop(E_MESSAGE_TOO_LARGE, base, base, 0, 0, 0, tbl + (<usize>rootType << 2), tbl);
+  let status = validateBody(tbl, tbl + (<usize>rootType << 2), base, base, base + <usize>len, maxDepth, stack);
+  ctrlSet(CTRL_STATUS, <u32>status);
+  return status;
+}
+
+/** validate over every frame of a framing-v1 buffer, with walkFrames' frame errors. */
+export function validateFrames(tbl: usize, tableWords: u32, rootType: u32, base: usize, len: u32, maxBytes: u32, maxDepth: u32, stack: usize): i32 {
+  if (!checkRoot(tableWords, rootType)) return stop(E_BAD_TABLE, base, base, 0, 0, 0, tbl, tbl);
+  let T = tbl + (<usize>rootType << 2);
+  let p = base;
+  let end = base + <usize>len;
+  while (p < end) {
+    let q = readVarint(p, end);
+    if (q == 0) {
+      let s = failStatus == E_TRUNCATED ? E_FRAME_TRUNCATED : failStatus;
+      return stop(s, p, base, 0, 0, 0, T, tbl);
+    }
+    let size = varintValue;
+    if (size > <u64>maxBytes) return stop(E_FRAME_TOO_LARGE, p, base, 0, 0, 0, T, tbl);
+    if (size > <u64>(end - q)) return stop(E_FRAME_TRUNCATED, p, base, 0, 0, 0, T, tbl);
+    let status = validateBody(tbl, T, base, q, q + <usize>size, maxDepth, stack);
+    if (status != OK) {
+      ctrlSet(CTRL_STATUS, <u32>status);
+      return status;
+    }
+    p = q + <usize>size;
+  }
+  ctrlSet(CTRL_STATUS, OK);
+  return OK;
+}
