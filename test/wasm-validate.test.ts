@@ -1,0 +1,80 @@
+// The core's validate-only walk (assembly/validate.ts) against walk (assembly/scan.ts): the same
+// verdict and the same failure details on every input, for every fixture type of the walker.
+import { create, toBinary, type DescMessage } from "@bufbuild/protobuf";
+import fc from "fast-check";
+import { describe, expect, test } from "vitest";
+import { layoutOf } from "../src/codec/layout.js";
+import { CodecError } from "../src/errors.js";
+import { validateFrames, validateMessage, walkFrames, walkMessage, type ReadLimits } from "../src/wasm/ops.js";
+import { registryFromDir } from "./support/buf.js";
+
+const reg = registryFromDir("fixtures/core");
+const types = ["Scalars", "Repeated", "Maps", "Node", "Sparse"].map((n) => reg.getMessage(`core.test.${n}`)!);
+const Node = reg.getMessage("core.test.Node")!;
+const Maps = reg.getMessage("core.test.Maps")!;
+const limitSets: ReadLimits[] = [
+  { maxMessageBytes: 1 << 20, maxDepth: 100 },
+  { maxMessageBytes: 40, maxDepth: 3 },
+];
+
+function outcome(f: () => unknown): unknown {
+  try {
+    f();
+    return "ok";
+  } catch (e) {
+    if (e instanceof CodecError) return { code: e.code, offset: e.offset, path: e.path, message: e.message };
+    throw e;
+  }
+}
+
+/** Asserts validate and walk agree under each limit set; returns walk's outcomes. */
+function same(desc: DescMessage, bytes: Uint8Array): unknown[] {
+  const t = layoutOf(desc).typeOffset;
+  return limitSets.map((l) => {
+    const walked = outcome(() => walkMessage(t, bytes, l));
+    expect(outcome(() => validateMessage(t, bytes, l))).toEqual(walked);
+    expect(outcome(() => validateFrames(t, bytes, l))).toEqual(outcome(() => walkFrames(t, bytes, l)));
+    return walked;
+  });
+}
+
+const nested = (depth: number): Uint8Array => {
+  let v: Record<string, unknown> = { name: "leaf", v: 7 };
+  for (let i = 0; i < depth; i++) v = { child: v, name: `n${i}é` };
+  return toBinary(Node, create(Node, v));
+};
+
+describe("validate matches walk", () => {
+  test("property: random bytes, for every fixture type and two limit sets", () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...types), fc.uint8Array({ maxLength: 120 }), (desc, b) => {
+        same(desc, b);
+      }),
+      { numRuns: 1500 },
+    );
+  });
+
+  test("property: mutated nested messages and maps", () => {
+    const seeds = [
+      nested(6),
+      toBinary(Maps, create(Maps, { ss: { k: "v", "ключ": "значение" }, nodeById: { 3: { name: "x", v: 1 } }, ub: { "9": new Uint8Array([1, 2]) }, colors: { "-4": 1 } })),
+    ];
+    fc.assert(
+      fc.property(fc.nat({ max: 1 }), fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 3 }), (which, edits) => {
+        const b = seeds[which]!.slice();
+        for (const [at, v] of edits) b[at % b.length] = v;
+        same(which === 0 ? Node : Maps, b);
+      }),
+      { numRuns: 800 },
+    );
+  });
+
+  test("nesting deeper than maxDepth fails the same way at the same offset and path", () => {
+    const [loose, tight] = same(Node, nested(2));
+    expect(loose).toBe("ok");
+    expect(tight).toBe("ok");
+    const [deepLoose, deepTight] = same(Node, nested(3));
+    expect(deepLoose).toBe("ok");
+    expect(deepTight).toMatchObject({ code: "DEPTH_LIMIT_EXCEEDED", path: "core.test.Node.child(1).child(1).child(1)" });
+  });
+});
