@@ -151,24 +151,21 @@ class Frame {
   }
 }
 
-/** Merges a later occurrence of a singular message field into the earlier one (protobuf rule). */
-function mergeMessages(a: DynamicMessage, b: DynamicMessage): DynamicMessage {
-  const info = messageInfo(a.descriptor);
-  const v = a._v.slice();
-  for (const fi of info.fields) {
-    const x = b._v[fi.index];
-    if (x === undefined) continue;
-    const cur = v[fi.index];
-    if (cur === undefined) {
-      if (fi.oneof >= 0) for (const m of info.oneofs[fi.oneof]!.members) v[m.index] = undefined;
-      v[fi.index] = x;
-    } else if (fi.kind === K_LIST) v[fi.index] = [...(cur as unknown[]), ...(x as unknown[])];
-    else if (fi.kind === K_MAP) v[fi.index] = new Map([...(cur as Map<unknown, unknown>), ...(x as Map<unknown, unknown>)]);
-    else if (fi.kind === K_MESSAGE) v[fi.index] = mergeMessages(cur as DynamicMessage, x as DynamicMessage);
-    else v[fi.index] = x;
+/**
+ * A singular message field read again continues the earlier value: protobuf defines a repeated
+ * occurrence as merging, i.e. as parsing both occurrences' fields in order, so a later explicit
+ * zero of an implicit-presence field also overrides (merging decoded values could not tell it
+ * from absence). Lists and maps are copied because the frame appends to them.
+ */
+function reopen(f: Frame, prev: DynamicMessage): void {
+  const v = prev._v.slice();
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i];
+    if (Array.isArray(x)) v[i] = x.slice();
+    else if (x instanceof Map) v[i] = new Map(x);
   }
-  const u = a._u.length === 0 ? b._u : b._u.length === 0 ? a._u : [...a._u, ...b._u];
-  return DynamicMessage._fromDecoded(a.descriptor, v, u, undefined);
+  f.values = v;
+  f.unknown = prev._u.length === 0 ? undefined : prev._u.slice();
 }
 
 export interface ReadOptions {
@@ -299,7 +296,9 @@ class TapeDecoder {
       }
       if (op === OP_START) {
         (stack ??= []).push(cur);
+        const prev = cur.values[slot];
         cur = new Frame(cur.plan.slots[slot]!.child!, slot);
+        if (prev instanceof DynamicMessage) reopen(cur, prev);
         continue;
       }
       const sp = cur.plan.slots[slot];
@@ -378,8 +377,7 @@ class TapeDecoder {
         return;
       default: {
         if (sp.others !== undefined) for (const o of sp.others) values[o] = undefined;
-        const prev = values[slot];
-        values[slot] = prev instanceof DynamicMessage ? mergeMessages(prev, v as DynamicMessage) : v;
+        values[slot] = v;
       }
     }
   }
