@@ -91,29 +91,35 @@ function checkUtf8Tail(p: usize, end: usize): u32 {
 }
 
 /**
- * checkUtf8 for callers that know [p, end) lies in linear memory below `limit` (the memory
- * size): strings of up to 16 bytes take one unaligned v128 load masked to their length, and a
- * longer string's last partial block does the same, instead of the 8-byte and byte loops. The
- * bytes read past `end` are ignored; the load is only made when it stays below `limit`, so it
- * never traps. Same results and failures as checkUtf8.
+ * checkUtf8 for callers that pass `safe`, the highest address at which a 16-byte load stays in
+ * linear memory (memory size - 16, see safeLoadEnd): strings of up to 16 bytes take one
+ * unaligned v128 load masked to their length, and a longer string's last partial block does the
+ * same, instead of the 8-byte and byte loops. Bytes read past `end` are ignored, and a load is
+ * only made at or below `safe`, so it never traps. Same results and failures as checkUtf8.
  */
-@inline export function checkUtf8Within(p: usize, end: usize, limit: usize): u32 {
+@inline export function checkUtf8Within(p: usize, end: usize, safe: usize): u32 {
   let n = end - p;
-  if (n <= 16 && limit - p >= 16) {
+  if (n <= 16 && p <= safe) {
     // Most protobuf strings are short ASCII keys and names: one load, one mask, one branch.
     if ((i8x16.bitmask(v128.load(p)) & ((1 << <i32>n) - 1)) == 0) return 1;
     return checkUtf8Tail(p, end);
   }
-  return checkUtf8Long(p, end, limit);
+  return checkUtf8Long(p, end, safe);
 }
 
-function checkUtf8Long(p: usize, end: usize, limit: usize): u32 {
+/** The highest address where a v128 load stays inside linear memory (computed in 64 bits: at
+ * 65,536 pages the memory size itself does not fit in 32). */
+@inline export function safeLoadEnd(): usize {
+  return <usize>((<u64>memory.size() << 16) - 16);
+}
+
+function checkUtf8Long(p: usize, end: usize, safe: usize): u32 {
   while (end - p >= 16) {
     if (i8x16.bitmask(v128.load(p)) != 0) return checkUtf8Tail(p, end);
     p += 16;
   }
   let n = end - p;
-  if (limit - p >= 16) {
+  if (p <= safe) {
     if ((i8x16.bitmask(v128.load(p)) & ((1 << <i32>n) - 1)) == 0) return 1;
     return checkUtf8Tail(p, end);
   }

@@ -17,7 +17,7 @@ import {
 } from "./table";
 import { SLOT_SHIFT } from "./tape";
 import { readTag, tagValue } from "./tag";
-import { checkUtf8Within } from "./utf8";
+import { checkUtf8Within, safeLoadEnd } from "./utf8";
 import { failAt, failStatus, readVarint, skipVarint, varintValue } from "./varint";
 import { stop } from "./scan";
 
@@ -25,8 +25,8 @@ function validateBody(tbl: usize, T: usize, base: usize, p: usize, end: usize, m
   let sp = stack;
   let depth: u32 = 1;
   let dmax = load<u32>(T, T_DENSE_MAX);
-  // Upper bound of linear memory: the UTF-8 check may read a whole v128 below it.
-  let limit = <usize>memory.size() << 16;
+  // The UTF-8 check may read a whole v128 at or below this address.
+  let limit = safeLoadEnd();
 
   while (true) {
     if (p >= end) {

@@ -6,6 +6,8 @@ import { describe, expect, test } from "vitest";
 import { layoutOf } from "../src/codec/layout.js";
 import { CodecError } from "../src/errors.js";
 import { validateFrames, validateMessage, walkFrames, walkMessage, type ReadLimits } from "../src/wasm/ops.js";
+import { ready, scratchAddress, tableAddress, views } from "../src/wasm/memory.js";
+import { tableLength } from "../src/wasm/table.js";
 import { registryFromDir } from "./support/buf.js";
 
 const reg = registryFromDir("fixtures/core");
@@ -77,4 +79,25 @@ describe("validate matches walk", () => {
     expect(deepLoose).toBe("ok");
     expect(deepTight).toMatchObject({ code: "DEPTH_LIMIT_EXCEEDED", path: "core.test.Node.child(1).child(1).child(1)" });
   });
+
+  // The 16-byte UTF-8 loads must never reach past linear memory: put Scalars { s: ... } so its
+  // last byte is the last byte of memory and call the core directly (ops.ts keeps slack).
+  test.each([0, 1, 2, 15, 16, 17, 31, 33])("a %i-byte string ending at the last byte of memory is checked without a trap", (n) => {
+    const Scalars = reg.getMessage("core.test.Scalars")!;
+    const type = layoutOf(Scalars).typeOffset;
+    const e = ready();
+    const stack = scratchAddress();
+    const tape = stack + 1024;
+    const end = views.u8.length;
+    for (const last of [0x61, 0xff]) {
+      const msg = Uint8Array.from([0x4a, n, ...Array(n).fill(0x61)]);
+      if (n > 0) msg[msg.length - 1] = last;
+      const base = end - msg.length;
+      views.u8.set(msg, base);
+      const want = n > 0 && last === 0xff ? -11 : 0;
+      expect(e.validate(tableAddress(), tableLength(), type, base, msg.length, 1 << 20, 10, stack)).toBe(want);
+      expect(e.walk(tableAddress(), tableLength(), type, base, msg.length, 1 << 20, 10, stack, tape, tape + 4096)).toBe(want);
+    }
+  });
 });
+
