@@ -75,6 +75,8 @@ export interface FieldPlan {
   readonly valueTag: number;
   /** Declared message type of a message field, message list or message map value. */
   readonly message: DescMessage | undefined;
+  /** The write plan of `message`, resolved on first use (saves a WeakMap lookup per value). */
+  child: WritePlan | undefined;
 }
 
 export interface WritePlan {
@@ -144,6 +146,7 @@ function fieldPlan(fi: FieldInfo): FieldPlan {
     keyTag: tagOf(1, wireTypeOf(mapKey)),
     valueTag: tagOf(2, fi.elemKind === K_MESSAGE ? WT_LEN : wireTypeOf(scalar)),
     message: f.message,
+    child: undefined,
   };
 }
 
@@ -160,4 +163,10 @@ export function planOf(desc: DescMessage): WritePlan {
   };
   plans.set(desc, plan);
   return plan;
+}
+
+/** The plan of a value found under field `p`: usually its declared type, cached on the field. */
+export function childPlan(p: FieldPlan, desc: DescMessage): WritePlan {
+  if (desc === p.message) return (p.child ??= planOf(desc));
+  return planOf(desc);
 }

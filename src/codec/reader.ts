@@ -143,12 +143,27 @@ class Frame {
   unknown: UnknownField[] | undefined;
   /** Slot in the parent that opened this message. */
   slot: number;
+  /** Nesting height of the message so far (1 = no nested message). */
+  h: number;
   constructor(plan: ReadPlan, slot: number) {
     this.plan = plan;
     this.values = new Array(plan.slots.length);
     this.unknown = undefined;
     this.slot = slot;
+    this.h = 1;
   }
+}
+
+/**
+ * A decoded value is accepted by its own reader's descriptors as is: every nested value carries
+ * the declared type of its field, unknown fields carry only undeclared numbers, and the walker
+ * checked the wire form. Recording that (with the nesting height) makes re-writing it with a
+ * serializer of the same descriptor instance skip the checks (the relay path, DESIGN §13).
+ */
+function accepted(value: DynamicMessage, height: number): DynamicMessage {
+  value._okFor = value.descriptor;
+  value._height = height;
+  return value;
 }
 
 /**
@@ -285,20 +300,28 @@ class TapeDecoder {
           if (rootLen < 64) for (let i = 0; i < rootLen; i++) src[i] = input[rootOff + i]!;
           else src.set(input.subarray(rootOff, rootOff + rootLen));
           this.next = k;
-          return DynamicMessage._fromDecoded(plan.desc!, cur.values, cur.unknown, src);
+          return accepted(DynamicMessage._fromDecoded(plan.desc!, cur.values, cur.unknown, src), cur.h);
         }
-        const value = plan.desc !== undefined ? DynamicMessage._fromDecoded(plan.desc, cur.values, cur.unknown, undefined) : undefined;
         const done = cur;
         cur = stack.pop()!;
-        if (value === undefined) this.putEntry(cur, done);
-        else this.setValue(cur, done.slot, value);
+        if (plan.desc === undefined) {
+          // A map entry is not a level of its own: its value message is one below the map's owner.
+          if (done.h > cur.h) cur.h = done.h;
+          this.putEntry(cur, done);
+        } else {
+          if (done.h + 1 > cur.h) cur.h = done.h + 1;
+          this.setValue(cur, done.slot, accepted(DynamicMessage._fromDecoded(plan.desc, done.values, done.unknown, undefined), done.h));
+        }
         continue;
       }
       if (op === OP_START) {
         (stack ??= []).push(cur);
         const prev = cur.values[slot];
         cur = new Frame(cur.plan.slots[slot]!.child!, slot);
-        if (prev instanceof DynamicMessage) reopen(cur, prev);
+        if (prev instanceof DynamicMessage) {
+          reopen(cur, prev);
+          if (prev._height > cur.h) cur.h = prev._height;
+        }
         continue;
       }
       const sp = cur.plan.slots[slot];

@@ -3,7 +3,7 @@
 import { ScalarType } from "@bufbuild/protobuf";
 import { K_LIST, K_MAP, K_MESSAGE } from "../message/field-info.js";
 import type { DynamicMessage } from "../message/dynamic-message.js";
-import { planOf, type FieldPlan } from "./plan.js";
+import { childPlan, planOf, type FieldPlan } from "./plan.js";
 import {
   int32Size,
   packedVarint64Size,
@@ -91,7 +91,7 @@ const packedSizes = new WeakMap<readonly unknown[], number>();
 
 function elemSize(p: FieldPlan, v: unknown, det: boolean): number {
   if (p.elemKind === K_MESSAGE) {
-    const n = sizeOf(v as DynamicMessage, det);
+    const n = sizeOf(v as DynamicMessage, det, p);
     return varint32Size(n) + n;
   }
   return scalarSize(p.scalar, v);
@@ -102,7 +102,7 @@ export function entrySize(p: FieldPlan, k: unknown, v: unknown, det: boolean): n
   return 2 + scalarSize(p.mapKey, k) + elemSize(p, v, det);
 }
 
-function fieldSize(p: FieldPlan, v: unknown, det: boolean): number {
+export function fieldSize(p: FieldPlan, v: unknown, det: boolean): number {
   switch (p.kind) {
     case K_LIST: {
       const list = v as readonly unknown[];
@@ -123,7 +123,7 @@ function fieldSize(p: FieldPlan, v: unknown, det: boolean): number {
       return n;
     }
     case K_MESSAGE: {
-      const s = sizeOf(v as DynamicMessage, det);
+      const s = sizeOf(v as DynamicMessage, det, p);
       return p.tagSize + varint32Size(s) + s;
     }
     default:
@@ -135,14 +135,14 @@ function fieldSize(p: FieldPlan, v: unknown, det: boolean): number {
  * Encoded size of a message body (no tag, no length). With `det` false a value that carries its
  * source bytes is written as those bytes (the relay path), so its size is theirs.
  */
-export function sizeOf(msg: DynamicMessage, det: boolean): number {
+export function sizeOf(msg: DynamicMessage, det: boolean, via?: FieldPlan): number {
   if (det) {
     if (msg._sizeD >= 0) return msg._sizeD;
   } else {
     if (msg._size >= 0) return msg._size;
     if (msg._src !== undefined) return (msg._size = msg._src.length);
   }
-  const plan = planOf(msg.descriptor);
+  const plan = via === undefined ? planOf(msg.descriptor) : childPlan(via, msg.descriptor);
   const values = msg._v;
   const fields = plan.fields;
   let n = 0;

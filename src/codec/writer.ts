@@ -9,8 +9,8 @@ import { describeValue } from "../message/coerce.js";
 import { DynamicMessage } from "../message/dynamic-message.js";
 import { K_LIST, K_MAP, K_MESSAGE } from "../message/field-info.js";
 import type { UnknownField } from "../message/unknown-fields.js";
-import { planOf, PV_64, PV_I32, PV_U32, PV_Z32, PV_Z64, type FieldPlan } from "./plan.js";
-import { entrySize, packedSize, sizeOf } from "./sizes.js";
+import { childPlan, planOf, PV_64, PV_I32, PV_U32, PV_Z32, PV_Z64, type FieldPlan } from "./plan.js";
+import { entrySize, fieldSize, packedSize, scalarSize, sizeOf } from "./sizes.js";
 import { checkUnknownOccurrence, MAX_FIELD_NUMBER } from "./unknown.js";
 import type { FrameWriter } from "./frame-writer.js";
 import { Sink, split64, varint32Size, zigzag64 } from "./wire.js";
@@ -61,15 +61,15 @@ const noAcceptor: Acceptor = (valueDesc, pairedDecl) => ({
 // needs it.
 const pathFields: FieldPlan[] = [];
 const pathKeys: unknown[] = [];
-let sp = 0;
-// Set when a subtree needed more than instance identity (evaluator, rule (b), foreign unpaired
-// descriptors); such a subtree is not memoized as accepted.
-let impure = false;
+// Module state lives in a const object: top-level `let` bindings pay a hole check per access.
+const ck = { sp: 0, impure: false };
+// ck.impure is set when a subtree needed more than instance identity (evaluator, rule (b),
+// foreign unpaired descriptors); such a subtree is not memoized as accepted.
 
 function push(p: FieldPlan, key: unknown): void {
-  pathFields[sp] = p;
-  pathKeys[sp] = key;
-  sp++;
+  pathFields[ck.sp] = p;
+  pathKeys[ck.sp] = key;
+  ck.sp++;
 }
 
 function renderKey(k: unknown): string {
@@ -80,7 +80,7 @@ function renderKey(k: unknown): string {
 
 function currentPath(root: DescMessage): string {
   let s = root.typeName;
-  for (let i = 0; i < sp; i++) {
+  for (let i = 0; i < ck.sp; i++) {
     const p = pathFields[i]!;
     s += `.${p.fi.name}(${p.number})${renderKey(pathKeys[i])}`;
   }
@@ -150,14 +150,14 @@ export class MessageWriter {
         { path: this.root.typeName },
       );
     }
-    sp = 0;
-    impure = false;
+    ck.sp = 0;
+    ck.impure = false;
+    let size: number;
     try {
-      this.check(value, this.root, this.root, 1);
+      size = this.check(value, this.root, this.root, 1, undefined);
     } finally {
-      sp = 0;
+      ck.sp = 0;
     }
-    const size = sizeOf(value, this.det);
     if (size > this.settings.maxMessageBytes) {
       throw new CodecError(
         "MESSAGE_TOO_LARGE",
@@ -172,7 +172,7 @@ export class MessageWriter {
   writeBody(buf: Uint8Array, pos: number, value: DynamicMessage, size: number): number {
     SINK.buf = buf;
     SINK.pos = pos;
-    writeMessage(SINK, value, this.det);
+    writeMessage(SINK, value, this.det, undefined);
     const end = SINK.pos;
     SINK.buf = EMPTY;
     if (end !== pos + size) {
@@ -230,46 +230,55 @@ export class MessageWriter {
   }
 
   /**
-   * Checks one value and its subtree; returns its nesting height. `paired` is what the reader
-   * parses it with (undefined: the reader keeps it as an unknown field), `declared` the type
-   * its containing value's own descriptor declares for the field.
+   * Checks one value and its subtree and returns its encoded size (one pass: checking and sizing
+   * touch the same objects, and fresh values are memory-bound). `paired` is what the reader
+   * parses it with (undefined: the reader keeps it as an unknown field), `declared` the type its
+   * containing value's own descriptor declares for the field, `via` that field's plan. Sets
+   * `_height` (and the size memos) on the value.
    */
   private check(
     msg: DynamicMessage,
     paired: DescMessage | undefined,
     declared: DescMessage | undefined,
     depth: number,
+    via: FieldPlan | undefined,
   ): number {
     if (depth > this.maxDepth) {
       this.fail("MAX_DEPTH_EXCEEDED", `nesting depth ${depth} at {path} exceeds maxDepth ${this.maxDepth}; raise maxDepth or flatten the value`);
     }
+    const det = this.det;
     if (paired !== undefined && msg._okFor === paired && msg._height > 0 && depth - 1 + msg._height <= this.maxDepth) {
-      return msg._height;
+      return sizeOf(msg, det, via);
     }
-    const outerImpure = impure;
-    impure = false;
+    const outerImpure = ck.impure;
+    ck.impure = false;
     const desc = msg.descriptor;
     if (paired === undefined) {
       if (declared !== undefined && desc !== declared) {
-        impure = true;
+        ck.impure = true;
         this.checkRules(desc);
       }
     } else if (desc !== paired) {
-      impure = true;
+      ck.impure = true;
       // Rule (b): the accepted containing value declares this very instance for the field.
       if (desc !== declared) this.accept(desc, paired);
     }
     const u = msg._u;
     if (u.length > 0) this.checkUnknown(u, paired);
-    const plan = planOf(desc);
+    const plan = via === undefined ? planOf(desc) : childPlan(via, desc);
     const pairedPlan = paired === undefined ? undefined : paired === desc ? plan : planOf(paired);
-    const mf = plan.messageFields;
+    const fields = plan.fields;
     const values = msg._v;
+    let n = 0;
     let h = 1;
-    for (let i = 0; i < mf.length; i++) {
-      const p = mf[i]!;
+    for (let i = 0; i < fields.length; i++) {
+      const p = fields[i]!;
       const v = values[p.index];
       if (v === undefined) continue;
+      if (p.elemKind !== K_MESSAGE) {
+        n += fieldSize(p, v, det);
+        continue;
+      }
       let childPaired: DescMessage | undefined;
       if (pairedPlan !== undefined) {
         const pp = pairedPlan === plan ? p : pairedPlan.byNumber.get(p.number);
@@ -279,33 +288,41 @@ export class MessageWriter {
           childPaired = pp.message;
         }
       }
-      let ch = 0;
       if (p.kind === K_MESSAGE) {
+        const m = v as DynamicMessage;
         push(p, undefined);
-        ch = this.check(v as DynamicMessage, childPaired, p.message, depth + 1);
-        sp--;
+        const s = this.check(m, childPaired, p.message, depth + 1, p);
+        ck.sp--;
+        n += p.tagSize + varint32Size(s) + s;
+        if (m._height + 1 > h) h = m._height + 1;
       } else if (p.kind === K_LIST) {
         const list = v as readonly DynamicMessage[];
         for (let j = 0; j < list.length; j++) {
+          const m = list[j]!;
           push(p, j);
-          const c = this.check(list[j]!, childPaired, p.message, depth + 1);
-          sp--;
-          if (c > ch) ch = c;
+          const s = this.check(m, childPaired, p.message, depth + 1, p);
+          ck.sp--;
+          n += p.tagSize + varint32Size(s) + s;
+          if (m._height + 1 > h) h = m._height + 1;
         }
       } else {
-        for (const [k, e] of v as Map<unknown, DynamicMessage>) {
+        for (const [k, m] of v as Map<unknown, DynamicMessage>) {
           push(p, k);
-          const c = this.check(e, childPaired, p.message, depth + 1);
-          sp--;
-          if (c > ch) ch = c;
+          const s = this.check(m, childPaired, p.message, depth + 1, p);
+          ck.sp--;
+          const entry = 2 + scalarSize(p.mapKey, k) + varint32Size(s) + s;
+          n += p.tagSize + varint32Size(entry) + entry;
+          if (m._height + 1 > h) h = m._height + 1;
         }
       }
-      if (ch + 1 > h) h = ch + 1;
     }
+    for (let i = 0; i < u.length; i++) n += u[i]!.data.length;
+    if (det) msg._sizeD = n;
+    else n = msg._size = msg._src !== undefined ? msg._src.length : n;
     msg._height = h;
-    if (!impure && paired !== undefined) msg._okFor = paired;
-    impure = impure || outerImpure;
-    return h;
+    if (!ck.impure && paired !== undefined) msg._okFor = paired;
+    ck.impure = ck.impure || outerImpure;
+    return n;
   }
 
   private checkUnknown(u: readonly UnknownField[], paired: DescMessage | undefined): void {
@@ -442,8 +459,8 @@ function writeEntry(s: Sink, p: FieldPlan, k: unknown, e: unknown, det: boolean)
   writeScalar(s, p.mapKey, k);
   s.varint32(p.valueTag);
   if (p.elemKind === K_MESSAGE) {
-    s.varint32(sizeOf(e as DynamicMessage, det));
-    writeMessage(s, e as DynamicMessage, det);
+    s.varint32(sizeOf(e as DynamicMessage, det, p));
+    writeMessage(s, e as DynamicMessage, det, p);
   } else writeScalar(s, p.scalar, e);
 }
 
@@ -451,8 +468,8 @@ function writeField(s: Sink, p: FieldPlan, v: unknown, det: boolean): void {
   switch (p.kind) {
     case K_MESSAGE:
       s.varint32(p.tag);
-      s.varint32(sizeOf(v as DynamicMessage, det));
-      writeMessage(s, v as DynamicMessage, det);
+      s.varint32(sizeOf(v as DynamicMessage, det, p));
+      writeMessage(s, v as DynamicMessage, det, p);
       return;
     case K_LIST: {
       const list = v as readonly unknown[];
@@ -472,8 +489,8 @@ function writeField(s: Sink, p: FieldPlan, v: unknown, det: boolean): void {
         for (let i = 0; i < n; i++) {
           const m = list[i] as DynamicMessage;
           s.varint32(p.tag);
-          s.varint32(sizeOf(m, det));
-          writeMessage(s, m, det);
+          s.varint32(sizeOf(m, det, p));
+          writeMessage(s, m, det, p);
         }
       } else {
         for (let i = 0; i < n; i++) {
@@ -500,12 +517,12 @@ function writeField(s: Sink, p: FieldPlan, v: unknown, det: boolean): void {
 }
 
 /** Writes a message body: known fields by number, then unknown fields in stored order. */
-function writeMessage(s: Sink, msg: DynamicMessage, det: boolean): void {
+function writeMessage(s: Sink, msg: DynamicMessage, det: boolean, via: FieldPlan | undefined): void {
   if (!det && msg._src !== undefined) {
     s.raw(msg._src);
     return;
   }
-  const fields = planOf(msg.descriptor).fields;
+  const fields = (via === undefined ? planOf(msg.descriptor) : childPlan(via, msg.descriptor)).fields;
   const values = msg._v;
   for (let i = 0; i < fields.length; i++) {
     const p = fields[i]!;
