@@ -18,7 +18,7 @@ import {
 import { SLOT_SHIFT } from "./tape";
 import { readTag, tagValue } from "./tag";
 import { checkUtf8Within, safeLoadEnd } from "./utf8";
-import { failAt, failStatus, readVarint, skipVarint, varintValue } from "./varint";
+import { failAt, failStatus, readVarint, skipVarint, varintRunOk, varintValue } from "./varint";
 import { stop } from "./scan";
 
 function validateBody(tbl: usize, T: usize, base: usize, p: usize, end: usize, maxDepth: u32, stack: usize): i32 {
@@ -127,7 +127,8 @@ function validateBody(tbl: usize, T: usize, base: usize, p: usize, end: usize, m
         if ((len & 3) != 0) return stop(E_PACKED_LENGTH, at, base, num, wt, (sp - stack) >> 4, T, tbl);
       } else if (kind == K_FIXED64 || kind == K_SFIXED64 || kind == K_DOUBLE) {
         if ((len & 7) != 0) return stop(E_PACKED_LENGTH, at, base, num, wt, (sp - stack) >> 4, T, tbl);
-      } else {
+      } else if (!varintRunOk(q, pend, limit)) {
+        // Only a run the fast check cannot clear is walked varint by varint, for the exact error.
         let s = q;
         while (s < pend) {
           s = skipVarint(s, pend);
