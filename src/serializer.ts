@@ -3,7 +3,7 @@
 import type { DescMessage } from "@bufbuild/protobuf";
 import { FrameReader } from "./codec/frame-reader.js";
 import { FrameWriter } from "./codec/frame-writer.js";
-import { decodeFrames, decodeMessage } from "./codec/reader.js";
+import { BoundDecoder } from "./codec/reader.js";
 import { MessageWriter, writeFrameTo, type Acceptor } from "./codec/writer.js";
 import { validateFrameBytes, validateMessageBytes } from "./codec/validate.js";
 import { evaluateMessages } from "./compat/evaluate.js";
@@ -39,16 +39,23 @@ export class ProtobufSerializer {
   readonly type: ProtobufType;
   readonly #writer: MessageWriter;
   readonly #root: DescMessage;
+  #decoder: BoundDecoder | undefined;
 
   /** @internal Use `type.createSerializer()`. */
   constructor(type: ProtobufType) {
     this.type = type;
     this.#root = type.descriptor;
+    this.#decoder = undefined;
     this.#writer = new MessageWriter(type.descriptor, {
       settings: type.settings,
       acceptor: evaluatorAcceptor(type.settings),
       payloadRules: checkPayloadRules,
     });
+  }
+
+  // Built on first decode: compiling the layout needs the WASM core, encoding does not.
+  get #dec(): BoundDecoder {
+    return (this.#decoder ??= new BoundDecoder(this.#root, this.type.settings));
   }
 
   /** One frame: the varint length, then the message (framing v1). */
@@ -58,7 +65,7 @@ export class ProtobufSerializer {
 
   /** The value of exactly one frame; the result carries this serializer's descriptor instance. */
   decode(frame: Uint8Array): DynamicMessage {
-    const values = decodeFrames(this.#root, checkBytes(frame, this.#root), this.type.settings);
+    const values = this.#dec.frames(checkBytes(frame, this.#root));
     if (values.length !== 1) {
       throw new CodecError(
         "NOT_ONE_FRAME",
@@ -76,7 +83,7 @@ export class ProtobufSerializer {
 
   /** Reads a bare message. */
   fromBinary(bytes: Uint8Array): DynamicMessage {
-    return decodeMessage(this.#root, checkBytes(bytes, this.#root), this.type.settings);
+    return this.#dec.message(checkBytes(bytes, this.#root));
   }
 
   /** Frames of all values, concatenated; nothing is returned when any value fails. */
@@ -86,7 +93,7 @@ export class ProtobufSerializer {
 
   /** Every frame of a buffer, validated in one WASM call. */
   decodeAll(bytes: Uint8Array): DynamicMessage[] {
-    return decodeFrames(this.#root, checkBytes(bytes, this.#root), this.type.settings);
+    return this.#dec.frames(checkBytes(bytes, this.#root));
   }
 
   // --- validate-only reads (no value is built) ---
@@ -116,7 +123,7 @@ export class ProtobufSerializer {
     const { body, bodyAt, next } = reader.peekFrame(root.typeName, this.type.settings.maxMessageBytes);
     let value: DynamicMessage;
     try {
-      value = decodeMessage(root, body, this.type.settings);
+      value = this.#dec.message(body);
     } catch (e) {
       throw shifted(e, bodyAt);
     }

@@ -495,6 +495,39 @@ export function decodeMessage(root: DescMessage, input: Uint8Array, settings: Se
   return new TapeDecoder(input, settings).read(tape, 0, planFor(layout));
 }
 
+/**
+ * A decoder bound to one root and settings, for a serializer: the layout and read plan are
+ * resolved once instead of through two WeakMap lookups per call.
+ */
+export class BoundDecoder {
+  private readonly layout: MessageLayout;
+  private readonly plan: ReadPlan;
+  private readonly settings: Settings;
+
+  constructor(root: DescMessage, settings: Settings) {
+    this.layout = layoutOf(root);
+    this.plan = planFor(this.layout);
+    this.settings = settings;
+  }
+
+  message(input: Uint8Array): DynamicMessage {
+    const tape = walkMessage(this.layout.typeOffset, input, this.settings);
+    return new TapeDecoder(input, this.settings).read(tape, 0, this.plan);
+  }
+
+  frames(input: Uint8Array): DynamicMessage[] {
+    const tape = walkFrames(this.layout.typeOffset, input, this.settings);
+    const dec = new TapeDecoder(input, this.settings);
+    const out: DynamicMessage[] = [];
+    let k = 0;
+    while (k < tape.count) {
+      out.push(dec.read(tape, k, this.plan));
+      k = dec.next;
+    }
+    return out;
+  }
+}
+
 /** Decodes every frame of a framing-v1 buffer in one core call. */
 export function decodeFrames(root: DescMessage, input: Uint8Array, settings: Settings): DynamicMessage[] {
   const layout = layoutOf(root);

@@ -9,7 +9,7 @@ import { describeValue } from "../message/coerce.js";
 import { DynamicMessage } from "../message/dynamic-message.js";
 import { K_LIST, K_MAP, K_MESSAGE } from "../message/field-info.js";
 import type { UnknownField } from "../message/unknown-fields.js";
-import { childPlan, planOf, PV_64, PV_I32, PV_U32, PV_Z32, PV_Z64, type FieldPlan } from "./plan.js";
+import { childPlan, planOf, PV_64, PV_I32, PV_U32, PV_Z32, PV_Z64, type FieldPlan, type WritePlan } from "./plan.js";
 import { entrySize, fieldSize, packedSize, scalarSize, sizeOf } from "./sizes.js";
 import { checkUnknownOccurrence, MAX_FIELD_NUMBER } from "./unknown.js";
 import type { FrameWriter } from "./frame-writer.js";
@@ -112,6 +112,7 @@ export function allocOutput(n: number): Uint8Array {
 export class MessageWriter {
   readonly root: DescMessage;
   readonly settings: Settings;
+  private readonly rootPlan: WritePlan;
   /** @internal Number of evaluator calls (cache misses) so far. */
   evaluations: number;
   private readonly maxDepth: number;
@@ -125,6 +126,7 @@ export class MessageWriter {
 
   constructor(root: DescMessage, options: WriterOptions) {
     this.root = root;
+    this.rootPlan = planOf(root);
     this.settings = options.settings;
     this.maxDepth = options.settings.maxDepth;
     this.det = options.settings.deterministic;
@@ -172,7 +174,7 @@ export class MessageWriter {
   writeBody(buf: Uint8Array, pos: number, value: DynamicMessage, size: number): number {
     SINK.buf = buf;
     SINK.pos = pos;
-    writeMessage(SINK, value, this.det, undefined);
+    writeMessage(SINK, value, this.det, undefined, value.descriptor === this.root ? this.rootPlan : undefined);
     const end = SINK.pos;
     SINK.buf = EMPTY;
     if (end !== pos + size) {
@@ -265,7 +267,7 @@ export class MessageWriter {
     }
     const u = msg._u;
     if (u.length > 0) this.checkUnknown(u, paired);
-    const plan = via === undefined ? planOf(desc) : childPlan(via, desc);
+    const plan = via !== undefined ? childPlan(via, desc) : desc === this.root ? this.rootPlan : planOf(desc);
     const pairedPlan = paired === undefined ? undefined : paired === desc ? plan : planOf(paired);
     const fields = plan.fields;
     const values = msg._v;
@@ -517,12 +519,12 @@ function writeField(s: Sink, p: FieldPlan, v: unknown, det: boolean): void {
 }
 
 /** Writes a message body: known fields by number, then unknown fields in stored order. */
-function writeMessage(s: Sink, msg: DynamicMessage, det: boolean, via: FieldPlan | undefined): void {
+function writeMessage(s: Sink, msg: DynamicMessage, det: boolean, via: FieldPlan | undefined, known?: WritePlan): void {
   if (!det && msg._src !== undefined) {
     s.raw(msg._src);
     return;
   }
-  const fields = (via === undefined ? planOf(msg.descriptor) : childPlan(via, msg.descriptor)).fields;
+  const fields = (known ?? (via === undefined ? planOf(msg.descriptor) : childPlan(via, msg.descriptor))).fields;
   const values = msg._v;
   for (let i = 0; i < fields.length; i++) {
     const p = fields[i]!;
