@@ -45,6 +45,8 @@ export class FrameReader {
   peekFrame(typeName: string, maxMessageBytes: number): { body: Uint8Array; bodyAt: number; next: number } {
     const buf = this.buf;
     const start = this.pos;
+    // The prefix is a varint of up to 10 bytes, read exactly as the core reads it in decodeAll
+    // (non-minimal encodings are legal varints), so that both paths accept the same frames.
     let len = 0;
     let p = start;
     for (let shift = 0; ; shift += 7) {
@@ -56,15 +58,16 @@ export class FrameReader {
         );
       }
       const b = buf[p++]!;
-      len += (b & 0x7f) * 2 ** shift;
-      if (b < 0x80) break;
-      if (shift >= 28) {
+      if (shift === 63 && b > 1) {
+        const tooLong = b >= 0x80;
         throw new CodecError(
-          "FRAME_TOO_LARGE",
-          `cannot decode ${typeName}: the frame at byte ${start} has a length prefix longer than 5 bytes; the input is not framing v1`,
+          tooLong ? "VARINT_TOO_LONG" : "VARINT_OVERFLOW",
+          `cannot decode ${typeName}: varint at byte ${start} in ${typeName} ${tooLong ? "is longer than 10 bytes" : "does not fit in 64 bits"}; the input is corrupt or is not a ${typeName}`,
           { offset: start, path: typeName },
         );
       }
+      len += (b & 0x7f) * 2 ** shift;
+      if (b < 0x80) break;
     }
     if (len > maxMessageBytes) {
       throw new CodecError(
