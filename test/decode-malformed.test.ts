@@ -452,6 +452,57 @@ describe("frames and batches", () => {
     expectUsable();
   });
 
+  // A length prefix is a varint: non-minimal encodings (up to 10 bytes) are legal varints.
+  const padded = (n: number, pad: number) => {
+    const v = varint(n);
+    if (pad === 0 || v.length + pad > 10) return v;
+    return [...v.slice(0, -1), v.at(-1)! | 0x80, ...Array(pad - 1).fill(0x80), 0x00];
+  };
+  const chunkArb = fc.oneof(
+    fc.constantFrom(...[sample, ser.createInstance()].map((v) => [...ser.encode(v)])),
+    // Valid bodies behind padded prefixes, and prefixes announcing a wrong length.
+    fc.tuple(fc.nat(9), fc.constantFrom(sampleBytes, new Uint8Array(0)), fc.option(fc.nat(60))).map(([pad, body, n]) => [...padded(n ?? body.length, pad), ...body]),
+    fc.uint8Array({ maxLength: 12 }).map((x) => [...x]),
+    fc.constantFrom(Array(11).fill(0xff), [...Array(9).fill(0xff), 0x02], [...Array(9).fill(0x80), 0x01]),
+  );
+
+  test("decodeAll and a FrameReader loop agree on every input: the same values, or the same error at the same offset", () => {
+    fc.assert(
+      fc.property(fc.array(chunkArb, { maxLength: 4 }), (chunks) => {
+        const bytes = new Uint8Array(chunks.flat());
+        let all: DynamicMessage[] | string;
+        try {
+          all = ser.decodeAll(bytes);
+        } catch (e) {
+          all = outcome(() => {
+            throw e;
+          });
+        }
+        const reader = new FrameReader(bytes);
+        const streamed: DynamicMessage[] = [];
+        let failure: string | undefined;
+        while (reader.hasMore() && failure === undefined) {
+          const at = reader.position;
+          try {
+            streamed.push(ser.deserialize(reader));
+          } catch (e) {
+            failure = outcome(() => {
+              throw e;
+            });
+            expect(reader.position).toBe(at);
+          }
+        }
+        if (typeof all === "string") expect(failure).toBe(all);
+        else {
+          expect(failure).toBeUndefined();
+          expect(streamed.length).toBe(all.length);
+          all.forEach((v, i) => expect(v.equals(streamed[i])).toBe(true));
+        }
+      }),
+      { numRuns: 1500 },
+    );
+  });
+
   test("a zero byte after a frame is an empty frame (an empty message), not garbage", () => {
     const back = ser.decodeAll(new Uint8Array([...one, 0x00]));
     expect(back.length).toBe(2);
