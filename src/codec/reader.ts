@@ -257,7 +257,12 @@ class TapeDecoder {
 
   private bytes(off: number, len: number): Uint8Array {
     if (len === 0) return EMPTY_BYTES;
-    if (this.alias > 0 && len >= this.alias) return this.input.subarray(off, off + len);
+    if (this.alias > 0 && len >= this.alias) {
+      // A plain Uint8Array view, also over a Node Buffer: a subarray would be a Buffer, whose
+      // slice() does not copy (DESIGN §7: bytes are Uint8Array, whatever the input's class).
+      const input = this.input;
+      return new Uint8Array(input.buffer, input.byteOffset + off, len);
+    }
     const out = allocOutput(len);
     const input = this.input;
     // Ids and hashes are short: a loop beats creating a subarray for TypedArray.set.
