@@ -116,6 +116,22 @@ describe("aliasThreshold", () => {
     expect((s.decode(single).get("f_bytes") as Uint8Array).buffer).toBe(single.buffer);
   });
 
+  test("a pooled Node Buffer (byteOffset inside a shared pool) is read and aliased at the right offset", () => {
+    const s = withThreshold(4);
+    const value = blob(6, 0x5a);
+    const bytes = ser.toBinary(DynamicMessage.create(All, { f_bytes: value, f_string: "héllo" }));
+    const buf = Buffer.from(bytes);
+    expect(buf.byteOffset).toBeGreaterThanOrEqual(0);
+    const v = s.fromBinary(buf);
+    expect(v.get("f_string")).toBe("héllo");
+    const got = v.get("f_bytes") as Uint8Array;
+    // A plain Uint8Array, not a Buffer (whose slice() would not copy).
+    expect(Object.getPrototypeOf(got)).toBe(Uint8Array.prototype);
+    expect(got).toEqual(value);
+    expect(got.buffer).toBe(buf.buffer);
+    expect(got.byteOffset).toBe(buf.byteOffset + indexOf(buf, value));
+  });
+
   test("unknown fields and strings are copies at any threshold; the relay bytes too", () => {
     const s = withThreshold(1);
     const unknown = new Uint8Array([0xc2, 0x3e, 20, ...blob(20, 0x33)]); // field 1000, 20 bytes
