@@ -4,9 +4,9 @@
 import { CTRL, CTRL_COUNT, CTRL_FIELD, CTRL_OFFSET, CTRL_STATUS, CTRL_VALUE, CTRL_WIRE, ctrlSet } from "./ctrl";
 import { OK } from "./status";
 import { readTag, tagValue, writeTag } from "./tag";
-import { checkUtf8 } from "./utf8";
+import { checkUtf8, safeLoadEnd } from "./utf8";
 import {
-  failAt, failStatus, readVarint, varintSize, varintValue, writeVarint, zigzagDecode32,
+  failAt, failStatus, readVarint, varintRunOk, varintSize, varintValue, writeVarint, zigzagDecode32,
   zigzagDecode64, zigzagEncode32, zigzagEncode64,
 } from "./varint";
 
@@ -77,6 +77,15 @@ export function checkUtf8At(p: usize, len: u32): i32 {
     return failStatus;
   }
   return <i32>r;
+}
+
+/**
+ * 1 when [p, p + len) is certainly a run of well-formed varints (the validate walk's fast check
+ * of packed runs), 0 when it needs a varint-by-varint look; tests check it against a byte-by-byte
+ * reader.
+ */
+export function varintRunAt(p: usize, len: u32): i32 {
+  return varintRunOk(p, p + <usize>len, safeLoadEnd()) ? 1 : 0;
 }
 
 export function zigzag32(v: i32): u32 {

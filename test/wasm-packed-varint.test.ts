@@ -5,6 +5,7 @@ import { create, toBinary } from "@bufbuild/protobuf";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { layoutOf } from "../src/codec/layout.js";
+import { ready, scratchAddress, views } from "../src/wasm/memory.js";
 import { validateMessage, walkMessage, type ReadLimits } from "../src/wasm/ops.js";
 import { registryFromDir } from "./support/buf.js";
 import { readTape } from "./support/tape-reader.js";
@@ -62,4 +63,39 @@ describe("packed varints of every length", () => {
     expect(walked).toMatchObject({ code, offset: 2 + 2 * n });
     expect(err(() => validateMessage(t, input, limits))).toEqual(walked);
   });
+
+  // What a byte-by-byte reader says about a packed varint run: every varint at most 10 bytes,
+  // a 10th byte of 0 or 1, and the last one ending at the run's end.
+  function runIsValid(b: Uint8Array): boolean {
+    let i = 0;
+    while (i < b.length) {
+      let n = 0;
+      for (;;) {
+        if (i >= b.length) return false;
+        const c = b[i++]!;
+        n++;
+        if (n === 10 && c > 1) return false;
+        if (c < 0x80) break;
+      }
+    }
+    return true;
+  }
+
+  test("property: the fast run check never clears a malformed run and clears runs of 1-9 byte varints", () => {
+    const e = ready();
+    const at = scratchAddress();
+    const byte = fc.oneof(fc.integer({ min: 0x80, max: 0xff }), fc.integer({ min: 0, max: 0x7f }), fc.constantFrom(0x80, 0xff, 0x01, 0x00));
+    fc.assert(
+      fc.property(fc.array(byte, { maxLength: 70 }), fc.nat({ max: 15 }), (bytes, shift) => {
+        const b = Uint8Array.from(bytes);
+        views.u8.set(b, at + shift);
+        const fast = e.varintRunAt(at + shift, b.length);
+        if (fast === 1) expect(runIsValid(b)).toBe(true);
+        const hasLongRun = /1{9}/.test(Array.from(b, (c) => (c >= 0x80 ? "1" : "0")).join(""));
+        if (runIsValid(b) && !hasLongRun) expect(fast).toBe(1);
+      }),
+      { numRuns: 3000 },
+    );
+  });
 });
+

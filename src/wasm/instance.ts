@@ -21,6 +21,8 @@ export interface CoreExports {
   writeTagAt(p: number, fieldNumber: number, wireType: number): number;
   /** 1 = ASCII, 2 = non-ASCII UTF-8, negative = E_INVALID_UTF8 (CTRL_OFFSET). */
   checkUtf8At(p: number, len: number): number;
+  /** 1 = [p, p + len) is certainly a well-formed packed varint run, 0 = look closer. */
+  varintRunAt(p: number, len: number): number;
   zigzag32(v: number): number;
   unzigzag32(v: number): number;
   zigzag64(v: bigint): bigint;
