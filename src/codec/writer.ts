@@ -7,7 +7,7 @@ import { CodecError, isProtokeelError } from "../errors.js";
 import type { Settings } from "../settings.js";
 import { describeValue } from "../message/coerce.js";
 import { DynamicMessage } from "../message/dynamic-message.js";
-import { K_LIST, K_MAP, K_MESSAGE } from "../message/field-info.js";
+import { K_ENUM, K_LIST, K_MAP, K_MESSAGE } from "../message/field-info.js";
 import type { UnknownField } from "../message/unknown-fields.js";
 import { childPlan, planOf, PV_64, PV_I32, PV_U32, PV_Z32, PV_Z64, type FieldPlan, type WritePlan } from "./plan.js";
 import { entrySize, fieldSize, packedSize, scalarSize, sizeOf } from "./sizes.js";
@@ -277,6 +277,10 @@ export class MessageWriter {
       const p = fields[i]!;
       const v = values[p.index];
       if (v === undefined) continue;
+      if (p.kind <= K_ENUM) {
+        n += p.tagSize + scalarSize(p.scalar, v);
+        continue;
+      }
       if (p.elemKind !== K_MESSAGE) {
         n += fieldSize(p, v, det);
         continue;
@@ -529,7 +533,13 @@ function writeMessage(s: Sink, msg: DynamicMessage, det: boolean, via: FieldPlan
   for (let i = 0; i < fields.length; i++) {
     const p = fields[i]!;
     const v = values[p.index];
-    if (v !== undefined) writeField(s, p, v, det);
+    if (v === undefined) continue;
+    if (p.kind <= K_ENUM) {
+      // Singular scalars and enums, most fields: one-byte tags skip the varint loop.
+      if (p.tagSize === 1) s.buf[s.pos++] = p.tag;
+      else s.varint32(p.tag);
+      writeScalar(s, p.scalar, v);
+    } else writeField(s, p, v, det);
   }
   const u = msg._u;
   for (let i = 0; i < u.length; i++) s.raw(u[i]!.data);
