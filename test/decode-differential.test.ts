@@ -46,7 +46,7 @@ function expectSameContent(decoded: DynamicMessage, expected: DynamicMessage, es
 
 describe("other writers' bytes decode in protokeel to the generated content", () => {
   test.each([
-    [1, 600],
+    [1, 500],
     [2, 120],
   ])("every legal encoding, bare and framed (nesting %i, %i messages)", (depth, numRuns) => {
     fc.assert(
@@ -97,7 +97,7 @@ describe("Struct, Value and ListValue (recursive oneofs and maps)", () => {
         expect(decoded.equals(value)).toBe(true);
         expect(hex(det.toBinary(decoded))).toBe(hex(bytes));
       }),
-      { numRuns: 100 },
+      { numRuns: 60 },
     );
   });
 });
