@@ -111,6 +111,19 @@ describe("protokeel bytes read back as the same content", () => {
     expect(back(det)).toEqual([[-7n, 0n, 5n], ["a", "b"], [false, true]]);
     expect(back(plain)).toEqual([[5n, -7n, 0n], ["b", "a"], [true, false]]);
   });
+
+  test("deterministic string keys sort by UTF-8 bytes, not UTF-16 code units", () => {
+    // U+E000 is EE 80 80 in UTF-8, U+1F600 is F0 9F 98 80: by bytes U+E000 comes first, though its
+    // UTF-16 unit (0xE000) is above the emoji's high surrogate (0xD83D).
+    const keys = ["\u{1F600}", "\uE000", "z", "\u00e9", ""];
+    const msg = DynamicMessage.create(All, { m_string: new Map(keys.map((k) => [k, "v"])) });
+    const Entries = registry.getMessage("alltypes.MapAsEntries")!;
+    const m = fromBinary(Entries, det.toBinary(msg)) as unknown as { mString: { key: string }[] };
+    const got = m.mString.map((e) => e.key);
+    const byBytes = [...keys].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+    expect(byBytes).toEqual(["", "z", "\u00e9", "\uE000", "\u{1F600}"]);
+    expect(got).toEqual(byBytes);
+  });
 });
 
 describe("values at the edges", () => {

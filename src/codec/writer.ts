@@ -454,8 +454,27 @@ function writeScalar(s: Sink, t: ScalarType, v: unknown): void {
 }
 
 function keyOrder(a: unknown, b: unknown): number {
-  // number, bigint, boolean (false < true) and string (UTF-16 code unit order) all compare with <.
+  if (typeof a === "string") return utf8Order(a, b as string);
+  // number, bigint and boolean (false < true) compare with <.
   return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
+}
+
+/**
+ * String keys sort by their UTF-8 bytes, as protobuf's C++ and Go deterministic modes do. That is
+ * code point order, which differs from JavaScript's UTF-16 order only where a surrogate (a code
+ * point above U+FFFF) meets U+E000..U+FFFF: lifting surrogates above 0xFFFF fixes exactly that.
+ */
+function utf8Order(a: string, b: string): number {
+  const n = a.length < b.length ? a.length : b.length;
+  for (let i = 0; i < n; i++) {
+    let x = a.charCodeAt(i);
+    let y = b.charCodeAt(i);
+    if (x === y) continue;
+    if (x >= 0xd800 && x < 0xe000) x += 0x10000;
+    if (y >= 0xd800 && y < 0xe000) y += 0x10000;
+    return x - y;
+  }
+  return a.length - b.length;
 }
 
 function writeEntry(s: Sink, p: FieldPlan, k: unknown, e: unknown, det: boolean): void {
