@@ -136,6 +136,35 @@ function long(big: bigint, mode: number): unknown {
 }
 
 
+// Roots' source bytes are appended to a shared store instead of each getting its own view
+// (DynamicMessage makes the view only when a writer needs it). Larger roots get their own copy
+// so a small value never keeps a large one alive, nor the reverse beyond one chunk.
+const SRC_CHUNK = 64 * 1024;
+const SRC_OWN = 4096;
+let srcStore = new Uint8Array(SRC_CHUNK);
+let srcPos = 0;
+
+/** Copies `input[off .. off + len)` into the store (`srcStore` afterwards); returns its offset. */
+function keepSource(input: Uint8Array, off: number, len: number): number {
+  if (len > SRC_OWN) {
+    const own = new Uint8Array(len);
+    own.set(input.subarray(off, off + len));
+    srcStore = own;
+    srcPos = len;
+    return 0;
+  }
+  if (srcPos + len > srcStore.length) {
+    srcStore = new Uint8Array(SRC_CHUNK);
+    srcPos = 0;
+  }
+  const store = srcStore;
+  const at = srcPos;
+  if (len < 128) for (let i = 0; i < len; i++) store[at + i] = input[off + i]!;
+  else store.set(input.subarray(off, off + len), at);
+  srcPos = at + len;
+  return at;
+}
+
 /** One open message while the tape is walked. */
 class Frame {
   plan: ReadPlan;
@@ -299,13 +328,10 @@ class TapeDecoder {
       if (op === OP_END) {
         const plan = cur.plan;
         if (stack === undefined || stack.length === 0) {
-          // The root keeps a copy of its bytes (cut from the output slab) for the relay path.
-          const src = allocOutput(rootLen);
-          const input = this.input;
-          if (rootLen < 64) for (let i = 0; i < rootLen; i++) src[i] = input[rootOff + i]!;
-          else src.set(input.subarray(rootOff, rootOff + rootLen));
+          // The root keeps a copy of its bytes for the relay path.
+          const at = keepSource(this.input, rootOff, rootLen);
           this.next = k;
-          return accepted(DynamicMessage._fromDecoded(plan.desc!, cur.values, cur.unknown, src), cur.h);
+          return accepted(DynamicMessage._fromDecodedAt(plan.desc!, cur.values, cur.unknown, srcStore, at, rootLen), cur.h);
         }
         const done = cur;
         cur = stack.pop()!;
