@@ -7,7 +7,7 @@ import { ScalarType, type DescMessage } from "@bufbuild/protobuf";
 import type { Settings } from "../settings.js";
 import { DynamicMessage } from "../message/dynamic-message.js";
 import { K_ENUM, K_LIST, K_MAP, K_MESSAGE, L_NUMBER, L_STRING, messageInfo } from "../message/field-info.js";
-import { EMPTY_BYTES, isImplicitZero, scalarZero } from "../message/coerce.js";
+import { EMPTY_BYTES, scalarZero } from "../message/coerce.js";
 import type { UnknownField } from "../message/unknown-fields.js";
 import { views } from "../wasm/memory.js";
 import { walkFrames, walkMessage, type TapeResult } from "../wasm/ops.js";
@@ -179,7 +179,15 @@ class Frame {
   slot: number;
   /** Nesting height of the message so far (1 = no nested message). */
   h: number;
-  constructor(plan: ReadPlan, slot: number) {
+  constructor() {
+    this.plan = EMPTY_PLAN;
+    this.values = [];
+    this.unknown = undefined;
+    this.slot = 0;
+    this.h = 1;
+  }
+
+  open(plan: ReadPlan, slot: number): void {
     this.plan = plan;
     this.values = new Array(plan.slots.length);
     this.unknown = undefined;
@@ -187,6 +195,9 @@ class Frame {
     this.h = 1;
   }
 }
+
+const EMPTY_PLAN: ReadPlan = { layout: undefined as unknown as MessageLayout, desc: undefined, slots: [], keyScalar: 0 };
+const framePool: Frame[] = [new Frame()];
 
 /**
  * A decoded value is accepted by its own reader's descriptors as is: every nested value carries
@@ -318,8 +329,14 @@ class TapeDecoder {
     const i64 = views.i64;
     const u64 = views.u64;
     const start = tape.start;
-    let stack: Frame[] | undefined;
-    let cur = new Frame(root, 0);
+    // Open messages by depth; Frame objects are reused across messages and calls (read never
+    // runs user code, so it is not re-entered).
+    const pool = framePool;
+    let depth = 0;
+    let cur = pool[0]!;
+    cur.open(root, 0);
+    let values = cur.values;
+    let slots = root.slots;
     let e = start + 4 * k;
     const rootOff = u32[e + 2]!;
     const rootLen = u32[e + 3]!;
@@ -332,39 +349,60 @@ class TapeDecoder {
       k++;
       if (op === OP_END) {
         const plan = cur.plan;
-        if (stack === undefined || stack.length === 0) {
-          // The root keeps a copy of its bytes for the relay path.
+        if (depth === 0) {
           const sc = (this.source ??= new SourceCopy(this.input));
           this.next = k;
-          return accepted(DynamicMessage._fromDecodedAt(plan.desc!, cur.values, cur.unknown, sc.store, sc.base + rootOff, rootLen), cur.h);
+          return accepted(DynamicMessage._fromDecodedAt(plan.desc!, values, cur.unknown, sc.store, sc.base + rootOff, rootLen), cur.h);
         }
         const done = cur;
-        cur = stack.pop()!;
+        cur = pool[--depth]!;
+        values = cur.values;
+        slots = cur.plan.slots;
         if (plan.desc === undefined) {
           // A map entry is not a level of its own: its value message is one below the map's owner.
           if (done.h > cur.h) cur.h = done.h;
           this.putEntry(cur, done);
         } else {
           if (done.h + 1 > cur.h) cur.h = done.h + 1;
-          this.setValue(cur, done.slot, accepted(DynamicMessage._fromDecoded(plan.desc, done.values, done.unknown, undefined), done.h));
+          const m = accepted(DynamicMessage._fromDecoded(plan.desc, done.values, done.unknown, undefined), done.h);
+          const sp = slots[done.slot]!;
+          if (sp.store === S_LIST) {
+            const list = values[done.slot] as unknown[] | undefined;
+            if (list === undefined) values[done.slot] = [m];
+            else list.push(m);
+          } else {
+            if (sp.others !== undefined) for (const o of sp.others) values[o] = undefined;
+            values[done.slot] = m;
+          }
         }
         continue;
       }
       if (op === OP_START) {
-        (stack ??= []).push(cur);
-        const prev = cur.values[slot];
-        cur = new Frame(cur.plan.slots[slot]!.child!, slot);
+        const prev = values[slot];
+        const childPlan = slots[slot]!.child!;
+        if (++depth === pool.length) pool.push(new Frame());
+        cur = pool[depth]!;
+        cur.open(childPlan, slot);
         if (prev instanceof DynamicMessage) {
           reopen(cur, prev);
           if (prev._height > cur.h) cur.h = prev._height;
         }
+        values = cur.values;
+        slots = childPlan.slots;
         continue;
       }
-      const sp = cur.plan.slots[slot];
+      const sp = slots[slot]!;
+      const store = sp.store;
+      if (store === S_IMPLICIT && (op === OP_BYTES ? u32[e + 3] === 0 : (u32[e + 2]! | u32[e + 3]!) === 0)) {
+        // The zero of an implicit-presence field is absence (a later zero overrides an earlier
+        // value); all-zero words are exactly the zeros (-0.0 has its sign bit set).
+        values[slot] = undefined;
+        continue;
+      }
       let v: unknown;
       switch (op) {
         case OP_VARINT:
-          switch (sp!.scalar) {
+          switch (sp.scalar) {
             case ScalarType.BOOL:
               v = u32[e + 2] !== 0;
               break;
@@ -373,26 +411,26 @@ class TapeDecoder {
               break;
             case ScalarType.INT64:
             case ScalarType.SINT64:
-              v = long(i64[(e >>> 1) + 1]!, sp!.long);
+              v = long(i64[(e >>> 1) + 1]!, sp.long);
               break;
             case ScalarType.UINT64:
-              v = long(u64[(e >>> 1) + 1]!, sp!.long);
+              v = long(u64[(e >>> 1) + 1]!, sp.long);
               break;
             default:
               v = i32[e + 2]!;
           }
           break;
         case OP_FIXED32:
-          v = sp!.scalar === ScalarType.FLOAT ? f32[e + 2]! : sp!.scalar === ScalarType.SFIXED32 ? i32[e + 2]! : u32[e + 2]!;
+          v = sp.scalar === ScalarType.FLOAT ? f32[e + 2]! : sp.scalar === ScalarType.SFIXED32 ? i32[e + 2]! : u32[e + 2]!;
           break;
         case OP_FIXED64:
-          if (sp!.scalar === ScalarType.DOUBLE) v = f64[(e >>> 1) + 1]!;
-          else if (sp!.scalar === ScalarType.SFIXED64) v = long(i64[(e >>> 1) + 1]!, sp!.long);
-          else v = long(u64[(e >>> 1) + 1]!, sp!.long);
+          if (sp.scalar === ScalarType.DOUBLE) v = f64[(e >>> 1) + 1]!;
+          else if (sp.scalar === ScalarType.SFIXED64) v = long(i64[(e >>> 1) + 1]!, sp.long);
+          else v = long(u64[(e >>> 1) + 1]!, sp.long);
           break;
         case OP_BYTES: {
           const flags = (w0 >>> FLAG_SHIFT) & 0xf;
-          if (sp!.scalar === ScalarType.STRING) v = this.str(u32[e + 2]!, u32[e + 3]!, flags);
+          if (sp.scalar === ScalarType.STRING) v = this.str(u32[e + 2]!, u32[e + 3]!, flags);
           else {
             // Keep the gathered text in step should the core ever flag a bytes field ASCII.
             if ((flags & F_ASCII) !== 0) this.textPos += u32[e + 3]!;
@@ -401,7 +439,7 @@ class TapeDecoder {
           break;
         }
         case OP_PACKED:
-          this.packed(cur, slot, sp!, u32[e + 1]!, u32[e + 2]!);
+          this.packed(cur, slot, sp, u32[e + 1]!, u32[e + 2]!);
           continue;
         case OP_UNKNOWN: {
           const off = u32[e + 2]!;
@@ -414,28 +452,12 @@ class TapeDecoder {
         default:
           throw new Error(`protokeel bug: unknown tape op ${op}`);
       }
-      this.setValue(cur, slot, v);
-    }
-  }
-
-  private setValue(f: Frame, slot: number, v: unknown): void {
-    const sp = f.plan.slots[slot]!;
-    const values = f.values;
-    switch (sp.store) {
-      case S_IMPLICIT:
-        values[slot] = isImplicitZero(sp.scalar as ScalarType, v) ? undefined : v;
-        return;
-      case S_LIST: {
+      if (store === S_LIST) {
         const list = values[slot] as unknown[] | undefined;
         if (list === undefined) values[slot] = [v];
         else list.push(v);
-        return;
-      }
-      case S_ENTRY:
-        values[slot] = v;
-        return;
-      default: {
-        if (sp.others !== undefined) for (const o of sp.others) values[o] = undefined;
+      } else {
+        if (store === S_EXPLICIT && sp.others !== undefined) for (const o of sp.others) values[o] = undefined;
         values[slot] = v;
       }
     }
