@@ -78,6 +78,17 @@ export function packedSize(t: ScalarType, list: readonly unknown[]): number {
       const first = list[0];
       if (typeof first === "bigint" && (t === ScalarType.INT64 || t === ScalarType.UINT64 || t === ScalarType.SINT64)) {
         n = packedVarint64Size(list, t === ScalarType.SINT64);
+      } else if (t === ScalarType.INT32) {
+        // int32 and enums (short lists are common): one loop without the per-element type switch.
+        for (let i = 0; i < list.length; i++) {
+          const v = list[i] as number;
+          n += v < 0 ? 10 : varint32Size(v);
+        }
+      } else if (t === ScalarType.SINT32) {
+        for (let i = 0; i < list.length; i++) {
+          const v = list[i] as number;
+          n += varint32Size(((v << 1) ^ (v >> 31)) >>> 0);
+        }
       } else {
         for (let i = 0; i < list.length; i++) n += scalarSize(t, list[i]);
       }

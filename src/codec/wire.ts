@@ -148,6 +148,24 @@ const encoder = new TextEncoder();
 // loop below, which avoids the subarray view and the native call per string.
 const ENCODE_INTO_MIN = 128;
 
+/**
+ * A negative int32/enum as protobuf writes it: sign-extended to 64 bits, always ten bytes. Written
+ * without the LO/HI loop: the high word is all ones, so bytes 5-9 are constants.
+ */
+function negInt32(buf: Uint8Array, pos: number, v: number): number {
+  buf[pos] = (v & 0x7f) | 0x80;
+  buf[pos + 1] = ((v >>> 7) & 0x7f) | 0x80;
+  buf[pos + 2] = ((v >>> 14) & 0x7f) | 0x80;
+  buf[pos + 3] = ((v >>> 21) & 0x7f) | 0x80;
+  buf[pos + 4] = (v >>> 28) | 0xf0;
+  buf[pos + 5] = 0xff;
+  buf[pos + 6] = 0xff;
+  buf[pos + 7] = 0xff;
+  buf[pos + 8] = 0xff;
+  buf[pos + 9] = 0x01;
+  return pos + 10;
+}
+
 /** A byte sink over a buffer that is large enough for everything written (sizes come first). */
 export class Sink {
   buf: Uint8Array;
@@ -186,11 +204,7 @@ export class Sink {
 
   int32(v: number): void {
     if (v >= 0) this.varint32(v);
-    else {
-      LO = v >>> 0;
-      HI = 0xffffffff;
-      this.varint64();
-    }
+    else this.pos = negInt32(this.buf, this.pos, v);
   }
 
   sint32(v: number): void {
@@ -303,9 +317,7 @@ export class Sink {
       let v = list[i] as number;
       if (zigzag) v = ((v << 1) ^ (v >> 31)) >>> 0;
       else if (signed && v < 0) {
-        this.pos = pos;
-        this.int32(v);
-        pos = this.pos;
+        pos = negInt32(buf, pos, v);
         continue;
       }
       while (v > 0x7f) {
