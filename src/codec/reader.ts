@@ -269,36 +269,42 @@ class TapeDecoder {
   gatherAscii(tape: TapeResult, from: number, to: number): void {
     const u32 = views.u32;
     const start = tape.start;
-    let count = 0;
-    let total = 0;
-    for (let k = from; k < to; k++) {
-      const e = start + 4 * k;
-      const w0 = u32[e]!;
-      if ((w0 & 0xf) === OP_BYTES && ((w0 >>> FLAG_SHIFT) & F_ASCII) !== 0) {
-        count++;
-        total += u32[e + 3]!;
-      }
-    }
     this.text = undefined;
     this.textPos = 0;
-    // Few strings: per-string decoding is cheaper than the gathering pass.
-    if (count < 8) return;
-    if (gather.length < total) gather = new Uint8Array(Math.max(total, gather.length * 2));
-    const g = gather;
+    // Few strings: per-string decoding is cheaper than gathering (measured: gathering 5 strings
+    // of a 91 B message costs ~300 ns more). A short tape is counted first; a long one is
+    // copied in the same pass (the counting pass was ~half of the gather time on the span batch).
+    if (to - from < 64) {
+      let count = 0;
+      for (let k = from; k < to; k++) {
+        const w0 = u32[start + 4 * k]!;
+        if ((w0 & 0xf) === OP_BYTES && ((w0 >>> FLAG_SHIFT) & F_ASCII) !== 0) count++;
+      }
+      if (count < 8) return;
+    }
+    let g = gather;
     const input = this.input;
     let pos = 0;
+    let count = 0;
     for (let k = from; k < to; k++) {
       const e = start + 4 * k;
       const w0 = u32[e]!;
       if ((w0 & 0xf) === OP_BYTES && ((w0 >>> FLAG_SHIFT) & F_ASCII) !== 0) {
         const off = u32[e + 2]!;
         const len = u32[e + 3]!;
+        if (pos + len > g.length) {
+          const bigger = new Uint8Array(Math.max(pos + len, g.length * 2));
+          bigger.set(g.subarray(0, pos));
+          gather = g = bigger;
+        }
         if (len < 32) for (let i = 0; i < len; i++) g[pos + i] = input[off + i]!;
         else g.set(input.subarray(off, off + len), pos);
         pos += len;
+        count++;
       }
     }
-    this.text = latin1.decode(g.subarray(0, total));
+    if (count < 8) return;
+    this.text = latin1.decode(g.subarray(0, pos));
   }
 
   private bytes(off: number, len: number): Uint8Array {
