@@ -237,9 +237,9 @@ export interface ReadOptions {
  * a copy of its bytes for the relay path.
  */
 class TapeDecoder {
-  private readonly input: Uint8Array;
+  input: Uint8Array;
   private readonly alias: number;
-  private source: SourceCopy | undefined = undefined;
+  source: SourceCopy | undefined = undefined;
   private text: string | undefined = undefined;
   private textPos = 0;
 
@@ -577,18 +577,27 @@ export class BoundDecoder {
   private readonly layout: MessageLayout;
   private readonly plan: ReadPlan;
   private readonly settings: Settings;
+  // One TapeDecoder per serializer, reset per call: a fresh one per small message was a
+  // measurable share of the fixed per-call cost. It lets go of the input after each call.
+  private readonly dec: TapeDecoder;
 
   constructor(root: DescMessage, settings: Settings) {
     this.layout = layoutOf(root);
     this.plan = planFor(this.layout);
     this.settings = settings;
+    this.dec = new TapeDecoder(EMPTY_BYTES, settings);
   }
 
   message(input: Uint8Array): DynamicMessage {
     const tape = walkMessage(this.layout.typeOffset, input, this.settings);
-    const dec = new TapeDecoder(input, this.settings);
+    const dec = this.dec;
+    dec.input = input;
+    dec.source = undefined;
     dec.gatherAscii(tape, 0, tape.count);
-    return dec.read(tape, 0, this.plan);
+    const value = dec.read(tape, 0, this.plan);
+    dec.input = EMPTY_BYTES;
+    dec.source = undefined;
+    return value;
   }
 
   frames(input: Uint8Array): DynamicMessage[] {
