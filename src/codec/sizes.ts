@@ -80,15 +80,18 @@ export function packedSize(t: ScalarType, list: readonly unknown[]): number {
         n = packedVarint64Size(list, t === ScalarType.SINT64);
       } else if (t === ScalarType.INT32) {
         // int32 and enums (short lists are common): one loop without the per-element type switch.
+        // `| 0`: see Sink.packedVarint32 (lists may hold unboxed doubles).
         for (let i = 0; i < list.length; i++) {
-          const v = list[i] as number;
+          const v = (list[i] as number) | 0;
           n += v < 0 ? 10 : varint32Size(v);
         }
       } else if (t === ScalarType.SINT32) {
         for (let i = 0; i < list.length; i++) {
-          const v = list[i] as number;
+          const v = (list[i] as number) | 0;
           n += varint32Size(((v << 1) ^ (v >> 31)) >>> 0);
         }
+      } else if (t === ScalarType.UINT32) {
+        for (let i = 0; i < list.length; i++) n += varint32Size((list[i] as number) >>> 0);
       } else {
         for (let i = 0; i < list.length; i++) n += scalarSize(t, list[i]);
       }

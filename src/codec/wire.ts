@@ -314,7 +314,11 @@ export class Sink {
     const buf = this.buf;
     let pos = this.pos;
     for (let i = 0; i < list.length; i++) {
-      let v = list[i] as number;
+      // `| 0` / `>>> 0` are exact on these (range-checked) values and keep the loop in 32-bit
+      // integer ops when the list holds unboxed doubles: number lists share one allocation site,
+      // and once a double list passed through it V8 makes every later one PACKED_DOUBLE (measured:
+      // the nested fixture's int32 lists 11.5 -> 29.6 µs per encode after a numeric encode).
+      let v = signed || zigzag ? (list[i] as number) | 0 : (list[i] as number) >>> 0;
       if (zigzag) v = ((v << 1) ^ (v >> 31)) >>> 0;
       else if (signed && v < 0) {
         pos = negInt32(buf, pos, v);
