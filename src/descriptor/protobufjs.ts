@@ -1,6 +1,6 @@
 // Lowers a protobufjs `Type` (protobufjs >= 8.8) into FileDescriptorProtos by hand. protobufjs is
 // never imported: its objects are recognised by shape (`constructor.className`), so a bundle for
-// workerd never pulls in its `new Function` code generation. `toDescriptor` from
+// workerd never pulls in its run-time code generation (Function constructor). `toDescriptor` from
 // protobufjs/ext/descriptor is not used: it writes relative type names, wrong map entry names and
 // no dependencies.
 import { create, createFileRegistry, type DescMessage } from "@bufbuild/protobuf";
