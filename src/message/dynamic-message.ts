@@ -124,26 +124,45 @@ function coerceList(fi: FieldInfo, v: unknown): unknown[] | undefined {
   // 32-bit numbers get an array literal of their own: V8 keeps elements-kind feedback per
   // allocation site, and a site shared with string or message lists would hand out generic
   // (boxed) arrays instead of unboxed doubles, which copy into typed arrays far slower.
-  const out: unknown[] = isNumberList(fi) ? newNumberList() : [];
+  // Small-integer lists get a site apart from double lists too: once a site has handed out an
+  // array holding a double, V8 makes every later array from it a double array, and the writer's
+  // int32 loops then run on doubles (an 80-deep nested encode after a numeric encode measured
+  // 17.4-18.1 µs with one shared site, 10.9 µs with two, the same as the nested encode alone).
+  const kind = numberListKind(fi);
+  const out: unknown[] = kind === NL_INT ? newIntList() : kind === NL_DOUBLE ? newDoubleList() : [];
   for (let i = 0; i < v.length; i++) out.push(coerceElement(`field ${fi.label}[${i}]`, fi, v[i]));
   return out;
 }
 
-function newNumberList(): number[] {
+function newIntList(): number[] {
   return [];
 }
 
-function isNumberList(fi: FieldInfo): boolean {
-  if (fi.elemKind === K_ENUM) return true;
-  if (fi.elemKind !== K_SCALAR) return false;
+function newDoubleList(): number[] {
+  return [];
+}
+
+const NL_NONE = 0;
+const NL_INT = 1;
+const NL_DOUBLE = 2;
+
+/** Which allocation site a list's array comes from: int32-range numbers, other numbers, or not numbers. */
+function numberListKind(fi: FieldInfo): number {
+  if (fi.elemKind === K_ENUM) return NL_INT;
+  if (fi.elemKind !== K_SCALAR) return NL_NONE;
   switch (fi.scalar) {
     case ScalarType.STRING:
     case ScalarType.BYTES:
     case ScalarType.BOOL:
-      return false;
+      return NL_NONE;
+    case ScalarType.INT32:
+    case ScalarType.SINT32:
+    case ScalarType.SFIXED32:
+      return NL_INT;
     default:
-      // 64-bit lists hold bigints unless jstype makes them numbers.
-      return !is64(fi.scalar) || fi.long === L_NUMBER;
+      // 64-bit lists hold bigints unless jstype makes them numbers; uint32 and fixed32 reach
+      // above 2^31, floats are doubles.
+      return !is64(fi.scalar) || fi.long === L_NUMBER ? NL_DOUBLE : NL_NONE;
   }
 }
 
