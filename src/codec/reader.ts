@@ -529,25 +529,13 @@ class TapeDecoder {
       }
       case ScalarType.INT64:
       case ScalarType.SINT64:
-      case ScalarType.SFIXED64: {
-        const a = views.i64;
-        const m = sp.long;
-        const list = new Array<unknown>(count);
-        for (let i = 0; i < count; i++) {
-          const b = a[at8 + i]!;
-          list[i] = m === L_NUMBER ? Number(b) : m === L_STRING ? String(b) : b;
-        }
-        return list;
-      }
+      case ScalarType.SFIXED64:
       case ScalarType.UINT64:
       case ScalarType.FIXED64: {
-        const a = views.u64;
+        const a = sp.scalar === ScalarType.UINT64 || sp.scalar === ScalarType.FIXED64 ? views.u64 : views.i64;
         const m = sp.long;
         const list = new Array<unknown>(count);
-        for (let i = 0; i < count; i++) {
-          const b = a[at8 + i]!;
-          list[i] = m === L_NUMBER ? Number(b) : m === L_STRING ? String(b) : b;
-        }
+        for (let i = 0; i < count; i++) list[i] = long(a[at8 + i]!, m);
         return list;
       }
       default: {
