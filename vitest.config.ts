@@ -17,9 +17,29 @@ const wasmBytes: Plugin = {
 export default defineConfig({
   plugins: [wasmBytes],
   test: {
-    include: ["test/**/*.test.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    projects: [
+      { extends: true, test: { name: "default", include: ["test/**/*.test.ts"] } },
+      {
+        // The read path's two forms (eager and lazy, src/codec/reader.ts) must give the same values
+        // and the same errors: the codec tests run again with every bare message decoded lazily.
+        extends: true,
+        test: {
+          name: "lazy-decode",
+          include: [
+            "test/decode-*.test.ts",
+            "test/serializer-*.test.ts",
+            "test/field-note-relays.test.ts",
+            "test/write-*.test.ts",
+            "test/writer-*.test.ts",
+            "test/snapshot-upgrade.test.ts",
+            "test/dynamic-message.test.ts",
+          ],
+          setupFiles: ["test/support/lazy-everywhere.ts"],
+        },
+      },
+    ],
   },
 });

@@ -14,7 +14,7 @@ export const CTRL_FIELD: usize = 8;
 export const CTRL_DEPTH: usize = 12;
 /** word 4: table word offset of the message type being read at the error. */
 export const CTRL_TYPE: usize = 16;
-/** word 5: success: tape entries written (walker) or frames found (framing). */
+/** word 5: success: tape entries written (walker), frames found (framing), nesting height (validate). */
 export const CTRL_COUNT: usize = 20;
 /** word 6: success: lowest address used by packed arrays (walker). */
 export const CTRL_PACKED: usize = 24;

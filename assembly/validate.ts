@@ -10,7 +10,7 @@ import {
   E_INVALID_WIRE_TYPE, E_LENGTH_PAST_END, E_MESSAGE_TOO_LARGE, E_PACKED_LENGTH, E_TRUNCATED,
   E_WIRE_TYPE_MISMATCH, OK,
 } from "./status";
-import { CTRL_STATUS, ctrlSet } from "./ctrl";
+import { CTRL_COUNT, CTRL_STATUS, ctrlSet } from "./ctrl";
 import {
   A_KIND_MASK, A_MESSAGE, A_PACKABLE, A_SLOT_SHIFT, A_STRING, A_WIRE_SHIFT, K_DOUBLE,
   K_FIXED32, K_FIXED64, K_FLOAT, K_SFIXED32, K_SFIXED64, T_DENSE_MAX, T_HEADER_BYTES, findSparse,
@@ -21,16 +21,24 @@ import { checkUtf8Within, safeLoadEnd } from "./utf8";
 import { failAt, failStatus, readVarint, skipVarint, varintRunOk, varintValue } from "./varint";
 import { stop } from "./scan";
 
+// Deepest nesting level reached by the last validateBody (1 = no nested message; map entries
+// count as a level, as for maxDepth).
+let gHeight: u32 = 1;
+
 function validateBody(tbl: usize, T: usize, base: usize, p: usize, end: usize, maxDepth: u32, stack: usize): i32 {
   let sp = stack;
   let depth: u32 = 1;
+  let height: u32 = 1;
   let dmax = load<u32>(T, T_DENSE_MAX);
   // The UTF-8 check may read a whole v128 at or below this address.
   let limit = safeLoadEnd();
 
   while (true) {
     if (p >= end) {
-      if (sp == stack) return OK;
+      if (sp == stack) {
+        gHeight = height;
+        return OK;
+      }
       sp -= 16;
       end = load<usize>(sp);
       T = load<usize>(sp, 4);
@@ -69,6 +77,7 @@ function validateBody(tbl: usize, T: usize, base: usize, p: usize, end: usize, m
           store<u32>(sp, (a >>> A_SLOT_SHIFT) << SLOT_SHIFT, 12);
           sp += 16;
           depth++;
+          if (depth > height) height = depth;
           T = tbl + (<usize>load<u32>(e, 4) << 2);
           dmax = load<u32>(T, T_DENSE_MAX);
           end = vend;
@@ -150,13 +159,15 @@ function validateBody(tbl: usize, T: usize, base: usize, p: usize, end: usize, m
 
 /**
  * Validates the message [base, base + len) of type `rootType` like walk, writing nothing but
- * the control block. `stack` holds 16 * maxDepth bytes.
+ * the control block. `stack` holds 16 * maxDepth bytes. On success CTRL_COUNT = the deepest
+ * nesting level reached (1 = no nested message; map entries count as a level).
  */
 export function validate(tbl: usize, tableWords: u32, rootType: u32, base: usize, len: u32, maxBytes: u32, maxDepth: u32, stack: usize): i32 {
   if (!checkRoot(tableWords, rootType)) return stop(E_BAD_TABLE, base, base, 0, 0, 0, tbl, tbl);
   if (len > maxBytes) return stop(E_MESSAGE_TOO_LARGE, base, base, 0, 0, 0, tbl + (<usize>rootType << 2), tbl);
   let status = validateBody(tbl, tbl + (<usize>rootType << 2), base, base, base + <usize>len, maxDepth, stack);
   ctrlSet(CTRL_STATUS, <u32>status);
+  if (status == OK) ctrlSet(CTRL_COUNT, gHeight);
   return status;
 }
 

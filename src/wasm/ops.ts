@@ -117,7 +117,7 @@ export function walkFrames(rootType: number, bytes: Uint8Array, limits: ReadLimi
   return walkWith("walkFrames", rootType, bytes, limits);
 }
 
-function validateWith(fn: "validate" | "validateFrames", rootType: number, bytes: Uint8Array, limits: ReadLimits): void {
+function validateWith(fn: "validate" | "validateFrames", rootType: number, bytes: Uint8Array, limits: ReadLimits): number {
   const maxDepth = limits.maxDepth;
   const maxBytes = limits.maxMessageBytes;
   if (!(maxDepth >= 1 && maxDepth <= 0xffff && maxBytes >= 1 && maxBytes <= 0xffffffff)) {
@@ -139,14 +139,16 @@ function validateWith(fn: "validate" | "validateFrames", rootType: number, bytes
       ? e.validate(tableAddress(), tableLength(), rootType, base, len, maxBytes, maxDepth, stack)
       : e.validateFrames(tableAddress(), tableLength(), rootType, base, len, maxBytes, maxDepth, stack);
   if (status !== OK) throw failure(status, e, rootType, base, stack, limits, "decode", len);
+  return views.u32[ctrlIndex(C_COUNT)]!;
 }
 
 /**
  * Checks one bare message of the type at `rootType` exactly as walkMessage does (same
- * CodecError for the same input) without writing a tape: the validate-only read.
+ * CodecError for the same input) without writing a tape: the validate-only read. Returns the
+ * deepest nesting level reached (1 = no nested message; a map entry counts as a level).
  */
-export function validateMessage(rootType: number, bytes: Uint8Array, limits: ReadLimits): void {
-  validateWith("validate", rootType, bytes, limits);
+export function validateMessage(rootType: number, bytes: Uint8Array, limits: ReadLimits): number {
+  return validateWith("validate", rootType, bytes, limits);
 }
 
 /** Checks every frame of a framing-v1 buffer exactly as walkFrames does, without a tape. */
