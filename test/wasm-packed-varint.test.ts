@@ -37,7 +37,7 @@ describe("packed varints of every length", () => {
         const expected: Record<string, unknown> = {};
         for (const [k, x] of Object.entries(v)) if (x.length) expected[k] = x;
         expect(readTape(walkMessage(layout.typeOffset, input, limits), layout, input).value).toEqual(expected);
-        expect(validateMessage(layout.typeOffset, input, limits)).toBeUndefined();
+        expect(validateMessage(layout.typeOffset, input, limits)).toBe(1);
       }),
       { numRuns: 400 },
     );

@@ -71,6 +71,20 @@ describe("validate matches walk", () => {
     );
   });
 
+  test.each([
+    ["a flat message", () => toBinary(Node, create(Node, { name: "x", v: 1 })), 1],
+    ["an empty message", () => new Uint8Array(0), 1],
+    ["a chain of 3 nested messages", () => nested(3), 4],
+    ["a chain of 6 nested messages", () => nested(6), 7],
+  ] as const)("validateMessage returns the nesting height: %s", (_name, bytes, height) => {
+    expect(validateMessage(layoutOf(Node).typeOffset, bytes(), { maxMessageBytes: 1 << 20, maxDepth: 100 })).toBe(height);
+  });
+
+  test("a map entry counts as a level of the height (as for maxDepth)", () => {
+    const b = toBinary(Maps, create(Maps, { nodeById: { 3: { name: "x", v: 1 } } }));
+    expect(validateMessage(layoutOf(Maps).typeOffset, b, { maxMessageBytes: 1 << 20, maxDepth: 100 })).toBe(3);
+  });
+
   test("nesting deeper than maxDepth fails the same way at the same offset and path", () => {
     const [loose, tight] = same(Node, nested(2));
     expect(loose).toBe("ok");
