@@ -22,6 +22,8 @@ export const CTRL_PACKED: usize = 24;
 export const CTRL_WIRE: usize = 28;
 /** words 8-9: a decoded 64-bit value (readVarint). */
 export const CTRL_VALUE: usize = 32;
+/** word 10: success: bytes written to the text area (walker). */
+export const CTRL_TEXT: usize = 40;
 
 @inline export function ctrlSet(at: usize, v: u32): void {
   store<u32>(CTRL + at, v);

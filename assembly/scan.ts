@@ -3,8 +3,8 @@
 // (16 bytes a level, sized by the caller from maxDepth), never recursion, so a nesting bomb
 // ends in E_DEPTH_EXCEEDED instead of a stack overflow.
 import {
-  CTRL_COUNT, CTRL_DEPTH, CTRL_FIELD, CTRL_OFFSET, CTRL_PACKED, CTRL_STATUS, CTRL_TYPE,
-  CTRL_WIRE, ctrlSet,
+  CTRL_COUNT, CTRL_DEPTH, CTRL_FIELD, CTRL_OFFSET, CTRL_PACKED, CTRL_STATUS, CTRL_TEXT,
+  CTRL_TYPE, CTRL_WIRE, ctrlSet,
 } from "./ctrl";
 import {
   E_BAD_TABLE, E_COLLISION, E_DEPTH_EXCEEDED, E_FIELD_NUMBER_ZERO, E_FRAME_TOO_LARGE,
@@ -21,16 +21,20 @@ import {
   OP_FIXED32, OP_FIXED64, OP_PACKED, OP_START, OP_UNKNOWN, OP_VARINT, SLOT_SHIFT,
 } from "./tape";
 import { readTag, tagValue } from "./tag";
-import { checkUtf8Within, safeLoadEnd } from "./utf8";
+import { checkUtf8Tail, checkUtf8Within, safeLoadEnd } from "./utf8";
 import {
   failAt, failStatus, packVarint8, readVarint, skipVarint, varintValue, zigzagDecode32,
   zigzagDecode64,
 } from "./varint";
 
 // Tape cursors shared by walk and walkFrames: entries grow up from gTp, packed arrays grow
-// down from gPk.
+// down from gPk. The text area [gTx0, gTxEnd) receives the bytes of every ASCII string field,
+// back to back in tape order; gTx is its cursor.
 let gTp: usize = 0;
 let gPk: usize = 0;
+let gTx0: usize = 0;
+let gTx: usize = 0;
+let gTxEnd: usize = 0;
 
 /** Cold exit: records where and why the walk stopped. */
 export function stop(status: i32, at: usize, base: usize, num: u32, wt: u32, levels: usize, T: usize, tbl: usize): i32 {
@@ -64,6 +68,8 @@ export function stop(status: i32, at: usize, base: usize, num: u32, wt: u32, lev
 function walkBody(tbl: usize, T: usize, base: usize, p: usize, end: usize, maxDepth: u32, stack: usize, tape: usize): i32 {
   let tp = gTp;
   let pk = gPk;
+  let tx = gTx;
+  let txEnd = gTxEnd;
   let sp = stack;
   let depth: u32 = 1;
   if (pk - tp < 32) return E_NEED_SPACE;
@@ -305,10 +311,39 @@ function walkBody(tbl: usize, T: usize, base: usize, p: usize, end: usize, maxDe
       }
       let f: u32 = 0;
       if ((a & A_STRING) != 0) {
-        let r = checkUtf8Within(q, vend, limit);
-        if (r == 0) return stop(failStatus, failAt, base, num, wt, (sp - stack) >> 4, T, tbl);
-        if (r == 1) f = F_ASCII;
-        else flags &= ~(F_ASCII_SELF | F_ASCII_TREE);
+        let n = <usize>len;
+        let room = txEnd - tx;
+        if (n <= 16 && q <= limit && room >= 16) {
+          // A short string: the one v128 load that checks it is also what lands in the text
+          // area (the store's bytes past n are overwritten by the next string or ignored).
+          let v = v128.load(q);
+          if ((i8x16.bitmask(v) & ((1 << <i32>n) - 1)) == 0) {
+            v128.store(tx, v);
+            tx += n;
+            f = F_ASCII;
+          } else {
+            if (checkUtf8Tail(q, vend) == 0) return stop(failStatus, failAt, base, num, wt, (sp - stack) >> 4, T, tbl);
+            flags &= ~(F_ASCII_SELF | F_ASCII_TREE);
+          }
+        } else {
+          let r = checkUtf8Within(q, vend, limit);
+          if (r == 0) return stop(failStatus, failAt, base, num, wt, (sp - stack) >> 4, T, tbl);
+          if (r == 1) {
+            // Whole v128s while every load stays at or below `limit` and every store inside
+            // the text area; else an exact copy.
+            if (n <= 256 && room >= 16 && room - 16 >= n && vend <= limit) {
+              for (let i: usize = 0; i < n; i += 16) v128.store(tx + i, v128.load(q + i));
+            } else if (room >= n) {
+              memory.copy(tx, q, n);
+            } else {
+              return E_NEED_SPACE;
+            }
+            tx += n;
+            f = F_ASCII;
+          } else {
+            flags &= ~(F_ASCII_SELF | F_ASCII_TREE);
+          }
+        }
       }
       store<u64>(tp, <u64>(OP_BYTES | (f << FLAG_SHIFT) | head));
       store<u64>(tp, <u64>(q - base) | (len << 32), 8);
@@ -330,6 +365,7 @@ function walkBody(tbl: usize, T: usize, base: usize, p: usize, end: usize, maxDe
   }
   gTp = tp;
   gPk = pk;
+  gTx = tx;
   return OK;
 }
 
@@ -337,11 +373,18 @@ function walkBody(tbl: usize, T: usize, base: usize, p: usize, end: usize, maxDe
   return rootType <= tableWords && tableWords - rootType >= 4;
 }
 
+@inline function startText(text: usize, textEnd: usize): void {
+  gTx0 = text;
+  gTx = text;
+  gTxEnd = textEnd < text ? text : textEnd;
+}
+
 function finish(status: i32, tape: usize): i32 {
   ctrlSet(CTRL_STATUS, <u32>status);
   if (status == OK) {
     ctrlSet(CTRL_COUNT, <u32>((gTp - tape) >> 4));
     ctrlSet(CTRL_PACKED, <u32>gPk);
+    ctrlSet(CTRL_TEXT, <u32>(gTx - gTx0));
   }
   return status;
 }
@@ -349,28 +392,34 @@ function finish(status: i32, tape: usize): i32 {
 /**
  * Validates the message [base, base + len) of type `rootType` (a word offset into the table at
  * `tbl`) and writes its tape into [tape, tapeEnd). `stack` holds 16 * maxDepth bytes.
- * On success CTRL_COUNT = tape entries and CTRL_PACKED = lowest packed address; on failure
- * CTRL_OFFSET/FIELD/WIRE/DEPTH/TYPE describe where.
+ * The bytes of every ASCII string field go to the text area [text, textEnd), back to back in
+ * tape order; they total at most len, and a store may write up to 16 bytes past a string's end,
+ * so len + 16 bytes always suffice (less may end in E_NEED_SPACE).
+ * On success CTRL_COUNT = tape entries, CTRL_PACKED = lowest packed address and CTRL_TEXT =
+ * text bytes; on failure CTRL_OFFSET/FIELD/WIRE/DEPTH/TYPE describe where.
  */
-export function walk(tbl: usize, tableWords: u32, rootType: u32, base: usize, len: u32, maxBytes: u32, maxDepth: u32, stack: usize, tape: usize, tapeEnd: usize): i32 {
+export function walk(tbl: usize, tableWords: u32, rootType: u32, base: usize, len: u32, maxBytes: u32, maxDepth: u32, stack: usize, tape: usize, tapeEnd: usize, text: usize, textEnd: usize): i32 {
   if (!checkRoot(tableWords, rootType)) return stop(E_BAD_TABLE, base, base, 0, 0, 0, tbl, tbl);
   if (len > maxBytes) return stop(E_MESSAGE_TOO_LARGE, base, base, 0, 0, 0, tbl + (<usize>rootType << 2), tbl);
   gTp = tape;
   gPk = tapeEnd;
+  startText(text, textEnd);
   let status = walkBody(tbl, tbl + (<usize>rootType << 2), base, base, base + <usize>len, maxDepth, stack, tape);
   return finish(status, tape);
 }
 
 /**
  * walk over every frame of a framing-v1 buffer in one call: each frame's tape is a root START
- * .. END sequence, one after the other; offsets stay relative to `base`. Frame errors as in
+ * .. END sequence, one after the other; offsets stay relative to `base`, and the text area
+ * continues from frame to frame. Frame errors as in
  * scanFrames (E_FRAME_TRUNCATED, E_FRAME_TOO_LARGE, varint errors) at the frame's offset.
  */
-export function walkFrames(tbl: usize, tableWords: u32, rootType: u32, base: usize, len: u32, maxBytes: u32, maxDepth: u32, stack: usize, tape: usize, tapeEnd: usize): i32 {
+export function walkFrames(tbl: usize, tableWords: u32, rootType: u32, base: usize, len: u32, maxBytes: u32, maxDepth: u32, stack: usize, tape: usize, tapeEnd: usize, text: usize, textEnd: usize): i32 {
   if (!checkRoot(tableWords, rootType)) return stop(E_BAD_TABLE, base, base, 0, 0, 0, tbl, tbl);
   let T = tbl + (<usize>rootType << 2);
   gTp = tape;
   gPk = tapeEnd;
+  startText(text, textEnd);
   let p = base;
   let end = base + <usize>len;
   while (p < end) {

@@ -13,7 +13,10 @@
 // op FIXED32 4  w2 = the raw 32 bits (f32 readable at byte 8), w3 = 0
 // op FIXED64 5  w2 = low, w3 = high 32 bits (f64/i64/u64 readable at byte 8, 8-aligned)
 // op BYTES   6  string or bytes: w2 = offset from the input start, w3 = length.
-//               flags: ASCII (string fields whose bytes are all ASCII)
+//               flags: ASCII (string fields whose bytes are all ASCII). The bytes of every
+//               ASCII entry are also copied to the text area, back to back in tape order
+//               (CTRL_TEXT bytes in all), so the i-th ASCII string starts where the
+//               lengths of the ASCII entries before it add up to.
 // op PACKED  7  a packed run: w1 = element count, w2 = absolute address of the elements in
 //               linear memory (8-aligned), w3 = element size. Elements: bool u8 (0/1);
 //               int32, sint32 (decoded), enum, sfixed32 i32; uint32, fixed32 u32; float f32;

@@ -29,7 +29,7 @@ import { fail } from "./varint";
   return (b & 0xc0) == 0x80;
 }
 
-function checkUtf8Tail(p: usize, end: usize): u32 {
+export function checkUtf8Tail(p: usize, end: usize): u32 {
   while (p < end) {
     let b = <u32>load<u8>(p);
     if (b < 0x80) {

@@ -92,13 +92,15 @@ const maxDepth = 100;
 const base = stack + maxDepth * 16;
 const tape = base + ((input.length + 15) & ~15);
 const tapeEnd = tape + input.length * 4 + 4096;
-wasm.memory.grow(Math.ceil(tapeEnd / 65536));
+const text = tapeEnd;
+const textEnd = text + input.length + 16;
+wasm.memory.grow(Math.ceil(textEnd / 65536));
 const u8 = new Uint8Array(wasm.memory.buffer);
 new Int32Array(wasm.memory.buffer).set(table, tbl >>> 2);
 
 function walkWasm(buf) {
   u8.set(buf, base);
-  const s = wasm.walk(tbl, table.length, offsets.Batch, base, buf.length, 67108864, maxDepth, stack, tape, tapeEnd);
+  const s = wasm.walk(tbl, table.length, offsets.Batch, base, buf.length, 67108864, maxDepth, stack, tape, tapeEnd, text, textEnd);
   if (s !== 0) throw new Error(`wasm status ${s}`);
   return s;
 }

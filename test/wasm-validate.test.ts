@@ -110,7 +110,7 @@ describe("validate matches walk", () => {
       views.u8.set(msg, base);
       const want = n > 0 && last === 0xff ? -11 : 0;
       expect(e.validate(tableAddress(), tableLength(), type, base, msg.length, 1 << 20, 10, stack)).toBe(want);
-      expect(e.walk(tableAddress(), tableLength(), type, base, msg.length, 1 << 20, 10, stack, tape, tape + 4096)).toBe(want);
+      expect(e.walk(tableAddress(), tableLength(), type, base, msg.length, 1 << 20, 10, stack, tape, tape + 4096, tape + 4096, tape + 4096 + msg.length + 16)).toBe(want);
     }
   });
 });

@@ -1,8 +1,8 @@
 // The read path (DESIGN §8.3, §13): one WASM call validates the input against the layout table
 // and writes a tape; this file walks the tape once, forward, and builds DynamicMessage values
 // through the decoder's fast constructor. It never decodes a varint: scalars come decoded,
-// strings as byte ranges (ASCII messages are decoded once and sliced), packed runs as aligned
-// element arrays in linear memory.
+// strings as byte ranges (ASCII strings as one text of all of them, sliced), packed runs as
+// aligned element arrays in linear memory.
 import { ScalarType, type DescMessage } from "@bufbuild/protobuf";
 import type { Settings } from "../settings.js";
 import { DynamicMessage, type LazySource } from "../message/dynamic-message.js";
@@ -10,7 +10,7 @@ import { K_ENUM, K_LIST, K_MAP, K_MESSAGE, L_NUMBER, L_STRING, messageInfo } fro
 import { EMPTY_BYTES, scalarZero } from "../message/coerce.js";
 import type { UnknownField } from "../message/unknown-fields.js";
 import { views } from "../wasm/memory.js";
-import { validateMessage, walkFrames, walkMessage, type TapeResult } from "../wasm/ops.js";
+import { tapeText, validateMessage, walkFrames, walkMessage, type TapeResult } from "../wasm/ops.js";
 import {
   F_ASCII,
   FLAG_SHIFT,
@@ -88,22 +88,11 @@ function planFor(layout: MessageLayout): ReadPlan {
   return plan;
 }
 
-const latin1 = new TextDecoder("latin1");
 const utf8 = new TextDecoder("utf-8");
 
-// Up to this many bytes a string is built with String.fromCharCode over a reused code array;
-// above it a TextDecoder call is cheaper (measured: ~110-280 ns vs ~100-350 ns per call
-// overhead for 5-40 byte strings, Node 20).
+// Up to this many bytes a non-ASCII string is decoded in JS; above it a TextDecoder call is
+// cheaper (measured: ~110-280 ns vs ~100-350 ns per call overhead for 5-40 byte strings, Node 20).
 const SHORT_STRING = 64;
-let gather = new Uint8Array(4096);
-
-function asciiString(input: Uint8Array, off: number, len: number): string {
-  if (len > SHORT_STRING) return latin1.decode(input.subarray(off, off + len));
-  // A fresh small array: resizing a shared one (`length =`) is a runtime call that costs more.
-  const a = new Array<number>(len);
-  for (let i = 0; i < len; i++) a[i] = input[off + i]!;
-  return String.fromCharCode.apply(null, a);
-}
 
 /** UTF-8 that the core already validated: no checks needed, only decoding. */
 function utf8String(input: Uint8Array, off: number, len: number): string {
@@ -246,7 +235,8 @@ class TapeDecoder {
   input: Uint8Array;
   private readonly alias: number;
   source: SourceRef | undefined = undefined;
-  private text: string | undefined = undefined;
+  /** The tape's ASCII strings back to back (tapeText) and the start of the next one. */
+  text = "";
   private textPos = 0;
 
   constructor(input: Uint8Array, settings: Settings) {
@@ -256,61 +246,17 @@ class TapeDecoder {
 
   private str(off: number, len: number, flags: number): string {
     if ((flags & F_ASCII) !== 0) {
-      if (this.text !== undefined) {
-        const at = this.textPos;
-        this.textPos = at + len;
-        return this.text.substring(at, at + len);
-      }
-      return len === 0 ? "" : asciiString(this.input, off, len);
+      const at = this.textPos;
+      this.textPos = at + len;
+      return this.text.substring(at, at + len);
     }
     return len === 0 ? "" : utf8String(this.input, off, len);
   }
 
-  /**
-   * Before a message with many ASCII strings is walked: copies the bytes of all of them, in tape
-   * order, into one buffer and decodes it once; each string is then a substring (DESIGN §13:
-   * 8x cheaper than a decoder call per string). Only string bytes are decoded: a latin1 decode
-   * of a whole body with binary bytes in it takes Node's slow windows-1252 path (measured ~5x).
-   */
-  gatherAscii(tape: TapeResult, from: number, to: number): void {
-    const u32 = views.u32;
-    const start = tape.start;
-    this.text = undefined;
+  /** Takes the text of a fresh tape: one string for all its ASCII string fields. */
+  startText(tape: TapeResult): void {
+    this.text = tapeText(tape);
     this.textPos = 0;
-    // Few strings: per-string decoding is cheaper than gathering (measured: gathering 5 strings
-    // of a 91 B message costs ~300 ns more). A short tape is counted first; a long one is
-    // copied in the same pass (the counting pass was ~half of the gather time on the span batch).
-    if (to - from < 64) {
-      let count = 0;
-      for (let k = from; k < to; k++) {
-        const w0 = u32[start + 4 * k]!;
-        if ((w0 & 0xf) === OP_BYTES && ((w0 >>> FLAG_SHIFT) & F_ASCII) !== 0) count++;
-      }
-      if (count < 8) return;
-    }
-    let g = gather;
-    const input = this.input;
-    let pos = 0;
-    let count = 0;
-    for (let k = from; k < to; k++) {
-      const e = start + 4 * k;
-      const w0 = u32[e]!;
-      if ((w0 & 0xf) === OP_BYTES && ((w0 >>> FLAG_SHIFT) & F_ASCII) !== 0) {
-        const off = u32[e + 2]!;
-        const len = u32[e + 3]!;
-        if (pos + len > g.length) {
-          const bigger = new Uint8Array(Math.max(pos + len, g.length * 2));
-          bigger.set(g.subarray(0, pos));
-          gather = g = bigger;
-        }
-        if (len < 32) for (let i = 0; i < len; i++) g[pos + i] = input[off + i]!;
-        else g.set(input.subarray(off, off + len), pos);
-        pos += len;
-        count++;
-      }
-    }
-    if (count < 8) return;
-    this.text = latin1.decode(g.subarray(0, pos));
   }
 
   private bytes(off: number, len: number): Uint8Array {
@@ -444,7 +390,7 @@ class TapeDecoder {
           const flags = (w0 >>> FLAG_SHIFT) & 0xf;
           if (sp.scalar === ScalarType.STRING) v = this.str(u32[e + 2]!, u32[e + 3]!, flags);
           else {
-            // Keep the gathered text in step should the core ever flag a bytes field ASCII.
+            // Keep the text in step should the core ever flag a bytes field ASCII.
             if ((flags & F_ASCII) !== 0) this.textPos += u32[e + 3]!;
             v = this.bytes(u32[e + 2]!, u32[e + 3]!);
           }
@@ -559,7 +505,7 @@ export function decodeMessage(root: DescMessage, input: Uint8Array, settings: Se
   const layout = layoutOf(root);
   const tape = walkMessage(layout.typeOffset, input, settings);
   const dec = new TapeDecoder(input, settings);
-  dec.gatherAscii(tape, 0, tape.count);
+  dec.startText(tape);
   return dec.read(tape, 0, planFor(layout));
 }
 
@@ -625,18 +571,19 @@ export class BoundDecoder implements LazySource {
     const dec = this.dec;
     dec.input = input;
     dec.source = source;
-    dec.gatherAscii(tape, 0, tape.count);
+    dec.startText(tape);
     const value = dec.read(tape, 0, this.plan);
     dec.input = EMPTY_BYTES;
     dec.source = undefined;
+    dec.text = "";
     return value;
   }
 
   frames(input: Uint8Array): DynamicMessage[] {
     const tape = walkFrames(this.layout.typeOffset, input, this.settings);
     const dec = new TapeDecoder(input, this.settings);
-    // One gather and decode for the strings of all frames (tape order is frame order).
-    dec.gatherAscii(tape, 0, tape.count);
+    // One string for the strings of all frames (tape order is frame order).
+    dec.startText(tape);
     const out: DynamicMessage[] = [];
     let k = 0;
     while (k < tape.count) {
@@ -653,7 +600,7 @@ export function decodeFrames(root: DescMessage, input: Uint8Array, settings: Set
   const tape = walkFrames(layout.typeOffset, input, settings);
   const plan = planFor(layout);
   const dec = new TapeDecoder(input, settings);
-  dec.gatherAscii(tape, 0, tape.count);
+  dec.startText(tape);
   const out: DynamicMessage[] = [];
   let k = 0;
   while (k < tape.count) {

@@ -11,8 +11,8 @@
 //     // layout.fields[slot].message, END pops); payload words u32[e+1..e+3];
 //     // 64-bit payloads: f64/i64/u64[(e >>> 1) + 1]; float: f32[e + 2]
 //   }
-// BYTES/START/UNKNOWN offsets index `bytes` itself (views for aliasThreshold, latin1 text for
-// ASCII_SELF messages). PACKED w2 is an address in views.buffer: copy it out (slice) before
+// BYTES/START/UNKNOWN offsets index `bytes` itself (views for aliasThreshold); tapeText(t) is
+// every ASCII string entry's text back to back in tape order (substring each by its length). PACKED w2 is an address in views.buffer: copy it out (slice) before
 // the next core call. The tape lives in scratch memory that the next core call overwrites.
 // validateMessage/validateFrames take the same arguments, run the same checks and throw the
 // same CodecError, but write no tape (the validate-only read).
@@ -24,7 +24,7 @@
 export { initWasm, core, type CoreExports } from "./instance.js";
 export { views, ready, ensureMemory, memoryGrowCount, type MemoryViews } from "./memory.js";
 export {
-  walkMessage, walkFrames, validateMessage, validateFrames, scanFrames, scanUnknownFields, packedSize, writePacked,
+  walkMessage, walkFrames, tapeText, validateMessage, validateFrames, scanFrames, scanUnknownFields, packedSize, writePacked,
   type TapeResult, type FrameList, type ReadLimits,
 } from "./ops.js";
 export { STATUS_CODES, statusError } from "./status.js";

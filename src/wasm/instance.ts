@@ -29,10 +29,10 @@ export interface CoreExports {
   unzigzag64(v: bigint): bigint;
   /** Status (OK, S_MORE or an error); (offset, length) pairs at out; CTRL_COUNT, CTRL_OFFSET. */
   scanFrames(base: number, len: number, from: number, maxFrame: number, out: number, outCap: number): number;
-  /** Status; tape at [tape, tapeEnd); CTRL_COUNT entries, CTRL_PACKED lowest packed address. */
-  walk(tbl: number, tableWords: number, rootType: number, base: number, len: number, maxBytes: number, maxDepth: number, stack: number, tape: number, tapeEnd: number): number;
+  /** Status; tape at [tape, tapeEnd), ASCII strings' bytes at [text, textEnd); CTRL_COUNT entries, CTRL_PACKED lowest packed address, CTRL_TEXT text bytes. */
+  walk(tbl: number, tableWords: number, rootType: number, base: number, len: number, maxBytes: number, maxDepth: number, stack: number, tape: number, tapeEnd: number, text: number, textEnd: number): number;
   /** walk over every frame of a framing-v1 buffer. */
-  walkFrames(tbl: number, tableWords: number, rootType: number, base: number, len: number, maxBytes: number, maxDepth: number, stack: number, tape: number, tapeEnd: number): number;
+  walkFrames(tbl: number, tableWords: number, rootType: number, base: number, len: number, maxBytes: number, maxDepth: number, stack: number, tape: number, tapeEnd: number, text: number, textEnd: number): number;
   /** Status; walk's checks and failure details, no tape (assembly/validate.ts). */
   validate(tbl: number, tableWords: number, rootType: number, base: number, len: number, maxBytes: number, maxDepth: number, stack: number): number;
   /** validate over every frame of a framing-v1 buffer. */

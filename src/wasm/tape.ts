@@ -21,7 +21,7 @@ export const F_ASCII_SELF = 1;
 export const F_ASCII_TREE = 2;
 /** START/END: the message has UNKNOWN entries. */
 export const F_HAS_UNKNOWN = 4;
-/** BYTES: a string field whose bytes are all ASCII. */
+/** BYTES: a string field whose bytes are all ASCII; they are also in the text area, in tape order. */
 export const F_ASCII = 1;
 
 export const opOf = (w0: number): number => w0 & OP_MASK;
