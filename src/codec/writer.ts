@@ -1,7 +1,12 @@
 // The write path (DESIGN §8.1): check a DynamicMessage tree against the serializer's paired
-// declarations (acceptance, unknown fields, depth), size it (memoized on the immutable values),
-// then write it in one pass into a buffer of exactly that size. Every check happens before the
-// first byte, so a failed write leaves no trace.
+// declarations (acceptance, unknown fields, depth) and write it in the same walk (`put`) into a
+// growable buffer, nested lengths backpatched. The bytes become visible only once the whole value
+// passed (a fresh output, or a FrameWriter commit), so a failed write leaves no trace.
+//
+// One pass instead of check-and-size then write: fresh values (the common case) gained nothing from
+// the size memos, and the two walks touched every object twice (span: check+size 73 µs, write
+// 64 µs). Deterministic mode keeps the two passes (`prepare`/`writeBody`): it writes map entries
+// sorted but checks them in insertion order, and an error names the first bad entry in that order.
 import { ScalarType, type DescMessage } from "@bufbuild/protobuf";
 import { CodecError, isProtokeelError } from "../errors.js";
 import type { Settings } from "../settings.js";
@@ -93,20 +98,173 @@ const SINK = new Sink(new Uint8Array(0), 0);
 // allocation each (DESIGN §13), a view on an existing ArrayBuffer does not.
 const SLAB_SIZE = 65536;
 const SLAB_MAX_PIECE = 4096;
-let slab = new ArrayBuffer(SLAB_SIZE);
-let slabPos = 0;
+const SL = { buf: new ArrayBuffer(SLAB_SIZE), view: new Uint8Array(0), pos: 0 };
+SL.view = new Uint8Array(SL.buf);
+
+function newSlab(): void {
+  SL.buf = new ArrayBuffer(SLAB_SIZE);
+  SL.view = new Uint8Array(SL.buf);
+  SL.pos = 0;
+}
 
 /** A zeroed-or-overwritten Uint8Array of exactly n bytes that the caller owns. */
 export function allocOutput(n: number): Uint8Array {
   if (n > SLAB_MAX_PIECE) return new Uint8Array(n);
-  if (slabPos + n > SLAB_SIZE) {
-    slab = new ArrayBuffer(SLAB_SIZE);
-    slabPos = 0;
-  }
-  const out = new Uint8Array(slab, slabPos, n);
+  if (SL.pos + n > SLAB_SIZE) newSlab();
+  const out = new Uint8Array(SL.buf, SL.pos, n);
   // Keep views 8-byte aligned so callers may build aligned typed views on them.
-  slabPos += (n + 7) & ~7;
+  SL.pos += (n + 7) & ~7;
   return out;
+}
+
+// --- where the one-pass writer puts bytes ---
+// SINK.buf is either the unused tail of the slab (from SL.pos: a small result then needs no copy)
+// or the module scratch. Positions are absolute in both: moving from the slab to the scratch copies
+// the written range to the same offsets, so reserved length prefixes keep their positions.
+const SCRATCH_MIN = 65536 * 2;
+// A scratch grown past this for one large value is dropped afterwards, not kept for every later call.
+const SCRATCH_KEEP = 1 << 22;
+const W = {
+  scratch: new Uint8Array(SCRATCH_MIN),
+  /** First byte of this call's output. */
+  start: 0,
+  /** First byte of the current root body; `pos - body` never exceeds the final body size. */
+  body: 0,
+  max: 0,
+  busy: false,
+};
+
+/** Thrown by `room` when the written part of a root body already exceeds maxMessageBytes. */
+const OVERFLOW = { overflow: true };
+
+/**
+ * Makes room for `need` more bytes at SINK.pos (the caller checked that the buffer lacks it):
+ * moves off the slab or doubles the scratch. Growth is refused once the root body written so far
+ * is over the limit, so an oversized value cannot grow the scratch without bound.
+ */
+function room(need: number): void {
+  if (SINK.pos - W.body > W.max) throw OVERFLOW;
+  toScratch(need);
+}
+
+/** Moves the output to a scratch with room for `need` more bytes (same offsets). */
+function toScratch(need: number): void {
+  const s = SINK;
+  const pos = s.pos;
+  let sc = W.scratch;
+  if (sc.length < pos + need) {
+    let cap = sc.length * 2;
+    while (cap < pos + need) cap *= 2;
+    sc = new Uint8Array(cap);
+  } else if (s.buf === sc) return;
+  sc.set(s.buf.subarray(W.start, pos), W.start);
+  W.scratch = sc;
+  s.buf = sc;
+}
+
+/**
+ * Runs an encode that started while another one is writing: only an acceptor or a payload-rule
+ * check can start it (protokeel's own never do). It gets its own scratch and path stack, and the
+ * outer output leaves the slab first, since the inner one may take slab pieces.
+ */
+function nested<T>(run: () => T): T {
+  const s = SINK;
+  if (s.buf === SL.view) toScratch(0);
+  const buf = s.buf;
+  const pos = s.pos;
+  const { scratch, start, body, max } = W;
+  const sp = ck.sp;
+  const impure = ck.impure;
+  const fields = pathFields.slice(0, sp);
+  const keys = pathKeys.slice(0, sp);
+  W.scratch = new Uint8Array(256);
+  W.busy = false;
+  try {
+    return run();
+  } finally {
+    W.busy = true;
+    W.scratch = scratch;
+    W.start = start;
+    W.body = body;
+    W.max = max;
+    s.buf = buf;
+    s.pos = pos;
+    ck.sp = sp;
+    ck.impure = impure;
+    for (let i = 0; i < sp; i++) {
+      pathFields[i] = fields[i]!;
+      pathKeys[i] = keys[i];
+    }
+  }
+}
+
+/** Starts an output: in the slab's free tail when `slab`, else at 0 of the scratch. */
+function begin(slab: boolean, max: number): void {
+  const s = SINK;
+  if (slab) {
+    if (SLAB_SIZE - SL.pos < SLAB_MAX_PIECE) newSlab();
+    s.buf = SL.view;
+    s.pos = W.start = SL.pos;
+  } else {
+    s.buf = W.scratch;
+    s.pos = W.start = 0;
+  }
+  W.body = s.pos;
+  W.max = max;
+}
+
+/** The written output as a Uint8Array the caller owns: the slab piece itself, or a copy. */
+function finish(): Uint8Array {
+  const s = SINK;
+  const start = W.start;
+  const n = s.pos - start;
+  let out: Uint8Array;
+  if (s.buf === SL.view && n <= SLAB_MAX_PIECE) {
+    out = new Uint8Array(SL.buf, start, n);
+    SL.pos = start + ((n + 7) & ~7);
+  } else {
+    out = allocOutput(n);
+    copyOut(s.buf, start, n, out, 0);
+  }
+  release();
+  return out;
+}
+
+function copyOut(from: Uint8Array, at: number, n: number, to: Uint8Array, dst: number): void {
+  // A short loop beats TypedArray.set, which has a fixed native-call cost.
+  if (n < 64) for (let i = 0; i < n; i++) to[dst + i] = from[at + i]!;
+  else to.set(from.subarray(at, at + n), dst);
+}
+
+function release(): void {
+  SINK.buf = EMPTY;
+  if (W.scratch.length > SCRATCH_KEEP) W.scratch = new Uint8Array(SCRATCH_MIN);
+}
+
+/**
+ * Writes at `at` the length of the bytes written after the `k` bytes reserved there, as a varint,
+ * moving those bytes up when the varint needs more than `k` (reservations never exceed it).
+ */
+function closeLen(s: Sink, at: number, k: number): number {
+  const n = s.pos - at - k;
+  if (n < 0x80 && k === 1) {
+    s.buf[at] = n;
+    return n;
+  }
+  const m = varint32Size(n);
+  if (m !== k) {
+    if (s.pos + m - k > s.buf.length) room(m - k);
+    s.buf.copyWithin(at + m, at + k, s.pos);
+    s.pos += m - k;
+  }
+  const buf = s.buf;
+  let v = n;
+  while (v > 0x7f) {
+    buf[at++] = (v & 0x7f) | 0x80;
+    v = v >>> 7;
+  }
+  buf[at] = v;
+  return n;
 }
 
 export class MessageWriter {
@@ -140,18 +298,29 @@ export class MessageWriter {
     return this.lruSaved.map((s, i) => [s, this.lruCurrent[i]!]);
   }
 
+  private notAMessage(value: unknown): never {
+    throw new CodecError(
+      "NOT_A_DYNAMIC_MESSAGE",
+      `cannot write ${this.root.typeName}: expected a DynamicMessage, got ${describeValue(value)}; build values with DynamicMessage.create(descriptor, init)`,
+      { path: this.root.typeName },
+    );
+  }
+
+  private tooLarge(size: number): never {
+    throw new CodecError(
+      "MESSAGE_TOO_LARGE",
+      `cannot write ${this.root.typeName}: encoded size ${size} bytes exceeds maxMessageBytes ${this.settings.maxMessageBytes}; raise maxMessageBytes or write a smaller value`,
+      { path: this.root.typeName },
+    );
+  }
+
   /**
    * Checks `value` for writing and returns its body size (no frame). Throws CodecError for a
    * value that is not a DynamicMessage, is not accepted, has bad unknown fields, or breaks a limit.
+   * The two-pass path: deterministic mode, and the error of a value found too large mid-write.
    */
   prepare(value: unknown): number {
-    if (!(value instanceof DynamicMessage)) {
-      throw new CodecError(
-        "NOT_A_DYNAMIC_MESSAGE",
-        `cannot write ${this.root.typeName}: expected a DynamicMessage, got ${describeValue(value)}; build values with DynamicMessage.create(descriptor, init)`,
-        { path: this.root.typeName },
-      );
-    }
+    if (!(value instanceof DynamicMessage)) this.notAMessage(value);
     ck.sp = 0;
     ck.impure = false;
     let size: number;
@@ -160,13 +329,7 @@ export class MessageWriter {
     } finally {
       ck.sp = 0;
     }
-    if (size > this.settings.maxMessageBytes) {
-      throw new CodecError(
-        "MESSAGE_TOO_LARGE",
-        `cannot write ${this.root.typeName}: encoded size ${size} bytes exceeds maxMessageBytes ${this.settings.maxMessageBytes}; raise maxMessageBytes or write a smaller value`,
-        { path: this.root.typeName },
-      );
-    }
+    if (size > this.settings.maxMessageBytes) this.tooLarge(size);
     return size;
   }
 
@@ -186,44 +349,271 @@ export class MessageWriter {
     return end;
   }
 
+  /**
+   * Checks and writes one root value at SINK.pos (after `begin`), with its frame length when
+   * `framed`. A value found over maxMessageBytes mid-write is checked again by `prepare`, which
+   * throws what the two-pass writer threw (an earlier check error, or the exact size).
+   */
+  private root1(value: unknown, framed: boolean): void {
+    if (!(value instanceof DynamicMessage)) this.notAMessage(value);
+    ck.sp = 0;
+    ck.impure = false;
+    let n: number;
+    try {
+      n = this.emit(value, this.root, this.root, 1, undefined, framed);
+    } catch (e) {
+      if (e !== OVERFLOW) throw e;
+      this.prepare(value);
+      throw new CodecError("INTERNAL_SIZE_MISMATCH", `cannot write ${this.root.typeName}: the value overflowed maxMessageBytes while writing but not while sizing; this is a protokeel bug, please report it`);
+    } finally {
+      ck.sp = 0;
+    }
+    if (n > W.max) this.tooLarge(n);
+  }
+
   /** The bare message (no frame). */
   toBinary(value: unknown): Uint8Array {
-    const size = this.prepare(value);
-    const out = allocOutput(size);
-    this.writeBody(out, 0, value as DynamicMessage, size);
-    return out;
+    if (W.busy) return nested(() => this.toBinary(value));
+    W.busy = true;
+    try {
+      if (this.det) {
+        const size = this.prepare(value);
+        const out = allocOutput(size);
+        this.writeBody(out, 0, value as DynamicMessage, size);
+        return out;
+      }
+      begin(true, this.settings.maxMessageBytes);
+      this.root1(value, false);
+      return finish();
+    } finally {
+      W.busy = false;
+    }
   }
 
   /** One frame: varint length, then the message (framing v1, DESIGN §8.2). */
   encodeFrame(value: unknown): Uint8Array {
-    const size = this.prepare(value);
-    const out = allocOutput(varint32Size(size) + size);
-    SINK.buf = out;
-    SINK.pos = 0;
-    SINK.varint32(size);
-    this.writeBody(out, SINK.pos, value as DynamicMessage, size);
-    return out;
+    if (W.busy) return nested(() => this.encodeFrame(value));
+    W.busy = true;
+    try {
+      if (this.det) {
+        const size = this.prepare(value);
+        const out = allocOutput(varint32Size(size) + size);
+        SINK.buf = out;
+        SINK.pos = 0;
+        SINK.varint32(size);
+        this.writeBody(out, SINK.pos, value as DynamicMessage, size);
+        return out;
+      }
+      begin(true, this.settings.maxMessageBytes);
+      this.root1(value, true);
+      return finish();
+    } finally {
+      W.busy = false;
+    }
   }
 
   /** Frames for every value, concatenated; nothing is returned when any value fails. */
   encodeAll(values: Iterable<unknown>): Uint8Array {
     const list = Array.isArray(values) ? values : [...values];
-    const sizes = new Array<number>(list.length);
-    let total = 0;
-    for (let i = 0; i < list.length; i++) {
-      const s = this.prepare(list[i]);
-      sizes[i] = s;
-      total += varint32Size(s) + s;
+    if (W.busy) return nested(() => this.encodeAll(list));
+    W.busy = true;
+    try {
+      if (this.det) {
+        const sizes = new Array<number>(list.length);
+        let total = 0;
+        for (let i = 0; i < list.length; i++) {
+          const s = this.prepare(list[i]);
+          sizes[i] = s;
+          total += varint32Size(s) + s;
+        }
+        const out = allocOutput(total);
+        let pos = 0;
+        for (let i = 0; i < list.length; i++) {
+          SINK.buf = out;
+          SINK.pos = pos;
+          SINK.varint32(sizes[i]!);
+          pos = this.writeBody(out, SINK.pos, list[i] as DynamicMessage, sizes[i]!);
+        }
+        return out;
+      }
+      begin(true, this.settings.maxMessageBytes);
+      for (let i = 0; i < list.length; i++) {
+        W.body = SINK.pos + 1;
+        this.root1(list[i], true);
+      }
+      return finish();
+    } finally {
+      W.busy = false;
     }
-    const out = allocOutput(total);
-    let pos = 0;
-    for (let i = 0; i < list.length; i++) {
-      SINK.buf = out;
-      SINK.pos = pos;
-      SINK.varint32(sizes[i]!);
-      pos = this.writeBody(out, SINK.pos, list[i] as DynamicMessage, sizes[i]!);
+  }
+
+  /** Appends one frame to `out`, which is unchanged on failure. */
+  writeFrame(value: unknown, out: FrameWriter): void {
+    if (W.busy) return nested(() => this.writeFrame(value, out));
+    W.busy = true;
+    try {
+      if (this.det) {
+        const size = this.prepare(value);
+        const total = varint32Size(size) + size;
+        const buf = out.reserve(total);
+        const start = out.length;
+        SINK.buf = buf;
+        SINK.pos = start;
+        SINK.varint32(size);
+        this.writeBody(buf, SINK.pos, value as DynamicMessage, size);
+        out.commit(total);
+        return;
+      }
+      begin(false, this.settings.maxMessageBytes);
+      this.root1(value, true);
+      const n = SINK.pos;
+      const buf = out.reserve(n);
+      copyOut(SINK.buf, 0, n, buf, out.length);
+      out.commit(n);
+      release();
+    } finally {
+      W.busy = false;
     }
-    return out;
+  }
+
+  /**
+   * Checks and writes one value (with its length prefix when `prefixed`); returns its body size.
+   * A value accepted before against `paired` by instance rules is written unchecked from its size
+   * memo (a re-written or decoded value); a decoded value that needs checking is checked as in the
+   * two-pass writer and its source bytes copied (the relay path).
+   */
+  private emit(
+    m: DynamicMessage,
+    paired: DescMessage | undefined,
+    declared: DescMessage | undefined,
+    depth: number,
+    via: FieldPlan | undefined,
+    prefixed: boolean,
+  ): number {
+    const s = SINK;
+    let n: number;
+    if (paired !== undefined && m._okFor === paired && m._height > 0 && depth - 1 + m._height <= this.maxDepth) {
+      n = sizeOf(m, false, via);
+    } else if (m._src !== undefined) {
+      n = this.check(m, paired, declared, depth, via);
+    } else {
+      if (s.pos + 6 > s.buf.length) room(6);
+      if (!prefixed) {
+        const at = s.pos;
+        this.put(m, paired, declared, depth, via);
+        return s.pos - at;
+      }
+      const at = s.pos;
+      s.pos = at + 1;
+      this.put(m, paired, declared, depth, via);
+      return closeLen(s, at, 1);
+    }
+    // Exactly n more body bytes: over the limit now means over it at the end.
+    if (s.pos + n - W.body > W.max) throw OVERFLOW;
+    if (s.pos + n + 5 > s.buf.length) room(n + 5);
+    if (prefixed) s.varint32(n);
+    writeMessage(s, m, false, via, m.descriptor === this.root ? this.rootPlan : undefined);
+    return n;
+  }
+
+  /** `check` that writes: the same checks in the same order, each field written as it is reached. */
+  private put(
+    msg: DynamicMessage,
+    paired: DescMessage | undefined,
+    declared: DescMessage | undefined,
+    depth: number,
+    via: FieldPlan | undefined,
+  ): void {
+    if (depth > this.maxDepth) {
+      this.fail("MAX_DEPTH_EXCEEDED", `nesting depth ${depth} at {path} exceeds maxDepth ${this.maxDepth}; raise maxDepth or flatten the value`);
+    }
+    const outerImpure = ck.impure;
+    ck.impure = false;
+    const desc = msg.descriptor;
+    if (paired === undefined) {
+      if (declared !== undefined && desc !== declared) {
+        ck.impure = true;
+        this.checkRules(desc);
+      }
+    } else if (desc !== paired) {
+      ck.impure = true;
+      if (desc !== declared) this.accept(desc, paired);
+    }
+    const u = msg._u;
+    if (u.length > 0) this.checkUnknown(u, paired);
+    const plan = via !== undefined ? childPlan(via, desc) : desc === this.root ? this.rootPlan : planOf(desc);
+    const pairedPlan = paired === undefined ? undefined : paired === desc ? plan : planOf(paired);
+    const fields = plan.fields;
+    const values = msg._v;
+    const s = SINK;
+    const at = s.pos;
+    let h = 1;
+    for (let i = 0; i < fields.length; i++) {
+      const p = fields[i]!;
+      const v = values[p.index];
+      if (v === undefined) continue;
+      if (p.kind <= K_ENUM) {
+        putScalarField(s, p, v);
+        continue;
+      }
+      if (p.elemKind !== K_MESSAGE) {
+        if (p.kind === K_LIST) putList(s, p, v as readonly unknown[]);
+        else putMap(s, p, v as Map<unknown, unknown>);
+        continue;
+      }
+      let childPaired: DescMessage | undefined;
+      if (pairedPlan !== undefined) {
+        const pp = pairedPlan === plan ? p : pairedPlan.byNumber.get(p.number);
+        if (pp !== undefined && pp.elemKind === K_MESSAGE && (pp.kind === K_MAP) === (p.kind === K_MAP)) {
+          childPaired = pp.message;
+        }
+      }
+      if (p.kind === K_MESSAGE) {
+        const m = v as DynamicMessage;
+        push(p, undefined);
+        if (s.pos + 5 > s.buf.length) room(5);
+        s.varint32(p.tag);
+        this.emit(m, childPaired, p.message, depth + 1, p, true);
+        ck.sp--;
+        if (m._height + 1 > h) h = m._height + 1;
+      } else if (p.kind === K_LIST) {
+        const list = v as readonly DynamicMessage[];
+        for (let j = 0; j < list.length; j++) {
+          const m = list[j]!;
+          push(p, j);
+          if (s.pos + 5 > s.buf.length) room(5);
+          s.varint32(p.tag);
+          this.emit(m, childPaired, p.message, depth + 1, p, true);
+          ck.sp--;
+          if (m._height + 1 > h) h = m._height + 1;
+        }
+      } else {
+        for (const [k, m] of v as Map<unknown, DynamicMessage>) {
+          push(p, k);
+          const need = 7 + p.tagSize + scalarBound(p.mapKey, k);
+          if (s.pos + need > s.buf.length) room(need);
+          s.varint32(p.tag);
+          const e = s.pos;
+          s.pos = e + 1;
+          s.varint32(p.keyTag);
+          writeScalar(s, p.mapKey, k);
+          s.varint32(p.valueTag);
+          this.emit(m, childPaired, p.message, depth + 1, p, true);
+          closeLen(s, e, 1);
+          ck.sp--;
+          if (m._height + 1 > h) h = m._height + 1;
+        }
+      }
+    }
+    for (let i = 0; i < u.length; i++) {
+      const d = u[i]!.data;
+      if (s.pos + d.length > s.buf.length) room(d.length);
+      s.raw(d);
+    }
+    msg._size = s.pos - at;
+    msg._height = h;
+    if (!ck.impure && paired !== undefined) msg._okFor = paired;
+    ck.impure = ck.impure || outerImpure;
   }
 
   private fail(code: string, what: string): never {
@@ -453,6 +843,105 @@ function writeScalar(s: Sink, t: ScalarType, v: unknown): void {
   }
 }
 
+/** Most bytes one scalar payload takes (strings: at most 3 UTF-8 bytes per UTF-16 unit). */
+function scalarBound(t: ScalarType, v: unknown): number {
+  if (t === ScalarType.STRING) return 5 + 3 * (v as string).length;
+  if (t === ScalarType.BYTES) return 5 + (v as Uint8Array).length;
+  return 10;
+}
+
+function putScalarField(s: Sink, p: FieldPlan, v: unknown): void {
+  const t = p.scalar;
+  // tag (≤ 5) + a varint (≤ 10), or the string/bytes bound
+  const need = 5 + (t === ScalarType.STRING ? 5 + 3 * (v as string).length : t === ScalarType.BYTES ? 5 + (v as Uint8Array).length : 10);
+  if (s.pos + need > s.buf.length) room(need);
+  if (p.tagSize === 1) s.buf[s.pos++] = p.tag;
+  else s.varint32(p.tag);
+  writeScalar(s, t, v);
+}
+
+/** Payload bytes per element of a packed fixed-width run, 0 for varints. */
+function packedWidth(t: ScalarType): number {
+  switch (t) {
+    case ScalarType.DOUBLE:
+    case ScalarType.FIXED64:
+    case ScalarType.SFIXED64:
+      return 8;
+    case ScalarType.FLOAT:
+    case ScalarType.FIXED32:
+    case ScalarType.SFIXED32:
+      return 4;
+    case ScalarType.BOOL:
+      return 1;
+    default:
+      return 0;
+  }
+}
+
+/** A list of scalars or enums. */
+function putList(s: Sink, p: FieldPlan, list: readonly unknown[]): void {
+  const n = list.length;
+  if (p.packed) {
+    const w = packedWidth(p.scalar);
+    const need = 10 + (w === 0 ? 10 * n : w * n);
+    if (s.pos + need > s.buf.length) room(need);
+    s.varint32(p.tag);
+    if (w !== 0) {
+      s.varint32(w * n);
+      // Below ~8 elements the typed-array setup costs more than the per-element writes.
+      if (p.fixedKind !== 0 && n >= 8) s.packedFixed(p.fixedKind, list);
+      else for (let i = 0; i < n; i++) writeScalar(s, p.scalar, list[i]);
+      return;
+    }
+    // Each varint takes at least one byte: reserve the length for n bytes and move up if longer
+    // (sizing the run first walked every element twice).
+    const k = varint32Size(n);
+    const at = s.pos;
+    s.pos = at + k;
+    if (p.varintKind === PV_64) s.packedVarint64(list, false);
+    else if (p.varintKind === PV_Z64) s.packedVarint64(list, true);
+    else if (p.varintKind === PV_I32) s.packedVarint32(list, true, false);
+    else if (p.varintKind === PV_U32) s.packedVarint32(list, false, false);
+    else if (p.varintKind === PV_Z32) s.packedVarint32(list, false, true);
+    else for (let i = 0; i < n; i++) writeScalar(s, p.scalar, list[i]);
+    closeLen(s, at, k);
+    return;
+  }
+  const t = p.scalar;
+  if (t === ScalarType.STRING || t === ScalarType.BYTES) {
+    for (let i = 0; i < n; i++) {
+      const v = list[i];
+      const need = 5 + scalarBound(t, v);
+      if (s.pos + need > s.buf.length) room(need);
+      s.varint32(p.tag);
+      writeScalar(s, t, v);
+    }
+    return;
+  }
+  const need = 15 * n;
+  if (s.pos + need > s.buf.length) room(need);
+  for (let i = 0; i < n; i++) {
+    s.varint32(p.tag);
+    writeScalar(s, t, list[i]);
+  }
+}
+
+/** A map whose values are scalars or enums. */
+function putMap(s: Sink, p: FieldPlan, m: Map<unknown, unknown>): void {
+  for (const [k, e] of m) {
+    const need = 7 + p.tagSize + scalarBound(p.mapKey, k) + scalarBound(p.scalar, e);
+    if (s.pos + need > s.buf.length) room(need);
+    s.varint32(p.tag);
+    const at = s.pos;
+    s.pos = at + 1;
+    s.varint32(p.keyTag);
+    writeScalar(s, p.mapKey, k);
+    s.varint32(p.valueTag);
+    writeScalar(s, p.scalar, e);
+    closeLen(s, at, 1);
+  }
+}
+
 function keyOrder(a: unknown, b: unknown): number {
   if (typeof a === "string") return utf8Order(a, b as string);
   // number, bigint and boolean (false < true) compare with <.
@@ -564,18 +1053,7 @@ function writeMessage(s: Sink, msg: DynamicMessage, det: boolean, via: FieldPlan
   for (let i = 0; i < u.length; i++) s.raw(u[i]!.data);
 }
 
-/**
- * Appends one frame of `value` to `out`. Everything is checked and sized before the first byte, so
- * on failure `out` is unchanged.
- */
+/** Appends one frame of `value` to `out`; on failure `out` is unchanged. */
 export function writeFrameTo(writer: MessageWriter, value: unknown, out: FrameWriter): void {
-  const size = writer.prepare(value);
-  const total = varint32Size(size) + size;
-  const buf = out.reserve(total);
-  const start = out.length;
-  SINK.buf = buf;
-  SINK.pos = start;
-  SINK.varint32(size);
-  writer.writeBody(buf, SINK.pos, value as DynamicMessage, size);
-  out.commit(total);
+  writer.writeFrame(value, out);
 }
