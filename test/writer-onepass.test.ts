@@ -120,7 +120,7 @@ describe("deep nesting", () => {
     expect(hex(plain)).toBe(hex(det));
     // A second write takes the memoized sizes (the value was accepted): the same bytes.
     expect(hex(writer(Order, { maxDepth: depth }).toBinary(m))).toBe(hex(plain));
-    const decoded = ProtobufType.of(Order, { maxDepth: depth }).createSerializer().fromBinary(plain);
+    const decoded = ProtobufType.newBuilder(Order).maxDepth(depth).build().createSerializer().fromBinary(plain);
     expect(decoded.equals(m)).toBe(true);
   });
 });
