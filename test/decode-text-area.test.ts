@@ -207,3 +207,33 @@ describe("the walker's text area in linear memory", () => {
     expect(e.walk(tableAddress(), tableLength(), type, base, msg.length, 1 << 20, 10, stack, tape, tape + 4096, text, text - 16)).toBe(-14);
   });
 });
+
+describe("without Node's Buffer.prototype.latin1Slice (browsers, Deno, workerd)", () => {
+  test("the text area is read with one TextDecoder call and gives the same strings", async () => {
+    const { vi } = await import("vitest");
+    vi.resetModules();
+    // A Buffer without latin1Slice (vitest's .wasm loader still needs Buffer.from).
+    const Real = Buffer;
+    vi.stubGlobal("Buffer", { from: (...a: Parameters<typeof Buffer.from>) => Real.from(...a) });
+    try {
+      const fresh = await import("../src/index.js");
+      const s = fresh.ProtobufType.of(All).createSerializer();
+      const init = { fString: ascii(40), rString: ["", "a", wide(3), ascii(17, 2)], mString: { k: "v", [wide(2)]: ascii(5) }, fMaxNumber: "end" };
+      const bytes = encode(init);
+      const decode = vi.spyOn(TextDecoder.prototype, "decode");
+      const v = s.fromBinary(bytes);
+      // One call for the text area; non-ASCII strings this short are decoded in JS.
+      expect(decode).toHaveBeenCalledTimes(1);
+      expect(v.get("f_string")).toBe(init.fString);
+      expect(v.get("r_string")).toEqual(init.rString);
+      expect(v.get("m_string")).toEqual(new Map(Object.entries(init.mString)));
+      expect(v.get("f_max_number")).toBe("end");
+      const all = s.decodeAll(s.encodeAll([v, v]));
+      expect(all.map((x) => x.get("r_string"))).toEqual([init.rString, init.rString]);
+    } finally {
+      vi.restoreAllMocks();
+      vi.unstubAllGlobals();
+      vi.resetModules();
+    }
+  });
+});
