@@ -333,6 +333,11 @@ export class MessageWriter {
     return size;
   }
 
+  /** True when `check` would take `value` as the root from its memos, without checks. */
+  private known(value: DynamicMessage): boolean {
+    return value._okFor === this.root && value._height > 0 && value._height <= this.maxDepth;
+  }
+
   /** Writes a prepared value's body at `pos` of `buf` (which must have room); returns the end. */
   writeBody(buf: Uint8Array, pos: number, value: DynamicMessage, size: number): number {
     SINK.buf = buf;
@@ -382,6 +387,19 @@ export class MessageWriter {
         this.writeBody(out, 0, value as DynamicMessage, size);
         return out;
       }
+      if (value instanceof DynamicMessage && this.known(value)) {
+        // An accepted value (a relay, or one written before) has its size: write it straight into
+        // an output of that size, not into the slab or scratch and then copied (same runs: numeric
+        // relay 16.0x -> 18.2x, span relay 14.2x -> 22-26x protobufjs reflection).
+        const n = sizeOf(value, false, undefined);
+        if (n > this.settings.maxMessageBytes) this.tooLarge(n);
+        const out = allocOutput(n);
+        SINK.buf = out;
+        SINK.pos = 0;
+        writeMessage(SINK, value, false, undefined, value.descriptor === this.root ? this.rootPlan : undefined);
+        SINK.buf = EMPTY;
+        return out;
+      }
       begin(true, this.settings.maxMessageBytes);
       this.root1(value, false);
       return finish();
@@ -402,6 +420,17 @@ export class MessageWriter {
         SINK.pos = 0;
         SINK.varint32(size);
         this.writeBody(out, SINK.pos, value as DynamicMessage, size);
+        return out;
+      }
+      if (value instanceof DynamicMessage && this.known(value)) {
+        const n = sizeOf(value, false, undefined);
+        if (n > this.settings.maxMessageBytes) this.tooLarge(n);
+        const out = allocOutput(varint32Size(n) + n);
+        SINK.buf = out;
+        SINK.pos = 0;
+        SINK.varint32(n);
+        writeMessage(SINK, value, false, undefined, value.descriptor === this.root ? this.rootPlan : undefined);
+        SINK.buf = EMPTY;
         return out;
       }
       begin(true, this.settings.maxMessageBytes);
@@ -462,6 +491,18 @@ export class MessageWriter {
         SINK.pos = start;
         SINK.varint32(size);
         this.writeBody(buf, SINK.pos, value as DynamicMessage, size);
+        out.commit(total);
+        return;
+      }
+      if (value instanceof DynamicMessage && this.known(value)) {
+        const n = sizeOf(value, false, undefined);
+        if (n > this.settings.maxMessageBytes) this.tooLarge(n);
+        const total = varint32Size(n) + n;
+        SINK.buf = out.reserve(total);
+        SINK.pos = out.length;
+        SINK.varint32(n);
+        writeMessage(SINK, value, false, undefined, value.descriptor === this.root ? this.rootPlan : undefined);
+        SINK.buf = EMPTY;
         out.commit(total);
         return;
       }
