@@ -22,7 +22,7 @@ export const CTRL_PACKED: usize = 24;
 export const CTRL_WIRE: usize = 28;
 /** words 8-9: a decoded 64-bit value (readVarint). */
 export const CTRL_VALUE: usize = 32;
-/** word 10: success: bytes written to the text area (walker). */
+/** word 10: success: bytes written to the text area (walker); 0xffffffff: E_NEED_SPACE was the text area's. */
 export const CTRL_TEXT: usize = 40;
 
 @inline export function ctrlSet(at: usize, v: u32): void {

@@ -336,6 +336,8 @@ function walkBody(tbl: usize, T: usize, base: usize, p: usize, end: usize, maxDe
             } else if (room >= n) {
               memory.copy(tx, q, n);
             } else {
+              // Marks the text area, not the tape, as what ran out.
+              ctrlSet(CTRL_TEXT, TEXT_SHORT);
               return E_NEED_SPACE;
             }
             tx += n;
@@ -373,7 +375,11 @@ function walkBody(tbl: usize, T: usize, base: usize, p: usize, end: usize, maxDe
   return rootType <= tableWords && tableWords - rootType >= 4;
 }
 
+/** CTRL_TEXT after E_NEED_SPACE when the text area (not the tape) ran out. */
+const TEXT_SHORT: u32 = 0xffffffff;
+
 @inline function startText(text: usize, textEnd: usize): void {
+  ctrlSet(CTRL_TEXT, 0);
   gTx0 = text;
   gTx = text;
   gTxEnd = textEnd < text ? text : textEnd;
@@ -394,7 +400,7 @@ function finish(status: i32, tape: usize): i32 {
  * `tbl`) and writes its tape into [tape, tapeEnd). `stack` holds 16 * maxDepth bytes.
  * The bytes of every ASCII string field go to the text area [text, textEnd), back to back in
  * tape order; they total at most len, and a store may write up to 16 bytes past a string's end,
- * so len + 16 bytes always suffice (less may end in E_NEED_SPACE).
+ * so len + 16 bytes always suffice (less may end in E_NEED_SPACE with CTRL_TEXT = 0xffffffff).
  * On success CTRL_COUNT = tape entries, CTRL_PACKED = lowest packed address and CTRL_TEXT =
  * text bytes; on failure CTRL_OFFSET/FIELD/WIRE/DEPTH/TYPE describe where.
  */

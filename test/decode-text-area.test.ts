@@ -111,6 +111,19 @@ describe("ASCII strings through the text area", () => {
     expect(tapeText(t)).toBe(many.filter((x) => /^[\x00-\x7f]*$/.test(x)).join("") + "end");
   });
 
+  test("strings beyond the first 16 MiB text offer: the text area grows to the input and the walk runs again", () => {
+    const big = ascii(17 * 1024 * 1024, 5);
+    const bytes = encode({ fString: big, rString: ["a", wide(2), "b"], fMaxNumber: "end" });
+    const t = walkMessage(layoutOf(All).typeOffset, bytes, limits);
+    expect(t.textLength).toBe(big.length + 5);
+    const value = ser.fromBinary(bytes);
+    expect(value.get("f_string") === big).toBe(true);
+    expect(value.get("r_string")).toEqual(["a", wide(2), "b"]);
+    expect(value.get("f_max_number")).toBe("end");
+    const frames = ser.decodeAll(ser.encodeAll([value, value]));
+    expect(frames.map((v) => v.get("f_string") === big)).toEqual([true, true]);
+  });
+
   test("the text area of a tape is every ASCII string, in tape order", () => {
     const bytes = encode({ fString: "ab", fBytes: new Uint8Array([0x63, 0x64]), rString: ["ef", "é", "gh"], mString: { ij: "kl" }, fMaxNumber: "mn" });
     const t = walkMessage(layoutOf(All).typeOffset, bytes, limits);
@@ -202,6 +215,8 @@ describe("the walker's text area in linear memory", () => {
     views.u8.set(msg, base);
     views.u8.fill(0xee, text, text + 64);
     expect(e.walk(tableAddress(), tableLength(), type, base, msg.length, 1 << 20, 10, stack, tape, tape + 4096, text, text + n - 1)).toBe(-14);
+    // CTRL_TEXT tells the caller that the text area, not the tape, ran out.
+    expect(ctrlText()).toBe(0xffffffff);
     expect([...views.u8.subarray(text + n - 1, text + 64)].every((b) => b === 0xee)).toBe(true);
     // A reversed region is an empty one.
     expect(e.walk(tableAddress(), tableLength(), type, base, msg.length, 1 << 20, 10, stack, tape, tape + 4096, text, text - 16)).toBe(-14);

@@ -22,6 +22,9 @@ const C_PACKED = 6;
 const C_WIRE = 7;
 const C_VALUE = 8;
 const C_TEXT = 10;
+/** C_TEXT after E_NEED_SPACE: the text area ran out, not the tape. */
+const TEXT_SHORT = 0xffffffff;
+const FIRST_TEXT_MAX = 16 * 1024 * 1024;
 
 /**
  * A tape in linear memory, valid until the next core call. Entry k's words are
@@ -115,9 +118,10 @@ function walkWith(
   const stack = scratchAddress();
   const base = align16(stack + maxDepth * 16);
   // ASCII string bytes are disjoint ranges of the input, so they total at most len; the core's
-  // 16-byte stores may write up to 16 bytes past the last one.
+  // 16-byte stores may write up to 16 bytes past the last one. Like the tape, the first offer
+  // stops at 16 MiB, so a huge input of few strings does not double its memory.
   const text = align16(base + len);
-  const textEnd = text + len + 16;
+  let textEnd = text + Math.min(len, FIRST_TEXT_MAX) + 16;
   let tapeAt = align16(textEnd);
   let tapeBytes = firstTapeBytes(len);
   let retried = false;
@@ -145,8 +149,14 @@ function walkWith(
       return tape;
     }
     if (status !== E_NEED_SPACE) throw failure(status, e, rootType, base, stack, limits, "decode", len);
-    tapeBytes *= 2;
-    retried = true;
+    if (views.u32[ctrlIndex(C_TEXT)] === TEXT_SHORT) {
+      // Room for every byte of the input, so this happens at most once.
+      textEnd = text + len + 16;
+      tapeAt = align16(textEnd);
+    } else {
+      tapeBytes *= 2;
+      retried = true;
+    }
     ensureMemory(tapeAt + tapeBytes);
   }
 }
