@@ -565,25 +565,11 @@ export class MessageWriter {
     via: FieldPlan | undefined,
     prefixed: boolean,
   ): number {
-    if (depth > this.maxDepth) {
-      this.fail("MAX_DEPTH_EXCEEDED", `nesting depth ${depth} at {path} exceeds maxDepth ${this.maxDepth}; raise maxDepth or flatten the value`);
-    }
+    this.checkDepth(depth);
     const outerImpure = ck.impure;
-    ck.impure = false;
-    const desc = msg.descriptor;
-    if (paired === undefined) {
-      if (declared !== undefined && desc !== declared) {
-        ck.impure = true;
-        this.checkRules(desc);
-      }
-    } else if (desc !== paired) {
-      ck.impure = true;
-      if (desc !== declared) this.accept(desc, paired);
-    }
+    const plan = this.admit(msg, paired, declared, via);
+    const pairedPlan = paired === undefined ? undefined : paired === msg.descriptor ? plan : planOf(paired);
     const u = msg._u;
-    if (u.length > 0) this.checkUnknown(u, paired);
-    const plan = via !== undefined ? childPlan(via, desc) : desc === this.root ? this.rootPlan : planOf(desc);
-    const pairedPlan = paired === undefined ? undefined : paired === desc ? plan : planOf(paired);
     const fields = plan.fields;
     const values = msg._v;
     const s = SINK;
@@ -671,6 +657,36 @@ export class MessageWriter {
     return n;
   }
 
+  private checkDepth(depth: number): void {
+    if (depth > this.maxDepth) {
+      this.fail("MAX_DEPTH_EXCEEDED", `nesting depth ${depth} at {path} exceeds maxDepth ${this.maxDepth}; raise maxDepth or flatten the value`);
+    }
+  }
+
+  /**
+   * The checks `put` and `check` make before a value's fields (DESIGN §8.1): acceptance of its
+   * descriptor against the paired declaration (rules a/b/c) or the payload rules for a foreign
+   * unpaired one, and its unknown fields. Starts the value's purity (ck.impure; the caller saved
+   * the outer one) and returns the plan to walk its fields with.
+   */
+  private admit(msg: DynamicMessage, paired: DescMessage | undefined, declared: DescMessage | undefined, via: FieldPlan | undefined): WritePlan {
+    ck.impure = false;
+    const desc = msg.descriptor;
+    if (paired === undefined) {
+      if (declared !== undefined && desc !== declared) {
+        ck.impure = true;
+        this.checkRules(desc);
+      }
+    } else if (desc !== paired) {
+      ck.impure = true;
+      // Rule (b): the accepted containing value declares this very instance for the field.
+      if (desc !== declared) this.accept(desc, paired);
+    }
+    const u = msg._u;
+    if (u.length > 0) this.checkUnknown(u, paired);
+    return via !== undefined ? childPlan(via, desc) : desc === this.root ? this.rootPlan : planOf(desc);
+  }
+
   private fail(code: string, what: string): never {
     const path = currentPath(this.root);
     throw new CodecError(code, `cannot write ${this.root.typeName}: ${what.replace("{path}", path)}`, { path });
@@ -690,30 +706,15 @@ export class MessageWriter {
     depth: number,
     via: FieldPlan | undefined,
   ): number {
-    if (depth > this.maxDepth) {
-      this.fail("MAX_DEPTH_EXCEEDED", `nesting depth ${depth} at {path} exceeds maxDepth ${this.maxDepth}; raise maxDepth or flatten the value`);
-    }
+    this.checkDepth(depth);
     const det = this.det;
     if (paired !== undefined && msg._okFor === paired && msg._height > 0 && depth - 1 + msg._height <= this.maxDepth) {
       return sizeOf(msg, det, via);
     }
     const outerImpure = ck.impure;
-    ck.impure = false;
-    const desc = msg.descriptor;
-    if (paired === undefined) {
-      if (declared !== undefined && desc !== declared) {
-        ck.impure = true;
-        this.checkRules(desc);
-      }
-    } else if (desc !== paired) {
-      ck.impure = true;
-      // Rule (b): the accepted containing value declares this very instance for the field.
-      if (desc !== declared) this.accept(desc, paired);
-    }
+    const plan = this.admit(msg, paired, declared, via);
+    const pairedPlan = paired === undefined ? undefined : paired === msg.descriptor ? plan : planOf(paired);
     const u = msg._u;
-    if (u.length > 0) this.checkUnknown(u, paired);
-    const plan = via !== undefined ? childPlan(via, desc) : desc === this.root ? this.rootPlan : planOf(desc);
-    const pairedPlan = paired === undefined ? undefined : paired === desc ? plan : planOf(paired);
     const fields = plan.fields;
     const values = msg._v;
     let n = 0;
