@@ -23,7 +23,7 @@ import {
 import { readTag, tagValue } from "./tag";
 import { checkUtf8Tail, checkUtf8Within, safeLoadEnd } from "./utf8";
 import {
-  failAt, failStatus, packVarint8, readVarint, skipVarint, varintValue, zigzagDecode32,
+  fail as failAt8, failAt, failStatus, packVarint8, readVarint, skipVarint, varintValue, zigzagDecode32,
   zigzagDecode64,
 } from "./varint";
 
@@ -61,6 +61,155 @@ export function stop(status: i32, at: usize, base: usize, num: u32, wt: u32, lev
   return c;
 }
 
+/** The status a cold path below returned 0 for. */
+let gStatus: i32 = 0;
+
+@inline function fail(status: i32): usize {
+  gStatus = status;
+  return 0;
+}
+
+/**
+ * A packed run of a repeated numeric field at p (after its tag at `at`): decodes the elements
+ * below gPk and writes its entry at tp. Returns the position after the run, or 0 with gStatus.
+ * Kept out of walkBody (with skipUnknown, which binaryen inlines back): V8 keeps no register
+ * across a call, so every value live across one in the field loop is spilled where it is
+ * defined; with this path, `depth` (now from sp), and the 1-byte length and 1-8-byte varint
+ * reads below inline, walkFrames of 1000 bench.Small frames went from 75.5-76.0 to 71.3-73.4
+ * µs (bench/micro-walker.mjs, same process, min of 100 interleaved rounds).
+ */
+function walkPacked(tbl: usize, T: usize, base: usize, at: usize, p: usize, end: usize, a: u32, num: u32, levels: usize, tp: usize): usize {
+  let wt: u32 = 2;
+  let pk = gPk;
+  let head = (a >>> A_SLOT_SHIFT) << SLOT_SHIFT;
+  let q = readVarint(p, end);
+  if (q == 0) return fail(stop(failStatus, failAt, base, num, wt, levels, T, tbl));
+  let len = varintValue;
+  if (len > <u64>(end - q)) return fail(stop(E_LENGTH_PAST_END, at, base, num, wt, levels, T, tbl));
+  let pend = q + <usize>len;
+  let kind = a & A_KIND_MASK;
+  let count: u32;
+  let size: u32;
+  if (kind == K_FIXED32 || kind == K_SFIXED32 || kind == K_FLOAT) {
+    if ((len & 3) != 0) return fail(stop(E_PACKED_LENGTH, at, base, num, wt, levels, T, tbl));
+    count = <u32>(len >> 2);
+    size = 4;
+  } else if (kind == K_FIXED64 || kind == K_SFIXED64 || kind == K_DOUBLE) {
+    if ((len & 7) != 0) return fail(stop(E_PACKED_LENGTH, at, base, num, wt, levels, T, tbl));
+    count = <u32>(len >> 3);
+    size = 8;
+  } else {
+    count = countVarints(q, pend);
+    size = kind == K_BOOL ? 1 : kind == K_INT64 || kind == K_UINT64 || kind == K_SINT64 ? 8 : 4;
+  }
+  let bytes = <u64>count * <u64>size;
+  if (bytes + 16 > <u64>(pk - tp)) return fail(E_NEED_SPACE);
+  let dst = (pk - <usize>bytes) & ~(<usize>7);
+  if (dst - tp < 16) return fail(E_NEED_SPACE);
+  if (size == 4 && (kind == K_FIXED32 || kind == K_SFIXED32 || kind == K_FLOAT)) {
+    memory.copy(dst, q, <usize>len);
+  } else if (kind == K_FIXED64 || kind == K_SFIXED64 || kind == K_DOUBLE) {
+    memory.copy(dst, q, <usize>len);
+  } else {
+    let s = q;
+    let d = dst;
+    if (size == 8) {
+      let zz = kind == K_SINT64;
+      while (s < pend) {
+        let v: u64;
+        let x: u64 = 0;
+        let m: u64 = 0;
+        if (pend - s >= 8) {
+          x = load<u64>(s);
+          m = ~x & 0x8080808080808080;
+        }
+        if (m != 0) {
+          // A varint of 1-8 bytes read from one 8-byte load, without a byte loop: mixed
+          // lengths no longer mispredict per byte. With the 9-byte case below, the walk
+          // of 1000 doubles + 1000 mixed-length sint64 + 1000 fixed32 went from 5.44 to
+          // 3.43 µs (same process, medians of 3).
+          let tz = ctz<u64>(m);
+          s += <usize>((tz + 1) >> 3);
+          v = packVarint8(x & ((<u64>2 << tz) - 1));
+        } else if (pend - s >= 9 && load<u8>(s, 8) < 0x80) {
+          // Nine bytes: the eight loaded plus the ninth's 7 bits on top (63-bit values).
+          v = (packVarint8(x) | (<u64>load<u8>(s, 8) << 56));
+          s += 9;
+        } else {
+          s = readVarint(s, pend);
+          if (s == 0) return fail(stop(failStatus, failAt, base, num, wt, levels, T, tbl));
+          v = varintValue;
+        }
+        if (zz) v = <u64>zigzagDecode64(v);
+        store<u64>(d, v);
+        d += 8;
+      }
+    } else if (size == 4) {
+      let zz = kind == K_SINT32;
+      while (s < pend) {
+        let v: u32;
+        let x: u64 = 0;
+        let m: u64 = 0;
+        if (pend - s >= 8) {
+          x = load<u64>(s);
+          m = ~x & 0x8080808080808080;
+        }
+        if (m != 0) {
+          // As above: one load, no byte loop.
+          let tz = ctz<u64>(m);
+          s += <usize>((tz + 1) >> 3);
+          v = <u32>packVarint8(x & ((<u64>2 << tz) - 1));
+        } else if (pend - s >= 9 && load<u8>(s, 8) < 0x80) {
+          // Nine bytes: the eight loaded plus the ninth's 7 bits on top (63-bit values).
+          v = <u32>(packVarint8(x) | (<u64>load<u8>(s, 8) << 56));
+          s += 9;
+        } else {
+          s = readVarint(s, pend);
+          if (s == 0) return fail(stop(failStatus, failAt, base, num, wt, levels, T, tbl));
+          v = <u32>varintValue;
+        }
+        if (zz) v = <u32>zigzagDecode32(v);
+        store<u32>(d, v);
+        d += 4;
+      }
+    } else {
+      while (s < pend) {
+        s = readVarint(s, pend);
+        if (s == 0) return fail(stop(failStatus, failAt, base, num, wt, levels, T, tbl));
+        store<u8>(d, <u8>(varintValue != 0));
+        d += 1;
+      }
+    }
+  }
+  gPk = dst;
+  store<u32>(tp, OP_PACKED | head);
+  store<u32>(tp, count, 4);
+  store<u32>(tp, <u32>dst, 8);
+  store<u32>(tp, size, 12);
+  return pend;
+}
+
+/** Skips the undeclared field at p (tag at `at`); returns the position after it, or 0 with
+ * failStatus/failAt set. */
+function skipUnknown(at: usize, p: usize, end: usize, wt: u32): usize {
+  if (wt == 0) return skipVarint(p, end);
+  if (wt == 2) {
+    let q = readVarint(p, end);
+    if (q == 0) return 0;
+    if (varintValue > <u64>(end - q)) return failAt8(E_LENGTH_PAST_END, at);
+    return q + <usize>varintValue;
+  }
+  if (wt == 1) {
+    if (end - p < 8) return failAt8(E_TRUNCATED, p);
+    return p + 8;
+  }
+  if (wt == 5) {
+    if (end - p < 4) return failAt8(E_TRUNCATED, p);
+    return p + 4;
+  }
+  return failAt8(E_INVALID_WIRE_TYPE, at);
+}
+
 /**
  * Walks one message body [p, end) of the type at address T. Entries start at gTp, packed
  * arrays end at gPk; both cursors are updated on success.
@@ -71,7 +220,6 @@ function walkBody(tbl: usize, T: usize, base: usize, p: usize, end: usize, maxDe
   let tx = gTx;
   let txEnd = gTxEnd;
   let sp = stack;
-  let depth: u32 = 1;
   if (pk - tp < 32) return E_NEED_SPACE;
   let cur = tp;
   store<u32>(tp, OP_START);
@@ -108,7 +256,6 @@ function walkBody(tbl: usize, T: usize, base: usize, p: usize, end: usize, maxDe
       flags = load<u32>(sp, 12) & 0xff;
       if (childTree == 0) flags &= ~F_ASCII_TREE;
       dmax = load<u32>(T, T_DENSE_MAX);
-      depth--;
       continue;
     }
 
@@ -129,23 +276,8 @@ function walkBody(tbl: usize, T: usize, base: usize, p: usize, end: usize, maxDe
 
     if (a == 0) {
       // An undeclared field: check that it is well-formed, skip it, keep its byte range.
-      if (wt == 0) {
-        p = skipVarint(p, end);
-        if (p == 0) return stop(failStatus, failAt, base, num, wt, (sp - stack) >> 4, T, tbl);
-      } else if (wt == 2) {
-        let q = readVarint(p, end);
-        if (q == 0) return stop(failStatus, failAt, base, num, wt, (sp - stack) >> 4, T, tbl);
-        if (varintValue > <u64>(end - q)) return stop(E_LENGTH_PAST_END, at, base, num, wt, (sp - stack) >> 4, T, tbl);
-        p = q + <usize>varintValue;
-      } else if (wt == 1) {
-        if (end - p < 8) return stop(E_TRUNCATED, p, base, num, wt, (sp - stack) >> 4, T, tbl);
-        p += 8;
-      } else if (wt == 5) {
-        if (end - p < 4) return stop(E_TRUNCATED, p, base, num, wt, (sp - stack) >> 4, T, tbl);
-        p += 4;
-      } else {
-        return stop(E_INVALID_WIRE_TYPE, at, base, num, wt, (sp - stack) >> 4, T, tbl);
-      }
+      p = skipUnknown(at, p, end, wt);
+      if (p == 0) return stop(failStatus, failAt, base, num, wt, (sp - stack) >> 4, T, tbl);
       store<u32>(tp, OP_UNKNOWN | (wt << FLAG_SHIFT));
       store<u32>(tp, num, 4);
       store<u32>(tp, <u32>(at - base), 8);
@@ -158,113 +290,11 @@ function walkBody(tbl: usize, T: usize, base: usize, p: usize, end: usize, maxDe
     let head = (a >>> A_SLOT_SHIFT) << SLOT_SHIFT;
     if (wt != ((a >>> A_WIRE_SHIFT) & 7)) {
       if (wt == 2 && (a & A_PACKABLE) != 0) {
-        // A packed run of a repeated numeric field.
-        let q = readVarint(p, end);
-        if (q == 0) return stop(failStatus, failAt, base, num, wt, (sp - stack) >> 4, T, tbl);
-        let len = varintValue;
-        if (len > <u64>(end - q)) return stop(E_LENGTH_PAST_END, at, base, num, wt, (sp - stack) >> 4, T, tbl);
-        let pend = q + <usize>len;
-        let kind = a & A_KIND_MASK;
-        let count: u32;
-        let size: u32;
-        if (kind == K_FIXED32 || kind == K_SFIXED32 || kind == K_FLOAT) {
-          if ((len & 3) != 0) return stop(E_PACKED_LENGTH, at, base, num, wt, (sp - stack) >> 4, T, tbl);
-          count = <u32>(len >> 2);
-          size = 4;
-        } else if (kind == K_FIXED64 || kind == K_SFIXED64 || kind == K_DOUBLE) {
-          if ((len & 7) != 0) return stop(E_PACKED_LENGTH, at, base, num, wt, (sp - stack) >> 4, T, tbl);
-          count = <u32>(len >> 3);
-          size = 8;
-        } else {
-          count = countVarints(q, pend);
-          size = kind == K_BOOL ? 1 : kind == K_INT64 || kind == K_UINT64 || kind == K_SINT64 ? 8 : 4;
-        }
-        let bytes = <u64>count * <u64>size;
-        if (bytes + 16 > <u64>(pk - tp)) return E_NEED_SPACE;
-        let dst = (pk - <usize>bytes) & ~(<usize>7);
-        if (dst - tp < 16) return E_NEED_SPACE;
-        if (size == 4 && (kind == K_FIXED32 || kind == K_SFIXED32 || kind == K_FLOAT)) {
-          memory.copy(dst, q, <usize>len);
-        } else if (kind == K_FIXED64 || kind == K_SFIXED64 || kind == K_DOUBLE) {
-          memory.copy(dst, q, <usize>len);
-        } else {
-          let s = q;
-          let d = dst;
-          if (size == 8) {
-            let zz = kind == K_SINT64;
-            while (s < pend) {
-              let v: u64;
-              let x: u64 = 0;
-              let m: u64 = 0;
-              if (pend - s >= 8) {
-                x = load<u64>(s);
-                m = ~x & 0x8080808080808080;
-              }
-              if (m != 0) {
-                // A varint of 1-8 bytes read from one 8-byte load, without a byte loop: mixed
-                // lengths no longer mispredict per byte. With the 9-byte case below, the walk
-                // of 1000 doubles + 1000 mixed-length sint64 + 1000 fixed32 went from 5.44 to
-                // 3.43 µs (same process, medians of 3).
-                let tz = ctz<u64>(m);
-                s += <usize>((tz + 1) >> 3);
-                v = packVarint8(x & ((<u64>2 << tz) - 1));
-              } else if (pend - s >= 9 && load<u8>(s, 8) < 0x80) {
-                // Nine bytes: the eight loaded plus the ninth's 7 bits on top (63-bit values).
-                v = (packVarint8(x) | (<u64>load<u8>(s, 8) << 56));
-                s += 9;
-              } else {
-                s = readVarint(s, pend);
-                if (s == 0) return stop(failStatus, failAt, base, num, wt, (sp - stack) >> 4, T, tbl);
-                v = varintValue;
-              }
-              if (zz) v = <u64>zigzagDecode64(v);
-              store<u64>(d, v);
-              d += 8;
-            }
-          } else if (size == 4) {
-            let zz = kind == K_SINT32;
-            while (s < pend) {
-              let v: u32;
-              let x: u64 = 0;
-              let m: u64 = 0;
-              if (pend - s >= 8) {
-                x = load<u64>(s);
-                m = ~x & 0x8080808080808080;
-              }
-              if (m != 0) {
-                // As above: one load, no byte loop.
-                let tz = ctz<u64>(m);
-                s += <usize>((tz + 1) >> 3);
-                v = <u32>packVarint8(x & ((<u64>2 << tz) - 1));
-              } else if (pend - s >= 9 && load<u8>(s, 8) < 0x80) {
-                // Nine bytes: the eight loaded plus the ninth's 7 bits on top (63-bit values).
-                v = <u32>(packVarint8(x) | (<u64>load<u8>(s, 8) << 56));
-                s += 9;
-              } else {
-                s = readVarint(s, pend);
-                if (s == 0) return stop(failStatus, failAt, base, num, wt, (sp - stack) >> 4, T, tbl);
-                v = <u32>varintValue;
-              }
-              if (zz) v = <u32>zigzagDecode32(v);
-              store<u32>(d, v);
-              d += 4;
-            }
-          } else {
-            while (s < pend) {
-              s = readVarint(s, pend);
-              if (s == 0) return stop(failStatus, failAt, base, num, wt, (sp - stack) >> 4, T, tbl);
-              store<u8>(d, <u8>(varintValue != 0));
-              d += 1;
-            }
-          }
-        }
-        pk = dst;
-        store<u32>(tp, OP_PACKED | head);
-        store<u32>(tp, count, 4);
-        store<u32>(tp, <u32>dst, 8);
-        store<u32>(tp, size, 12);
+        gPk = pk;
+        p = walkPacked(tbl, T, base, at, p, end, a, num, (sp - stack) >> 4, tp);
+        if (p == 0) return gStatus;
+        pk = gPk;
         tp += 16;
-        p = pend;
         continue;
       }
       let bad = wt == 3 || wt == 4 || wt > 5 ? E_INVALID_WIRE_TYPE : E_WIRE_TYPE_MISMATCH;
@@ -272,9 +302,32 @@ function walkBody(tbl: usize, T: usize, base: usize, p: usize, end: usize, maxDe
     }
 
     if (wt == 0) {
-      p = readVarint(p, end);
-      if (p == 0) return stop(failStatus, failAt, base, num, wt, (sp - stack) >> 4, T, tbl);
-      let v = varintValue;
+      // One byte (most fields) first; then a varint of 1-8 bytes from one 8-byte load without
+      // the byte loop (a 6-byte id per bench.Small frame); the general reader for the rest and
+      // for every error, so statuses and offsets stay its own. The 8-byte path for every
+      // varint, one-byte values included, lost (75.0 against 73.7 µs).
+      let v: u64;
+      if (p < end && load<u8>(p) < 0x80) {
+        v = <u64>load<u8>(p);
+        p++;
+      } else {
+        let x: u64 = 0;
+        let m: u64 = 0;
+        if (p <= limit + 8) {
+          x = load<u64>(p);
+          m = ~x & 0x8080808080808080;
+        }
+        let tz = ctz<u64>(m);
+        let n = <usize>((tz + 1) >> 3);
+        if (m != 0 && n <= end - p) {
+          v = packVarint8(x & ((<u64>2 << tz) - 1));
+          p += n;
+        } else {
+          p = readVarint(p, end);
+          if (p == 0) return stop(failStatus, failAt, base, num, wt, (sp - stack) >> 4, T, tbl);
+          v = varintValue;
+        }
+      }
       let kind = a & A_KIND_MASK;
       if (kind == K_SINT32) v = <u64>(<i64>zigzagDecode32(<u32>v));
       else if (kind == K_SINT64) v = <u64>zigzagDecode64(v);
@@ -283,19 +336,26 @@ function walkBody(tbl: usize, T: usize, base: usize, p: usize, end: usize, maxDe
       store<u64>(tp, v, 8);
       tp += 16;
     } else if (wt == 2) {
-      let q = readVarint(p, end);
-      if (q == 0) return stop(failStatus, failAt, base, num, wt, (sp - stack) >> 4, T, tbl);
-      let len = varintValue;
+      // A one-byte length in locals: no round trip through the varintValue global.
+      let q: usize;
+      let len: u64;
+      if (p < end && load<u8>(p) < 0x80) {
+        len = <u64>load<u8>(p);
+        q = p + 1;
+      } else {
+        q = readVarint(p, end);
+        if (q == 0) return stop(failStatus, failAt, base, num, wt, (sp - stack) >> 4, T, tbl);
+        len = varintValue;
+      }
       if (len > <u64>(end - q)) return stop(E_LENGTH_PAST_END, at, base, num, wt, (sp - stack) >> 4, T, tbl);
       let vend = q + <usize>len;
       if ((a & A_MESSAGE) != 0) {
-        if (depth >= maxDepth) return stop(E_DEPTH_EXCEEDED, at, base, num, wt, (sp - stack) >> 4, T, tbl);
+        if (<u32>((sp - stack) >> 4) + 1 >= maxDepth) return stop(E_DEPTH_EXCEEDED, at, base, num, wt, (sp - stack) >> 4, T, tbl);
         store<usize>(sp, end);
         store<usize>(sp, T, 4);
         store<usize>(sp, cur, 8);
         store<u32>(sp, flags | head, 12);
         sp += 16;
-        depth++;
         T = tbl + (<usize>load<u32>(e, 4) << 2);
         dmax = load<u32>(T, T_DENSE_MAX);
         end = vend;
@@ -313,7 +373,24 @@ function walkBody(tbl: usize, T: usize, base: usize, p: usize, end: usize, maxDe
       if ((a & A_STRING) != 0) {
         let n = <usize>len;
         let room = txEnd - tx;
-        if (n <= 16 && q <= limit && room >= 16) {
+        if (n <= 32 && q <= limit - 16 && room >= 32) {
+          // Up to 32 bytes from two v128 loads, checked with one mask and stored whole: the
+          // 17-32-byte strings (emails) skip checkUtf8Long and the copy loop, and lengths either
+          // side of 16 take one path. walkFrames of 1000 bench.Small frames: 70.6 -> 67.4 µs
+          // (122.8 -> 114.2 on a loaded machine), same process, min of 100 interleaved rounds.
+          let v0 = v128.load(q);
+          let v1 = v128.load(q, 16);
+          let bits = <u64>(<u32>i8x16.bitmask(v0) | (<u32>i8x16.bitmask(v1) << 16));
+          if ((bits & ((<u64>1 << <u64>n) - 1)) == 0) {
+            v128.store(tx, v0);
+            v128.store(tx, v1, 16);
+            tx += n;
+            f = F_ASCII;
+          } else {
+            if (checkUtf8Tail(q, vend) == 0) return stop(failStatus, failAt, base, num, wt, (sp - stack) >> 4, T, tbl);
+            flags &= ~(F_ASCII_SELF | F_ASCII_TREE);
+          }
+        } else if (n <= 16 && q <= limit && room >= 16) {
           // A short string: the one v128 load that checks it is also what lands in the text
           // area (the store's bytes past n are overwritten by the next string or ignored).
           let v = v128.load(q);

@@ -92,13 +92,21 @@ export function checkUtf8Tail(p: usize, end: usize): u32 {
 
 /**
  * checkUtf8 for callers that pass `safe`, the highest address at which a 16-byte load stays in
- * linear memory (memory size - 16, see safeLoadEnd): strings of up to 16 bytes take one
- * unaligned v128 load masked to their length, and a longer string's last partial block does the
+ * linear memory (memory size - 16, see safeLoadEnd): strings of up to 32 bytes take one or two
+ * unaligned v128 loads masked to their length, and a longer string's last partial block does the
  * same, instead of the 8-byte and byte loops. Bytes read past `end` are ignored, and a load is
  * only made at or below `safe`, so it never traps. Same results and failures as checkUtf8.
  */
 @inline export function checkUtf8Within(p: usize, end: usize, safe: usize): u32 {
   let n = end - p;
+  if (n <= 32 && p <= safe - 16) {
+    // Up to 32 bytes from two v128 loads and one mask, as in walk: validateFrames of 1000
+    // bench.Small frames (emails of 17-32 bytes) 61.1-65.0 -> 58.9-60.2 µs (same process,
+    // min of 100 interleaved rounds).
+    let bits = <u64>(<u32>i8x16.bitmask(v128.load(p)) | (<u32>i8x16.bitmask(v128.load(p, 16)) << 16));
+    if ((bits & ((<u64>1 << <u64>n) - 1)) == 0) return 1;
+    return checkUtf8Tail(p, end);
+  }
   if (n <= 16 && p <= safe) {
     // Most protobuf strings are short ASCII keys and names: one load, one mask, one branch.
     if ((i8x16.bitmask(v128.load(p)) & ((1 << <i32>n) - 1)) == 0) return 1;

@@ -6,12 +6,17 @@
 // into linear memory and writes the decode tape, which the JS loop does not; the validate-only
 // row is the same walk without the tape (assembly/validate.ts), and the copy row is the input
 // copy alone.
+// A second part walks the bench's "1000 small frames" fixture (bench.Small, 86.9 KB) with
+// walkFrames, and one small message with walk: field-dense data where the per-field cost of the
+// walker dominates. With BASE_WASM=path, the same cases also run on that build in the same
+// process (an A/B of two walkers without the noise of two runs).
 // Usage: npm run build && node bench/micro-walker.mjs [time-ms]
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import protobuf from "protobufjs";
 import { Bench } from "tinybench";
+import { buildFixtures, compileFixtures } from "./lib/fixtures.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const wasmBytes = readFileSync(join(here, "..", "dist", "protokeel.wasm"));
@@ -239,3 +244,81 @@ for (const t of bench.tasks) {
 }
 console.log(`ratio (JS time / WASM time, medians): ${(median(j) / median(w)).toFixed(2)}x`);
 console.log(`ratio (walk time / validate-only time, medians): ${(median(w) / median(v)).toFixed(2)}x`);
+
+// --- field-dense: 1000 small frames (walkFrames) and one small message (walk) -------------
+const small = {
+  offsets: { Small: 0 },
+  // bench.Small: uint64 id, string name, string email, int32 age, bool active, double balance,
+  // repeated string tags, Tier tier (enum), sint32 delta.
+  fields: [[1, 4, 0], [2, 9, 2], [3, 9, 2], [4, 5, 0], [5, 8, 0], [6, 1, 1], [7, 9, 2, true], [8, 14, 0], [9, 17, 0]],
+};
+const smallTable = new Int32Array(4 + 2 * 10);
+smallTable.set([9, 9, 0, 4 + 2 * 10], 0);
+small.fields.forEach(([n, k, w, rep], slot) => {
+  let a = k | (w << 5) | (slot << 12);
+  if (k === 9) a |= 1 << 9;
+  if (rep) a |= 1 << 11;
+  smallTable[4 + 2 * n] = a;
+});
+const fixtures = buildFixtures(compileFixtures().registry);
+const framesInput = fixtures.find((f) => f.id === "frames").bytes;
+const smallInput = fixtures.find((f) => f.id === "small").bytes;
+
+function denseRunner(bytes) {
+  const x = new WebAssembly.Instance(new WebAssembly.Module(bytes), {}).exports;
+  const tb = x.heapBase();
+  const st = tb + smallTable.length * 4 + 64;
+  const b = st + maxDepth * 16;
+  const n = framesInput.length;
+  const tx = b + ((n + 15) & ~15);
+  const txEnd = tx + n + 16;
+  const tp = (txEnd + 15) & ~15;
+  const tpEnd = tp + n * 4 + 4096;
+  x.memory.grow(Math.ceil(tpEnd / 65536));
+  const m = new Uint8Array(x.memory.buffer);
+  new Int32Array(x.memory.buffer).set(smallTable, tb >>> 2);
+  const check = (s) => {
+    if (s !== 0) throw new Error(`wasm status ${s}`);
+    return s;
+  };
+  return {
+    frames: () => (m.set(framesInput, b), check(x.walkFrames(tb, smallTable.length, 0, b, n, 67108864, maxDepth, st, tp, tpEnd, tx, txEnd))),
+    framesValidate: () => (m.set(framesInput, b), check(x.validateFrames(tb, smallTable.length, 0, b, n, 67108864, maxDepth, st))),
+    small: () => (m.set(smallInput, b), check(x.walk(tb, smallTable.length, 0, b, smallInput.length, 67108864, maxDepth, st, tp, tpEnd, tx, txEnd))),
+  };
+}
+
+const runners = [["", denseRunner(wasmBytes)]];
+if (process.env.BASE_WASM) runners.push([" [base]", denseRunner(readFileSync(process.env.BASE_WASM))]);
+// Rounds interleaved across builds and cases, min and median per case: on 2 shared noisy cores
+// a slow spell then hits every case alike instead of whichever tinybench task ran during it.
+const cases = [];
+for (const [label, r] of runners) {
+  cases.push([`walkFrames 1000 small frames${label}`, r.frames, 40]);
+  cases.push([`walk one small message${label}`, r.small, 20000]);
+  cases.push([`validateFrames 1000 small frames${label}`, r.framesValidate, 40]);
+}
+const samples = cases.map(() => []);
+const cpuSamples = cases.map(() => []);
+const rounds = Math.max(20, Math.round(timeMs / 25));
+for (let round = -3; round < rounds; round++) {
+  cases.forEach(([, fn, n], i) => {
+    const c0 = process.cpuUsage();
+    const t0 = process.hrtime.bigint();
+    for (let k = 0; k < n; k++) fn();
+    const ns = Number(process.hrtime.bigint() - t0) / n;
+    const c1 = process.cpuUsage(c0);
+    if (round >= 0) {
+      samples[i].push(ns);
+      // CPU time of this thread's process: time lost to the other tenants' preemption is left out.
+      cpuSamples[i].push(((c1.user + c1.system) * 1000) / n);
+    }
+  });
+}
+console.log(`frames: ${framesInput.length} bytes (1000 bench.Small), small: ${smallInput.length} bytes; ${rounds} interleaved rounds`);
+cases.forEach(([name], i) => {
+  const xs = samples[i].sort((a, b) => a - b);
+  const cs = cpuSamples[i].sort((a, b) => a - b);
+  const us = (ns) => (ns / 1000).toFixed(3).padStart(8);
+  console.log(`${name.padEnd(42)} min ${us(xs[0])} µs  median ${us(xs[xs.length >> 1])} µs  cpu median ${us(cs[cs.length >> 1])} µs`);
+});
