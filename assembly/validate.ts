@@ -64,9 +64,17 @@ function validateBody(tbl: usize, T: usize, base: usize, p: usize, end: usize, m
 
     if (a != 0 && wt == ((a >>> A_WIRE_SHIFT) & 7)) {
       if (wt == 2) {
-        let q = readVarint(p, end);
-        if (q == 0) return stop(failStatus, failAt, base, num, wt, (sp - stack) >> 4, T, tbl);
-        let len = varintValue;
+        // A one-byte length in locals: no round trip through the varintValue global.
+        let q: usize;
+        let len: u64;
+        if (p < end && load<u8>(p) < 0x80) {
+          len = <u64>load<u8>(p);
+          q = p + 1;
+        } else {
+          q = readVarint(p, end);
+          if (q == 0) return stop(failStatus, failAt, base, num, wt, (sp - stack) >> 4, T, tbl);
+          len = varintValue;
+        }
         if (len > <u64>(end - q)) return stop(E_LENGTH_PAST_END, at, base, num, wt, (sp - stack) >> 4, T, tbl);
         let vend = q + <usize>len;
         if ((a & A_MESSAGE) != 0) {
@@ -89,8 +97,19 @@ function validateBody(tbl: usize, T: usize, base: usize, p: usize, end: usize, m
         }
         p = vend;
       } else if (wt == 0) {
-        p = skipVarint(p, end);
-        if (p == 0) return stop(failStatus, failAt, base, num, wt, (sp - stack) >> 4, T, tbl);
+        // A varint of 1-8 bytes skipped from one 8-byte load (no byte loop, no call); the
+        // general skip for the rest and for every error, so statuses and offsets stay its own.
+        // With the one-byte length below, same process, min of 100 interleaved rounds:
+        // validateFrames of 1000 bench.Small 58.4 -> 53.8 µs, span batch 12.39 -> 11.44 µs.
+        let m: u64 = 0;
+        if (p <= limit + 8) m = ~load<u64>(p) & 0x8080808080808080;
+        let n = <usize>((ctz<u64>(m) + 1) >> 3);
+        if (m != 0 && n <= end - p) {
+          p += n;
+        } else {
+          p = skipVarint(p, end);
+          if (p == 0) return stop(failStatus, failAt, base, num, wt, (sp - stack) >> 4, T, tbl);
+        }
       } else if (wt == 1) {
         if (end - p < 8) return stop(E_TRUNCATED, p, base, num, wt, (sp - stack) >> 4, T, tbl);
         p += 8;
