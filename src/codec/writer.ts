@@ -590,13 +590,7 @@ export class MessageWriter {
         else putMap(s, p, v as Map<unknown, unknown>);
         continue;
       }
-      let childPaired: DescMessage | undefined;
-      if (pairedPlan !== undefined) {
-        const pp = pairedPlan === plan ? p : pairedPlan.byNumber.get(p.number);
-        if (pp !== undefined && pp.elemKind === K_MESSAGE && (pp.kind === K_MAP) === (p.kind === K_MAP)) {
-          childPaired = pp.message;
-        }
-      }
+      const childPaired = pairedPlan === undefined ? undefined : pairedChild(p, plan, pairedPlan);
       if (p.kind === K_MESSAGE) {
         const m = v as DynamicMessage;
         push(p, undefined);
@@ -731,15 +725,7 @@ export class MessageWriter {
         n += fieldSize(p, v, det);
         continue;
       }
-      let childPaired: DescMessage | undefined;
-      if (pairedPlan !== undefined) {
-        const pp = pairedPlan === plan ? p : pairedPlan.byNumber.get(p.number);
-        // A number declared as a non-message (e.g. bytes) is read as such: the value is opaque.
-        // Singular ↔ repeated keeps the element type (DESIGN §9); map ↔ non-map does not.
-        if (pp !== undefined && pp.elemKind === K_MESSAGE && (pp.kind === K_MAP) === (p.kind === K_MAP)) {
-          childPaired = pp.message;
-        }
-      }
+      const childPaired = pairedPlan === undefined ? undefined : pairedChild(p, plan, pairedPlan);
       if (p.kind === K_MESSAGE) {
         const m = v as DynamicMessage;
         push(p, undefined);
@@ -914,6 +900,17 @@ function putScalarField(s: Sink, p: FieldPlan, v: unknown): void {
   if (p.tagSize === 1) s.buf[s.pos++] = p.tag;
   else s.varint32(p.tag);
   writeScalar(s, t, v);
+}
+
+/**
+ * The declaration a message value under field `p` of `plan` is paired with, given the paired
+ * declaration's plan (DESIGN §8.1), or undefined when the reader keeps it opaque: a number
+ * declared as a non-message (e.g. bytes) is read as such; singular ↔ repeated keeps the element
+ * type (DESIGN §9), map ↔ non-map does not.
+ */
+function pairedChild(p: FieldPlan, plan: WritePlan, pairedPlan: WritePlan): DescMessage | undefined {
+  const pp = pairedPlan === plan ? p : pairedPlan.byNumber.get(p.number);
+  return pp !== undefined && pp.elemKind === K_MESSAGE && (pp.kind === K_MAP) === (p.kind === K_MAP) ? pp.message : undefined;
 }
 
 /** Payload bytes per element of a packed fixed-width run, 0 for varints. */
