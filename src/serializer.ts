@@ -4,7 +4,7 @@ import type { DescMessage } from "@bufbuild/protobuf";
 import { FrameReader } from "./codec/frame-reader.js";
 import { FrameWriter } from "./codec/frame-writer.js";
 import { BoundDecoder } from "./codec/reader.js";
-import { MessageWriter, writeFrameTo, type Acceptor } from "./codec/writer.js";
+import { MessageWriter, type Acceptor } from "./codec/writer.js";
 import { validateFrameBytes, validateMessageBytes } from "./codec/validate.js";
 import { evaluateMessages } from "./compat/evaluate.js";
 import { checkPayloadRules } from "./descriptor/rules.js";
@@ -113,7 +113,7 @@ export class ProtobufSerializer {
   /** Appends one frame to `writer`; on failure the writer is unchanged. */
   serialize(value: DynamicMessage, writer: FrameWriter): void {
     if (!(writer instanceof FrameWriter)) throw new TypeError("serialize expects a FrameWriter");
-    writeFrameTo(this.#writer, value, writer);
+    this.#writer.writeFrame(value, writer);
   }
 
   /** Reads the frame at the reader's position and moves past it; on failure it does not move. */

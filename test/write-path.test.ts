@@ -5,7 +5,7 @@ import type { DescMessage } from "@bufbuild/protobuf";
 import protobuf from "protobufjs";
 import { describe, expect, test } from "vitest";
 import { FrameWriter } from "../src/codec/frame-writer.js";
-import { MessageWriter, writeFrameTo, type Acceptor } from "../src/codec/writer.js";
+import { MessageWriter, type Acceptor } from "../src/codec/writer.js";
 import { CodecError, DynamicMessage } from "../src/index.js";
 import { resolveSettings, type Settings } from "../src/settings.js";
 import { registryFromDir } from "./support/buf.js";
@@ -46,7 +46,7 @@ describe("values that are not DynamicMessage are rejected before any byte", () =
     [fromBinary(v2.Order, new Uint8Array()), "an object"],
   ])("%o", (value, got) => {
     const out = new FrameWriter();
-    const e = codecError(() => writeFrameTo(writer(v2.Order), value, out));
+    const e = codecError(() => writer(v2.Order).writeFrame(value, out));
     expect(e.code).toBe("NOT_A_DYNAMIC_MESSAGE");
     expect(e.message).toBe(
       `cannot write acme.Order: expected a DynamicMessage, got ${got}; build values with DynamicMessage.create(descriptor, init)`,
@@ -119,7 +119,7 @@ describe("acceptance", () => {
       finding: { rule: "FIELD_REMOVED_NOT_RESERVED", path: `${c.typeName}.qty(2)`, message: `field ${c.typeName}.qty(2) was removed` },
     }));
     const out = new FrameWriter();
-    const e = codecError(() => writeFrameTo(w, make(other), out));
+    const e = codecError(() => w.writeFrame(make(other), out));
     expect(e.code).toBe("INCOMPATIBLE_VALUE_DESCRIPTOR");
     expect(e.path).toBe(path);
     expect(e.message).toBe(
@@ -211,7 +211,7 @@ describe("unknown fields", () => {
     const item = withUnknown(v1.Item, 2, [0x10, 0x05]);
     const w = writer(v2.Order, {}, acceptAll);
     const out = new FrameWriter();
-    const e = codecError(() => writeFrameTo(w, DynamicMessage.create(v2.Order, { items: [item] }), out));
+    const e = codecError(() => w.writeFrame(DynamicMessage.create(v2.Order, { items: [item] }), out));
     expect(e.code).toBe("UNKNOWN_FIELD_COLLISION");
     expect(e.path).toBe("acme.Order.items(3)[0]");
     expect(e.message).toBe(
@@ -242,7 +242,7 @@ describe("unknown fields", () => {
     [9, [], "UNKNOWN_FIELD_MALFORMED", "unknown field 9 at acme.Item is not one well-formed encoded field: the tag is truncated; each occurrence must be a tag followed by its payload"],
   ])("field %i %o is rejected", (n, data, code, message) => {
     const out = new FrameWriter();
-    const e = codecError(() => writeFrameTo(writer(v2.Item), withUnknown(v2.Item, n, data), out));
+    const e = codecError(() => writer(v2.Item).writeFrame(withUnknown(v2.Item, n, data), out));
     expect(e.code).toBe(code);
     expect(e.message).toBe(`cannot write acme.Item: ${message}`);
     expect(out.length).toBe(0);
@@ -261,7 +261,7 @@ describe("limits", () => {
   test("maxMessageBytes bounds the message size", () => {
     expect(writer(v2.Order, { maxMessageBytes: size }).toBinary(order)).toHaveLength(size);
     const out = new FrameWriter();
-    const e = codecError(() => writeFrameTo(writer(v2.Order, { maxMessageBytes: size - 1 }), order, out));
+    const e = codecError(() => writer(v2.Order, { maxMessageBytes: size - 1 }).writeFrame(order, out));
     expect(e.code).toBe("MESSAGE_TOO_LARGE");
     expect(e.message).toBe(
       `cannot write acme.Order: encoded size ${size} bytes exceeds maxMessageBytes ${size - 1}; raise maxMessageBytes or write a smaller value`,
@@ -330,13 +330,13 @@ describe("frames", () => {
   test("a FrameWriter appends frames, grows, and is unchanged by a failed write", () => {
     const out = new FrameWriter(0);
     const w = writer(v2.Order, { maxMessageBytes: 150 });
-    for (let i = 0; i < 50; i++) writeFrameTo(w, a, out);
+    for (let i = 0; i < 50; i++) w.writeFrame(a, out);
     const before = hex(out.toUint8Array());
     expect(out.length).toBe(50 * w.encodeFrame(a).length);
-    codecError(() => writeFrameTo(w, b, out));
-    codecError(() => writeFrameTo(w, null, out));
+    codecError(() => w.writeFrame(b, out));
+    codecError(() => w.writeFrame(null, out));
     expect(hex(out.toUint8Array())).toBe(before);
-    writeFrameTo(w, a, out);
+    w.writeFrame(a, out);
     expect(out.length).toBe(51 * w.encodeFrame(a).length);
     expect(hex(out.view())).toBe(before + hex(w.encodeFrame(a)));
     out.reset();

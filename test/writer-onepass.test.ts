@@ -6,7 +6,7 @@ import type { DescMessage } from "@bufbuild/protobuf";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { FrameWriter } from "../src/codec/frame-writer.js";
-import { MessageWriter, writeFrameTo, type Acceptor } from "../src/codec/writer.js";
+import { MessageWriter, type Acceptor } from "../src/codec/writer.js";
 import { CodecError, DynamicMessage, ProtobufType } from "../src/index.js";
 import { resolveSettings, type Settings } from "../src/settings.js";
 import { messageArb } from "./support/arbitrary-message.js";
@@ -137,16 +137,16 @@ describe("a failure leaves nothing behind", () => {
     const w = writer(Order);
     const good = DynamicMessage.create(Order, { id: 2n, item: { sku: "a" } });
     const out = new FrameWriter(16);
-    writeFrameTo(w, good, out);
+    w.writeFrame(good, out);
     const before = hex(out.toUint8Array());
-    const e = codecError(() => writeFrameTo(w, large(withUnknown(2, [0x10, 0x05]), 1500), out));
+    const e = codecError(() => w.writeFrame(large(withUnknown(2, [0x10, 0x05]), 1500), out));
     expect(e.code).toBe("UNKNOWN_FIELD_COLLISION");
     expect(e.path).toBe("acme.Order.items(3)[1500]");
     expect(hex(out.toUint8Array())).toBe(before);
-    writeFrameTo(w, good, out);
+    w.writeFrame(good, out);
     expect(hex(out.toUint8Array())).toBe(before + before);
     const ok = large(DynamicMessage.create(Item, { sku: "fine" }), 1500);
-    writeFrameTo(w, ok, out);
+    w.writeFrame(ok, out);
     expect(hex(out.toUint8Array())).toBe(before + before + hex(writer(Order, { deterministic: true }).encodeFrame(ok)));
   });
 
@@ -156,7 +156,7 @@ describe("a failure leaves nothing behind", () => {
     const out = new FrameWriter();
     for (const max of [100, 4096, size - 1]) {
       const w = writer(Order, { maxMessageBytes: max });
-      const e = codecError(() => writeFrameTo(w, value, out));
+      const e = codecError(() => w.writeFrame(value, out));
       expect(e.code).toBe("MESSAGE_TOO_LARGE");
       expect(e.message).toBe(
         `cannot write acme.Order: encoded size ${size} bytes exceeds maxMessageBytes ${max}; raise maxMessageBytes or write a smaller value`,
@@ -213,7 +213,7 @@ describe("an encode started while another one writes", () => {
     const w = writer(Order, {}, () => {
       innerBytes.push(hex(inner.toBinary(innerValue)), hex(inner.encodeAll([innerValue, innerValue])));
       const out = new FrameWriter();
-      writeFrameTo(inner, innerValue, out);
+      inner.writeFrame(innerValue, out);
       innerBytes.push(hex(out.toUint8Array()));
       return { ok: true };
     });
@@ -267,7 +267,7 @@ describe("property: the one-pass writer's bytes equal the two-pass deterministic
           expect(hex(plainAll.encodeFrame(msg))).toBe(frame);
           expect(hex(plainAll.encodeAll([msg, msg]))).toBe(frame + frame);
           const out = new FrameWriter(8);
-          writeFrameTo(plainAll, msg, out);
+          plainAll.writeFrame(msg, out);
           expect(hex(out.toUint8Array())).toBe(frame);
           // Written again, the accepted value is copied from its size memos: the same bytes.
           expect(hex(plainAll.toBinary(msg))).toBe(expected);
