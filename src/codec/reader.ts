@@ -223,10 +223,6 @@ function reopen(f: Frame, prev: DynamicMessage): void {
   f.unknown = prev._u.length === 0 ? undefined : prev._u.slice();
 }
 
-export interface ReadOptions {
-  readonly settings: Settings;
-}
-
 /**
  * Builds values from a tape. `input` is the JS-side input the offsets refer to; each root keeps
  * a copy of its bytes for the relay path.
@@ -500,15 +496,6 @@ class TapeDecoder {
   }
 }
 
-/** Decodes one bare message of `root`. Throws CodecError for malformed input or a limit. */
-export function decodeMessage(root: DescMessage, input: Uint8Array, settings: Settings): DynamicMessage {
-  const layout = layoutOf(root);
-  const tape = walkMessage(layout.typeOffset, input, settings);
-  const dec = new TapeDecoder(input, settings);
-  dec.startText(tape);
-  return dec.read(tape, 0, planFor(layout));
-}
-
 // Bare messages of at least this many bytes are decoded lazily: validated in full (every error
 // is thrown by the decode call), copied, and read into field values on first access. A relay
 // (decode, then write with a serializer of the same descriptor) then never builds the values.
@@ -592,20 +579,4 @@ export class BoundDecoder implements LazySource {
     }
     return out;
   }
-}
-
-/** Decodes every frame of a framing-v1 buffer in one core call. */
-export function decodeFrames(root: DescMessage, input: Uint8Array, settings: Settings): DynamicMessage[] {
-  const layout = layoutOf(root);
-  const tape = walkFrames(layout.typeOffset, input, settings);
-  const plan = planFor(layout);
-  const dec = new TapeDecoder(input, settings);
-  dec.startText(tape);
-  const out: DynamicMessage[] = [];
-  let k = 0;
-  while (k < tape.count) {
-    out.push(dec.read(tape, k, plan));
-    k = dec.next;
-  }
-  return out;
 }
