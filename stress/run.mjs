@@ -1,0 +1,82 @@
+// Growth sweeps (`npm run stress`): every attack family runs at N = 1e3, 1e4, 1e5 (more where a
+// family says so) against the built package, and the time of each step is compared with the
+// step before. A linear path grows ~10x per 10x step; a quadratic one ~100x. A step above the
+// family's bound (30x unless it says otherwise) fails. Ratios only: the machine is shared and
+// noisy, so no absolute time is ever a verdict.
+//
+// A family module (stress/families/*.mjs) exports `family`:
+//   name        a short name
+//   sizes       the Ns, ascending (default [1e3, 1e4, 1e5])
+//   prepare(n)  builds the input for size n (untimed; may be async)
+//   run(input, n)  the operation under test (timed)
+//   maxRatio    the bound per 10x step (default 30)
+//   check(rows) optional: extra verdicts on the measured rows (memory multiples, heap after
+//               repeated work); returns a list of failure strings, empty when all hold
+//   after(input, n) optional: measurements taken after run (untimed); returned fields are
+//               merged into the row (e.g. { wasmBytes })
+import { readdirSync } from "node:fs";
+
+const DEFAULT_SIZES = [1e3, 1e4, 1e5];
+const DEFAULT_MAX_RATIO = 30;
+// Each measurement repeats the operation until this much time has passed (at most MAX_REPS),
+// and the minimum is kept: the minimum is the least disturbed by other load.
+const MIN_TOTAL_MS = 60;
+const MAX_REPS = 7;
+
+const gc = globalThis.gc ?? (() => {});
+
+async function measure(fam, n) {
+  const input = await fam.prepare(n);
+  let best = Infinity;
+  let total = 0;
+  let reps = 0;
+  let extra = {};
+  while (reps < MAX_REPS && (reps === 0 || total < MIN_TOTAL_MS)) {
+    gc();
+    const t0 = performance.now();
+    await fam.run(input, n);
+    const dt = performance.now() - t0;
+    total += dt;
+    reps++;
+    if (dt < best) best = dt;
+    // A run that takes seconds is not repeated: its minimum is already stable.
+    if (dt > 2000) break;
+  }
+  if (fam.after) extra = (await fam.after(input, n)) ?? {};
+  return { n, ms: best, reps, ...extra };
+}
+
+const filter = process.argv.slice(2);
+const dir = new URL("./families/", import.meta.url);
+const files = readdirSync(dir).filter((f) => f.endsWith(".mjs")).sort();
+const failures = [];
+const started = performance.now();
+for (const file of files) {
+  const { family: fam } = await import(new URL(file, dir).href);
+  if (filter.length > 0 && !filter.some((f) => fam.name.includes(f) || file.includes(f))) continue;
+  const sizes = fam.sizes ?? DEFAULT_SIZES;
+  const maxRatio = fam.maxRatio ?? DEFAULT_MAX_RATIO;
+  const rows = [];
+  for (const n of sizes) rows.push(await measure(fam, n));
+  const parts = [];
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i];
+    let text = `N=${r.n.toExponential(0)} ${r.ms.toFixed(2)} ms`;
+    if (i > 0) {
+      // Normalized to a 10x step, so families with other size steps compare alike.
+      const step = Math.log10(r.n / rows[i - 1].n);
+      const ratio = (r.ms / Math.max(rows[i - 1].ms, 0.01)) ** (1 / step);
+      text += ` (x${ratio.toFixed(1)})`;
+      // Steps whose larger side stays under 20 ms are timer noise and call overhead, not growth.
+      if (ratio > maxRatio && r.ms > 20) failures.push(`${fam.name}: ${rows[i - 1].n} -> ${r.n} grew x${ratio.toFixed(1)} per 10x (bound x${maxRatio})`);
+    }
+    parts.push(text);
+  }
+  if (fam.check) for (const f of fam.check(rows)) failures.push(`${fam.name}: ${f}`);
+  console.log(`${fam.name.padEnd(44)} ${parts.join("  ")}`);
+}
+console.log(`\n${files.length} families in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+if (failures.length > 0) {
+  console.error(`\n${failures.length} failing:\n${failures.map((f) => `  ${f}`).join("\n")}`);
+  process.exit(1);
+}
