@@ -1,13 +1,22 @@
 // Compiles a DescMessage into the flat layout table the WASM walker reads (format in
-// assembly/table.ts). One layout per descriptor instance, cached in a WeakMap and registered
-// before its fields are compiled, so recursive types terminate. Map fields get a synthetic
-// entry type (key = field 1, value = field 2), cached per map field.
+// assembly/table.ts). One layout per descriptor instance, cached in a WeakMap. Map fields get a
+// synthetic entry type (key = field 1, value = field 2), cached per map field.
+//
+// A first use compiles the whole closure of types not compiled yet at once, without recursion (a
+// chain of nested types is as long as the schema allows), and registers the layouts only when all
+// of them are complete: a schema that fails a check leaves nothing behind.
+//
+// Records are shared and reclaimed by closure ("segment"): a segment whose words and names equal a
+// live one's (the same schema restored again) reuses its records, and a segment's records are
+// freed once no layout of it is reachable, so restoring serializers in a loop does not grow the
+// table.
 import type { DescField, DescMessage } from "@bufbuild/protobuf";
 import { InvalidDescriptorError } from "../errors.js";
 import {
   A_MESSAGE, A_PACKABLE, A_REPEATED, A_SLOT_SHIFT, A_STRING, A_WIRE_SHIFT, DENSE_ENTRY_WORDS,
   K_BYTES, K_ENUM, K_MESSAGE, K_STRING, MAX_SLOTS, SPARSE_ENTRY_WORDS, T_DENSE_MAX,
-  T_HEADER_WORDS, T_SLOTS, T_SPARSE_COUNT, T_WORDS, allocTypeRecord, wireTypeOf, writeTypeRecord,
+  T_HEADER_WORDS, T_SLOTS, T_SPARSE_COUNT, T_WORDS, allocTypeRecord, freeTypeRecord, tableWords,
+  typeNames, wireTypeOf, writeTypeRecord, type TypeNames,
 } from "../wasm/table.js";
 
 const MAX_FIELD_NUMBER = 536870911;
@@ -43,6 +52,8 @@ export interface MessageLayout {
   readonly fields: readonly LayoutField[];
   /** Fields by number. */
   readonly byNumber: ReadonlyMap<number, LayoutField>;
+  /** Keeps the records of the layout's segment alive (see the file comment). */
+  readonly segment: Segment;
 }
 
 const messageLayouts = new WeakMap<DescMessage, MessageLayout>();
@@ -50,8 +61,11 @@ const entryLayouts = new WeakMap<DescField, MessageLayout>();
 
 /** The layout of `desc`, compiled on first use. */
 export function layoutOf(desc: DescMessage): MessageLayout {
-  return messageLayouts.get(desc) ?? compileMessage(desc);
+  return messageLayouts.get(desc) ?? compileClosure(desc);
 }
+
+/** A nested type: a message type, or the entry type of a map field. */
+type Target = { readonly desc: DescMessage; readonly map?: undefined } | { readonly desc?: undefined; readonly map: DescField & { fieldKind: "map" } };
 
 interface FieldPlan {
   readonly number: number;
@@ -61,54 +75,52 @@ interface FieldPlan {
   readonly repeated: boolean;
   readonly packable: boolean;
   readonly packed: boolean;
-  readonly sub: (() => MessageLayout) | undefined;
+  readonly target: Target | undefined;
+}
+
+// One object shape for every plan (object spreads made planField a fifth of a first decode).
+function fieldPlan(
+  number: number,
+  kind: number,
+  field: DescField,
+  entryPart: "key" | "value" | undefined,
+  repeated: boolean,
+  packable: boolean,
+  packed: boolean,
+  target: Target | undefined,
+): FieldPlan {
+  return { number, kind, field, entryPart, repeated, packable, packed, target };
 }
 
 function planField(f: DescField): FieldPlan {
-  const base = { number: f.number, field: f, entryPart: undefined };
   switch (f.fieldKind) {
     case "scalar":
-      return { ...base, kind: f.scalar, repeated: false, packable: false, packed: false, sub: undefined };
+      return fieldPlan(f.number, f.scalar, f, undefined, false, false, false, undefined);
     case "enum":
-      return { ...base, kind: K_ENUM, repeated: false, packable: false, packed: false, sub: undefined };
+      return fieldPlan(f.number, K_ENUM, f, undefined, false, false, false, undefined);
     case "message":
-      return { ...base, kind: K_MESSAGE, repeated: false, packable: false, packed: false, sub: () => layoutOf(f.message) };
+      return fieldPlan(f.number, K_MESSAGE, f, undefined, false, false, false, { desc: f.message });
     case "list": {
-      if (f.listKind === "message") {
-        return { ...base, kind: K_MESSAGE, repeated: true, packable: false, packed: false, sub: () => layoutOf(f.message) };
-      }
+      if (f.listKind === "message") return fieldPlan(f.number, K_MESSAGE, f, undefined, true, false, false, { desc: f.message });
       const kind = f.listKind === "enum" ? K_ENUM : f.scalar;
       const packable = kind !== K_STRING && kind !== K_BYTES;
-      return { ...base, kind, repeated: true, packable, packed: packable && f.packed, sub: undefined };
+      return fieldPlan(f.number, kind, f, undefined, true, packable, packable && f.packed, undefined);
     }
     case "map":
-      return { ...base, kind: K_MESSAGE, repeated: true, packable: false, packed: false, sub: () => entryLayoutOf(f) };
+      return fieldPlan(f.number, K_MESSAGE, f, undefined, true, false, false, { map: f });
   }
 }
 
 function entryPlans(f: DescField & { fieldKind: "map" }): FieldPlan[] {
-  const key: FieldPlan = {
-    number: 1, kind: f.mapKey, field: f, entryPart: "key", repeated: false, packable: false, packed: false, sub: undefined,
-  };
-  let value: FieldPlan;
+  const key = fieldPlan(1, f.mapKey, f, "key", false, false, false, undefined);
   switch (f.mapKind) {
     case "scalar":
-      value = { number: 2, kind: f.scalar, field: f, entryPart: "value", repeated: false, packable: false, packed: false, sub: undefined };
-      break;
+      return [key, fieldPlan(2, f.scalar, f, "value", false, false, false, undefined)];
     case "enum":
-      value = { number: 2, kind: K_ENUM, field: f, entryPart: "value", repeated: false, packable: false, packed: false, sub: undefined };
-      break;
-    case "message": {
-      const m = f.message;
-      value = { number: 2, kind: K_MESSAGE, field: f, entryPart: "value", repeated: false, packable: false, packed: false, sub: () => layoutOf(m) };
-      break;
-    }
+      return [key, fieldPlan(2, K_ENUM, f, "value", false, false, false, undefined)];
+    case "message":
+      return [key, fieldPlan(2, K_MESSAGE, f, "value", false, false, false, { desc: f.message })];
   }
-  return [key, value];
-}
-
-function entryLayoutOf(f: DescField & { fieldKind: "map" }): MessageLayout {
-  return entryLayouts.get(f) ?? compile(entryName(f), undefined, f, entryPlans(f));
 }
 
 /** The map entry's name as protoc generates it: `<Parent>.<FieldNameInPascalCase>Entry`. */
@@ -120,25 +132,25 @@ function entryName(f: DescField): string {
   return `${f.parent.typeName}.${pascal}Entry`;
 }
 
-function compileMessage(desc: DescMessage): MessageLayout {
-  return compile(desc.typeName, desc, undefined, desc.fields.map(planField));
+function compiled(t: Target): MessageLayout | undefined {
+  return t.desc !== undefined ? messageLayouts.get(t.desc) : entryLayouts.get(t.map);
 }
 
-/**
- * Numbers 1..denseMax get a direct entry; the rest are searched. The dense part stays at most
- * about twice the number of fields it covers (plus a little), so a type with numbers 1..20 and
- * one field at 536,870,911 costs 21 dense entries and one sparse entry.
- */
-function chooseDenseMax(numbers: readonly number[]): number {
-  const sorted = [...numbers].sort((a, b) => a - b);
-  let denseMax = 0;
-  for (let i = 0; i < sorted.length; i++) {
-    if (sorted[i]! <= 2 * (i + 1) + 16) denseMax = sorted[i]!;
-  }
-  return denseMax;
+/** One type of a closure being compiled. */
+interface Node {
+  readonly target: Target;
+  readonly fullName: string;
+  readonly plans: readonly FieldPlan[];
+  readonly denseMax: number;
+  /** Plans above denseMax, by number. */
+  readonly sparse: readonly FieldPlan[];
+  readonly words: number;
+  /** Nested types, by slot (undefined for a field without one). */
+  readonly children: (Node | MessageLayout | undefined)[];
+  layout: MessageLayout | undefined;
 }
 
-function compile(fullName: string, desc: DescMessage | undefined, mapField: DescField | undefined, plans: FieldPlan[]): MessageLayout {
+function checkPlans(fullName: string, plans: readonly FieldPlan[]): void {
   if (plans.length >= MAX_SLOTS) {
     throw new InvalidDescriptorError(
       "TOO_MANY_FIELDS",
@@ -161,53 +173,212 @@ function compile(fullName: string, desc: DescMessage | undefined, mapField: Desc
     }
     seen.add(p.number);
   }
-  const denseMax = chooseDenseMax(plans.map((p) => p.number));
-  const sparse = plans.filter((p) => p.number > denseMax).sort((a, b) => a.number - b.number);
+}
+
+/**
+ * Numbers 1..denseMax get a direct entry; the rest are searched. The dense part stays at most
+ * about twice the number of fields it covers (plus a little), so a type with numbers 1..20 and
+ * one field at 536,870,911 costs 21 dense entries and one sparse entry.
+ */
+function chooseDenseMax(sorted: readonly FieldPlan[]): number {
+  let denseMax = 0;
+  for (let i = 0; i < sorted.length; i++) {
+    if (sorted[i]!.number <= 2 * (i + 1) + 16) denseMax = sorted[i]!.number;
+  }
+  return denseMax;
+}
+
+function makeNode(target: Target): Node {
+  const fullName = target.desc !== undefined ? target.desc.typeName : entryName(target.map);
+  const plans = target.desc !== undefined ? target.desc.fields.map(planField) : entryPlans(target.map);
+  checkPlans(fullName, plans);
+  const sorted = [...plans].sort((a, b) => a.number - b.number);
+  const denseMax = chooseDenseMax(sorted);
+  const sparse = sorted.filter((p) => p.number > denseMax);
   const words = T_HEADER_WORDS + DENSE_ENTRY_WORDS * (denseMax + 1) + SPARSE_ENTRY_WORDS * sparse.length;
-  const typeOffset = allocTypeRecord(words, {
-    fullName,
-    fields: plans.map((p) => ({ name: p.entryPart ?? p.field.name, number: p.number, kind: p.kind })),
-  });
+  return { target, fullName, plans, denseMax, sparse, words, children: [], layout: undefined };
+}
 
-  const fields: LayoutField[] = [];
-  const byNumber = new Map<number, LayoutField>();
-  const layout: MessageLayout = { typeOffset, fullName, desc, mapField, fields, byNumber };
-  // Registered before the fields are compiled: a recursive reference finds this layout.
-  if (desc) messageLayouts.set(desc, layout);
-  else if (mapField) entryLayouts.set(mapField, layout);
-
-  const record = new Int32Array(words);
-  record[T_SLOTS] = plans.length;
-  record[T_DENSE_MAX] = denseMax;
-  record[T_SPARSE_COUNT] = sparse.length;
-  record[T_WORDS] = words;
-  const wordB = new Map<number, number>();
-  plans.forEach((p, slot) => {
-    const message = p.sub?.();
-    const lf: LayoutField = {
-      slot, number: p.number, kind: p.kind, field: p.field, entryPart: p.entryPart,
-      repeated: p.repeated, packed: p.packed, message,
-    };
-    fields.push(lf);
-    byNumber.set(p.number, lf);
+/** The table words of a node's record; nested types as their offsets, `offsetOf` gives them. */
+function recordOf(node: Node, offsetOf: (child: Node | MessageLayout) => number): Int32Array {
+  const record = new Int32Array(node.words);
+  record[T_SLOTS] = node.plans.length;
+  record[T_DENSE_MAX] = node.denseMax;
+  record[T_SPARSE_COUNT] = node.sparse.length;
+  record[T_WORDS] = node.words;
+  const sparseIndex = new Map<FieldPlan, number>();
+  node.sparse.forEach((p, i) => sparseIndex.set(p, i));
+  node.plans.forEach((p, slot) => {
     let a = p.kind | (wireTypeOf(p.kind) << A_WIRE_SHIFT) | (slot << A_SLOT_SHIFT);
     if (p.packable) a |= A_PACKABLE;
     if (p.kind === K_STRING) a |= A_STRING;
     if (p.kind === K_MESSAGE) a |= A_MESSAGE;
     if (p.repeated) a |= A_REPEATED;
-    const b = message ? message.typeOffset : 0;
-    wordB.set(p.number, b);
-    if (p.number <= denseMax) {
+    const child = node.children[slot];
+    const b = child === undefined ? 0 : offsetOf(child);
+    if (p.number <= node.denseMax) {
       record[T_HEADER_WORDS + DENSE_ENTRY_WORDS * p.number] = a;
       record[T_HEADER_WORDS + DENSE_ENTRY_WORDS * p.number + 1] = b;
     } else {
-      const i = sparse.indexOf(p);
-      const at = T_HEADER_WORDS + DENSE_ENTRY_WORDS * (denseMax + 1) + SPARSE_ENTRY_WORDS * i;
+      const at = T_HEADER_WORDS + DENSE_ENTRY_WORDS * (node.denseMax + 1) + SPARSE_ENTRY_WORDS * sparseIndex.get(p)!;
       record[at] = p.number;
       record[at + 1] = a;
       record[at + 2] = b;
     }
   });
-  writeTypeRecord(typeOffset, record);
-  return layout;
+  return record;
+}
+
+function namesOf(node: Node): TypeNames {
+  return {
+    fullName: node.fullName,
+    fields: node.plans.map((p) => ({ name: p.entryPart ?? p.field.name, number: p.number, kind: p.kind })),
+  };
+}
+
+function compileClosure(root: DescMessage): MessageLayout {
+  // 1. Every type of the closure without a layout yet, checked before anything is allocated.
+  const nodes: Node[] = [];
+  const byTarget = new Map<DescMessage | DescField, Node>();
+  const first = makeNode({ desc: root });
+  byTarget.set(root, first);
+  nodes.push(first);
+  for (let i = 0; i < nodes.length; i++) {
+    const node = nodes[i]!;
+    for (const p of node.plans) {
+      const t = p.target;
+      if (t === undefined) {
+        node.children.push(undefined);
+        continue;
+      }
+      const key = t.desc ?? t.map;
+      let child: Node | MessageLayout | undefined = compiled(t) ?? byTarget.get(key);
+      if (child === undefined) {
+        const made = makeNode(t);
+        byTarget.set(key, made);
+        nodes.push(made);
+        child = made;
+      }
+      node.children.push(child);
+    }
+  }
+  // 2. The records: shared with a live segment of the same content, else allocated.
+  const index = new Map<Node, number>();
+  nodes.forEach((n, i) => index.set(n, i));
+  const names = nodes.map(namesOf);
+  const segment = shareOrAllocate(nodes, names, (offsets) => (c) => ("segment" in c ? c.typeOffset : offsets[index.get(c)!]!));
+  // 3. Layouts, registered only now.
+  for (let i = 0; i < nodes.length; i++) {
+    const node = nodes[i]!;
+    const fields: LayoutField[] = [];
+    const byNumber = new Map<number, LayoutField>();
+    node.layout = {
+      typeOffset: segment.offsets[i]!,
+      fullName: node.fullName,
+      desc: node.target.desc,
+      mapField: node.target.map,
+      fields,
+      byNumber,
+      segment,
+    };
+  }
+  for (const node of nodes) {
+    const fields = node.layout!.fields as LayoutField[];
+    const byNumber = node.layout!.byNumber as Map<number, LayoutField>;
+    node.plans.forEach((p, slot) => {
+      const c = node.children[slot];
+      const lf: LayoutField = {
+        slot, number: p.number, kind: p.kind, field: p.field, entryPart: p.entryPart,
+        repeated: p.repeated, packed: p.packed, message: c === undefined ? undefined : "segment" in c ? c : c.layout,
+      };
+      fields.push(lf);
+      byNumber.set(p.number, lf);
+    });
+  }
+  for (const node of nodes) {
+    const t = node.target;
+    if (t.desc !== undefined) messageLayouts.set(t.desc, node.layout!);
+    else entryLayouts.set(t.map, node.layout!);
+  }
+  return first.layout!;
+}
+
+// --- segments: records shared by equal content, freed when unreachable ---
+
+/** The records of one compiled closure. */
+export interface Segment {
+  readonly offsets: readonly number[];
+  readonly hash: string;
+}
+
+const live = new Map<string, WeakRef<Segment>>();
+const registry =
+  typeof FinalizationRegistry === "function"
+    ? new FinalizationRegistry<{ offsets: readonly number[]; hash: string }>((held) => {
+        for (const at of held.offsets) freeTypeRecord(at);
+        const ref = live.get(held.hash);
+        if (ref !== undefined && ref.deref() === undefined) live.delete(held.hash);
+      })
+    : undefined;
+
+type Resolver = (offsets: readonly number[]) => (child: Node | MessageLayout) => number;
+
+function hashOf(records: readonly Int32Array[], names: readonly TypeNames[]): string {
+  // FNV-1a-like over words and names, two lanes; a hit is verified word by word before use.
+  let h1 = 0x811c9dc5;
+  let h2 = 0x01000193;
+  const mix = (v: number): void => {
+    h1 = Math.imul(h1 ^ v, 0x01000193);
+    h2 = Math.imul(h2 ^ v, 0x5bd1e995) ^ (h2 >>> 15);
+  };
+  for (const r of records) for (let i = 0; i < r.length; i++) mix(r[i]!);
+  for (const n of names) {
+    for (let i = 0; i < n.fullName.length; i++) mix(n.fullName.charCodeAt(i));
+    for (const f of n.fields) {
+      mix(f.number);
+      for (let i = 0; i < f.name.length; i++) mix(f.name.charCodeAt(i));
+    }
+  }
+  return `${records.length}:${(h1 >>> 0).toString(36)}:${(h2 >>> 0).toString(36)}`;
+}
+
+function sameNames(a: TypeNames | undefined, b: TypeNames): boolean {
+  if (a === undefined || a.fullName !== b.fullName || a.fields.length !== b.fields.length) return false;
+  for (let j = 0; j < a.fields.length; j++) {
+    const x = a.fields[j]!;
+    const y = b.fields[j]!;
+    if (x.name !== y.name || x.number !== y.number || x.kind !== y.kind) return false;
+  }
+  return true;
+}
+
+/** True when the segment's records are exactly what `nodes` compile to at its offsets. */
+function sameContent(seg: Segment, nodes: readonly Node[], names: readonly TypeNames[], resolve: Resolver): boolean {
+  if (seg.offsets.length !== nodes.length) return false;
+  const words = tableWords();
+  const offsetOf = resolve(seg.offsets);
+  for (let i = 0; i < nodes.length; i++) {
+    const at = seg.offsets[i]!;
+    if (!sameNames(typeNames(at), names[i]!)) return false;
+    const r = recordOf(nodes[i]!, offsetOf);
+    for (let j = 0; j < r.length; j++) if (words[at + j] !== r[j]) return false;
+  }
+  return true;
+}
+
+function shareOrAllocate(nodes: readonly Node[], names: readonly TypeNames[], resolve: Resolver): Segment {
+  // Hashed with nested types of this closure numbered by their index (offsets not known yet).
+  const relative = resolve(nodes.map((_, i) => -1 - i));
+  const hash = hashOf(nodes.map((n) => recordOf(n, relative)), names);
+  const existing = live.get(hash)?.deref();
+  if (existing !== undefined && sameContent(existing, nodes, names, resolve)) return existing;
+  const offsets = nodes.map((n, i) => allocTypeRecord(n.words, names[i]!));
+  const offsetOf = resolve(offsets);
+  nodes.forEach((n, i) => writeTypeRecord(offsets[i]!, recordOf(n, offsetOf)));
+  const segment: Segment = { offsets, hash };
+  if (registry !== undefined) {
+    live.set(hash, new WeakRef(segment));
+    registry.register(segment, { offsets, hash });
+  }
+  return segment;
 }

@@ -25,7 +25,7 @@ import {
   SLOT_SHIFT,
 } from "../wasm/tape.js";
 import { layoutOf, type MessageLayout } from "./layout.js";
-import { allocOutput } from "./writer.js";
+import { readArena } from "./arena.js";
 
 // How a slot's value is stored in its message's values array.
 const S_IMPLICIT = 0; // singular, implicit presence: zero means absent
@@ -40,8 +40,8 @@ interface SlotPlan {
   readonly store: number;
   /** L_BIGINT / L_STRING / L_NUMBER for 64-bit values. */
   readonly long: number;
-  /** Other members of the slot's oneof (cleared when this one is set). */
-  readonly others: readonly number[] | undefined;
+  /** Index of the slot's oneof in its message (`ReadPlan.oneofs`), or -1. */
+  readonly oneof: number;
   /** Child plan of a message-valued slot (a message type or a map entry type). */
   child: ReadPlan | undefined;
 }
@@ -53,16 +53,43 @@ interface ReadPlan {
   readonly slots: SlotPlan[];
   /** For map entry types: the key's scalar type and the value's zero. */
   readonly keyScalar: number;
+  /** Number of oneofs of the message type. */
+  readonly oneofs: number;
 }
 
 const plans = new WeakMap<MessageLayout, ReadPlan>();
 
-function planFor(layout: MessageLayout): ReadPlan {
-  let plan = plans.get(layout);
-  if (plan !== undefined) return plan;
+/**
+ * The read plan of a layout and of every layout it reaches, built without recursion (a chain of
+ * nested types may be as long as the schema) and registered only once all of them are complete.
+ */
+function planFor(root: MessageLayout): ReadPlan {
+  const known = plans.get(root);
+  if (known !== undefined) return known;
+  const built = new Map<MessageLayout, ReadPlan>();
+  const work: MessageLayout[] = [root];
+  built.set(root, basePlan(root));
+  while (work.length > 0) {
+    const layout = work.pop()!;
+    for (const lf of layout.fields) {
+      const m = lf.message;
+      if (m === undefined || plans.has(m) || built.has(m)) continue;
+      built.set(m, basePlan(m));
+      work.push(m);
+    }
+  }
+  for (const [layout, plan] of built) {
+    for (const lf of layout.fields) {
+      if (lf.message !== undefined) plan.slots[lf.slot]!.child = plans.get(lf.message) ?? built.get(lf.message)!;
+    }
+  }
+  for (const [layout, plan] of built) plans.set(layout, plan);
+  return built.get(root)!;
+}
+
+/** A plan without its children. */
+function basePlan(layout: MessageLayout): ReadPlan {
   const slots: SlotPlan[] = [];
-  plan = { layout, desc: layout.desc, slots, keyScalar: 0 };
-  plans.set(layout, plan);
   if (layout.desc !== undefined) {
     const info = messageInfo(layout.desc);
     for (const lf of layout.fields) {
@@ -71,24 +98,19 @@ function planFor(layout: MessageLayout): ReadPlan {
       let store = fi.explicit ? S_EXPLICIT : S_IMPLICIT;
       if (fi.kind === K_LIST) store = S_LIST;
       else if (fi.kind === K_MAP) store = S_MAP;
-      const others = fi.oneof >= 0 ? info.oneofs[fi.oneof]!.members.filter((m) => m !== fi).map((m) => m.index) : undefined;
-      slots.push({ scalar, store, long: fi.kind === K_MAP ? 0 : fi.long, others, child: undefined });
+      slots.push({ scalar, store, long: fi.kind === K_MAP ? 0 : fi.long, oneof: fi.oneof, child: undefined });
     }
-  } else {
-    const f = layout.mapField!;
-    const keyScalar = f.fieldKind === "map" ? f.mapKey : ScalarType.STRING;
-    (plan as { keyScalar: number }).keyScalar = keyScalar;
-    slots.push({ scalar: keyScalar, store: S_ENTRY, long: 0, others: undefined, child: undefined });
-    const valueScalar = f.fieldKind === "map" ? (f.mapKind === "message" ? 0 : f.mapKind === "enum" ? ScalarType.INT32 : f.scalar) : 0;
-    slots.push({ scalar: valueScalar, store: S_ENTRY, long: 0, others: undefined, child: undefined });
+    return { layout, desc: layout.desc, slots, keyScalar: 0, oneofs: info.oneofs.length };
   }
-  for (const lf of layout.fields) {
-    if (lf.message !== undefined) slots[lf.slot]!.child = planFor(lf.message);
-  }
-  return plan;
+  const f = layout.mapField!;
+  const keyScalar = f.fieldKind === "map" ? f.mapKey : ScalarType.STRING;
+  slots.push({ scalar: keyScalar, store: S_ENTRY, long: 0, oneof: -1, child: undefined });
+  const valueScalar = f.fieldKind === "map" ? (f.mapKind === "message" ? 0 : f.mapKind === "enum" ? ScalarType.INT32 : f.scalar) : 0;
+  slots.push({ scalar: valueScalar, store: S_ENTRY, long: 0, oneof: -1, child: undefined });
+  return { layout, desc: undefined, slots, keyScalar, oneofs: 0 };
 }
 
-const utf8 = new TextDecoder("utf-8");
+const utf8 = new TextDecoder("utf-8", { ignoreBOM: true });
 
 // Up to this many bytes a non-ASCII string is decoded in JS; above it a TextDecoder call is
 // cheaper (measured: ~110-280 ns vs ~100-350 ns per call overhead for 5-40 byte strings, Node 20).
@@ -128,12 +150,8 @@ function long(big: bigint, mode: number): unknown {
 // Roots' source bytes: the whole input of a call is copied once (one TypedArray.set: ~30 ns
 // for 91 B against ~120 ns for a byte loop, measured) and every root decoded from it refers to
 // its range (DynamicMessage makes the view only when a writer needs it, saving ~240 ns per
-// small message). Small inputs share an append-only chunk; larger ones get their own copy so a
-// small value never keeps a large one alive beyond one chunk.
-const SRC_CHUNK = 64 * 1024;
-const SRC_OWN = 4096;
-let chunk = new Uint8Array(SRC_CHUNK);
-let chunkPos = 0;
+// small message). The copy comes from the read arena: small inputs share its chunks, larger
+// ones get their own buffer.
 
 /** Where a root's source range lives: `store[base + offset from the input start]`. */
 interface SourceRef {
@@ -143,25 +161,20 @@ interface SourceRef {
 
 /** A copy of the whole input that roots' source ranges point into. */
 class SourceCopy implements SourceRef {
-  store: Uint8Array;
-  base: number;
+  readonly store: Uint8Array;
+  readonly base: number;
   constructor(input: Uint8Array) {
     const len = input.length;
-    if (len > SRC_OWN) {
+    if (len > readArena.maxPiece) {
+      // Not input.slice(): a Node Buffer's slice is a view, not a copy.
       this.store = new Uint8Array(len);
       this.store.set(input);
       this.base = 0;
-      return;
+    } else {
+      this.base = readArena.reserve(len);
+      this.store = readArena.chunk;
+      this.store.set(input, this.base);
     }
-    if (chunkPos + len > SRC_CHUNK) {
-      chunk = new Uint8Array(SRC_CHUNK);
-      chunkPos = 0;
-    }
-    this.store = chunk;
-    this.base = chunkPos;
-    chunk.set(input, chunkPos);
-    // 8-aligned, like the writer's slab pieces.
-    chunkPos = (chunkPos + len + 7) & ~7;
   }
 }
 
@@ -172,14 +185,17 @@ class Frame {
   unknown: UnknownField[] | undefined;
   /** Slot in the parent that opened this message. */
   slot: number;
-  /** Nesting height of the message so far (1 = no nested message). */
+  /** Nesting height of the message so far (1 = no nested message; a map entry is a level). */
   h: number;
+  /** Per oneof, 1 + the slot of its set member (0: none); made when the first member is set. */
+  cases: Int32Array | undefined;
   constructor() {
     this.plan = EMPTY_PLAN;
     this.values = [];
     this.unknown = undefined;
     this.slot = 0;
     this.h = 1;
+    this.cases = undefined;
   }
 
   open(plan: ReadPlan, slot: number): void {
@@ -188,11 +204,23 @@ class Frame {
     this.unknown = undefined;
     this.slot = slot;
     this.h = 1;
+    this.cases = undefined;
+  }
+
+  /**
+   * Records `slot` as the set member of oneof `o`, clearing the member set before: one step
+   * whatever the number of members (a oneof may have thousands).
+   */
+  setCase(o: number, slot: number): void {
+    let c = this.cases;
+    if (c === undefined) c = this.cases = new Int32Array(this.plan.oneofs);
+    const was = c[o]! - 1;
+    if (was >= 0 && was !== slot) this.values[was] = undefined;
+    c[o] = slot + 1;
   }
 }
 
-const EMPTY_PLAN: ReadPlan = { layout: undefined as unknown as MessageLayout, desc: undefined, slots: [], keyScalar: 0 };
-const framePool: Frame[] = [new Frame()];
+const EMPTY_PLAN: ReadPlan = { layout: undefined as unknown as MessageLayout, desc: undefined, slots: [], keyScalar: 0, oneofs: 0 };
 
 /**
  * A decoded value is accepted by its own reader's descriptors as is: every nested value carries
@@ -210,17 +238,15 @@ function accepted(value: DynamicMessage, height: number): DynamicMessage {
  * A singular message field read again continues the earlier value: protobuf defines a repeated
  * occurrence as merging, i.e. as parsing both occurrences' fields in order, so a later explicit
  * zero of an implicit-presence field also overrides (merging decoded values could not tell it
- * from absence). Lists and maps are copied because the frame appends to them.
+ * from absence). `prev` was built by this very read and nothing else holds it, so its arrays,
+ * lists and maps are continued in place: copying them made n occurrences cost O(n²) (20,000
+ * occurrences of a 4-byte sub-message took 16-40 s).
  */
-function reopen(f: Frame, prev: DynamicMessage): void {
-  const v = prev._v.slice();
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (Array.isArray(x)) v[i] = x.slice();
-    else if (x instanceof Map) v[i] = new Map(x);
-  }
-  f.values = v;
-  f.unknown = prev._u.length === 0 ? undefined : prev._u.slice();
+function reopen(f: Frame, prev: DynamicMessage, cases: Int32Array | undefined): void {
+  f.values = prev._v as unknown[];
+  const u = prev._u;
+  f.unknown = u.length === 0 ? undefined : (u as UnknownField[]);
+  f.cases = cases;
 }
 
 /**
@@ -231,6 +257,10 @@ class TapeDecoder {
   input: Uint8Array;
   private readonly alias: number;
   source: SourceRef | undefined = undefined;
+  /** Open messages by depth, reused across messages and calls (a read never runs user code). */
+  private readonly frames: Frame[] = [new Frame()];
+  /** The oneof cases of singular sub-messages built by this read, for a later merge into them. */
+  private readonly mergeCases = new Map<DynamicMessage, Int32Array>();
   /** The tape's ASCII strings back to back (tapeText) and the start of the next one. */
   text = "";
   private textPos = 0;
@@ -249,10 +279,20 @@ class TapeDecoder {
     return len === 0 ? "" : utf8String(this.input, off, len);
   }
 
-  /** Takes the text of a fresh tape: one string for all its ASCII string fields. */
-  startText(tape: TapeResult): void {
+  /** Starts a call on `input` and its fresh tape (one text for all its ASCII strings). */
+  begin(input: Uint8Array, source: SourceRef | undefined, tape: TapeResult): void {
+    this.input = input;
+    this.source = source;
     this.text = tapeText(tape);
     this.textPos = 0;
+  }
+
+  /** Lets go of the call's input and text. */
+  end(): void {
+    this.input = EMPTY_BYTES;
+    this.source = undefined;
+    this.text = "";
+    if (this.mergeCases.size > 0) this.mergeCases.clear();
   }
 
   private bytes(off: number, len: number): Uint8Array {
@@ -263,7 +303,7 @@ class TapeDecoder {
       const input = this.input;
       return new Uint8Array(input.buffer, input.byteOffset + off, len);
     }
-    const out = allocOutput(len);
+    const out = readArena.alloc(len);
     const input = this.input;
     // Ids and hashes are short: a loop beats creating a subarray for TypedArray.set.
     if (len < 32) for (let i = 0; i < len; i++) out[i] = input[off + i]!;
@@ -283,9 +323,7 @@ class TapeDecoder {
     const i64 = views.i64;
     const u64 = views.u64;
     const start = tape.start;
-    // Open messages by depth; Frame objects are reused across messages and calls (read never
-    // runs user code, so it is not re-entered).
-    const pool = framePool;
+    const pool = this.frames;
     let depth = 0;
     let cur = pool[0]!;
     cur.open(root, 0);
@@ -312,12 +350,12 @@ class TapeDecoder {
         cur = pool[--depth]!;
         values = cur.values;
         slots = cur.plan.slots;
+        // A map entry is a nesting level like a message (the walker counts it, and so does the
+        // writer): heights count it too.
+        if (done.h + 1 > cur.h) cur.h = done.h + 1;
         if (plan.desc === undefined) {
-          // A map entry is not a level of its own: its value message is one below the map's owner.
-          if (done.h > cur.h) cur.h = done.h;
           this.putEntry(cur, done);
         } else {
-          if (done.h + 1 > cur.h) cur.h = done.h + 1;
           const m = accepted(DynamicMessage._fromDecoded(plan.desc, done.values, done.unknown, undefined), done.h);
           const sp = slots[done.slot]!;
           if (sp.store === S_LIST) {
@@ -325,7 +363,8 @@ class TapeDecoder {
             if (list === undefined) values[done.slot] = [m];
             else list.push(m);
           } else {
-            if (sp.others !== undefined) for (const o of sp.others) values[o] = undefined;
+            if (sp.oneof >= 0) cur.setCase(sp.oneof, done.slot);
+            if (done.cases !== undefined) this.mergeCases.set(m, done.cases);
             values[done.slot] = m;
           }
         }
@@ -338,11 +377,20 @@ class TapeDecoder {
         cur = pool[depth]!;
         cur.open(childPlan, slot);
         if (prev instanceof DynamicMessage) {
-          reopen(cur, prev);
+          reopen(cur, prev, childPlan.oneofs > 0 ? this.mergeCases.get(prev) : undefined);
           if (prev._height > cur.h) cur.h = prev._height;
         }
         values = cur.values;
         slots = childPlan.slots;
+        continue;
+      }
+      if (op === OP_UNKNOWN) {
+        // Before any slot lookup: a type that declares no fields has no slot 0.
+        const off = u32[e + 2]!;
+        const len = u32[e + 3]!;
+        const out = readArena.alloc(len);
+        out.set(this.input.subarray(off, off + len));
+        (cur.unknown ??= []).push({ number: u32[e + 1]!, data: out });
         continue;
       }
       const sp = slots[slot]!;
@@ -395,14 +443,6 @@ class TapeDecoder {
         case OP_PACKED:
           this.packed(cur, slot, sp, u32[e + 1]!, u32[e + 2]!);
           continue;
-        case OP_UNKNOWN: {
-          const off = u32[e + 2]!;
-          const len = u32[e + 3]!;
-          const out = allocOutput(len);
-          out.set(this.input.subarray(off, off + len));
-          (cur.unknown ??= []).push({ number: u32[e + 1]!, data: out });
-          continue;
-        }
         default:
           throw new Error(`protokeel bug: unknown tape op ${op}`);
       }
@@ -411,7 +451,7 @@ class TapeDecoder {
         if (list === undefined) values[slot] = [v];
         else list.push(v);
       } else {
-        if (store === S_EXPLICIT && sp.others !== undefined) for (const o of sp.others) values[o] = undefined;
+        if (store === S_EXPLICIT && sp.oneof >= 0) cur.setCase(sp.oneof, slot);
         values[slot] = v;
       }
     }
@@ -556,27 +596,29 @@ export class BoundDecoder implements LazySource {
   private read(input: Uint8Array, source: SourceRef | undefined): DynamicMessage {
     const tape = walkMessage(this.layout.typeOffset, input, this.settings);
     const dec = this.dec;
-    dec.input = input;
-    dec.source = source;
-    dec.startText(tape);
-    const value = dec.read(tape, 0, this.plan);
-    dec.input = EMPTY_BYTES;
-    dec.source = undefined;
-    dec.text = "";
-    return value;
+    dec.begin(input, source, tape);
+    try {
+      return dec.read(tape, 0, this.plan);
+    } finally {
+      dec.end();
+    }
   }
 
   frames(input: Uint8Array): DynamicMessage[] {
     const tape = walkFrames(this.layout.typeOffset, input, this.settings);
-    const dec = new TapeDecoder(input, this.settings);
-    // One string for the strings of all frames (tape order is frame order).
-    dec.startText(tape);
-    const out: DynamicMessage[] = [];
-    let k = 0;
-    while (k < tape.count) {
-      out.push(dec.read(tape, k, this.plan));
-      k = dec.next;
+    const dec = this.dec;
+    // One string for the strings of all frames (tape order is frame order), one source copy.
+    dec.begin(input, undefined, tape);
+    try {
+      const out: DynamicMessage[] = [];
+      let k = 0;
+      while (k < tape.count) {
+        out.push(dec.read(tape, k, this.plan));
+        k = dec.next;
+      }
+      return out;
+    } finally {
+      dec.end();
     }
-    return out;
   }
 }

@@ -8,7 +8,7 @@
 // Scratch is reused by every call: a tape must be read before the next core call.
 import { CodecError } from "../errors.js";
 import { core, type CoreExports } from "./instance.js";
-import { tableLength, tableWords } from "./table.js";
+import { tableLength, tableWords, takeDirty } from "./table.js";
 
 export interface MemoryViews {
   buffer: ArrayBuffer;
@@ -32,8 +32,9 @@ let exports: CoreExports | undefined;
 let ctrlWord = 0;
 let tableBase = 0;
 let tableCap = 0;
-let uploaded = 0;
 let growCount = 0;
+// The next upload is of the whole table (a new instance starts without it).
+let fresh = true;
 
 function rebuildViews(memory: WebAssembly.Memory): void {
   const b = memory.buffer;
@@ -87,22 +88,20 @@ export function ready(): CoreExports {
     ctrlWord = (e.ctrl() >>> 0) >>> 2;
     tableBase = e.heapBase() >>> 0;
     tableCap = 64 * 1024;
-    uploaded = 0;
     rebuildViews(e.memory);
     ensureMemory(tableBase + tableCap);
+    fresh = true;
   }
-  const len = tableLength();
-  if (len > uploaded) {
-    const need = len * 4;
-    if (need > tableCap) {
-      let cap = tableCap;
-      while (cap < need) cap *= 2;
-      tableCap = cap;
-      ensureMemory(tableBase + tableCap);
-    }
-    views.i32.set(tableWords().subarray(uploaded, len), (tableBase >>> 2) + uploaded);
-    uploaded = len;
+  const need = tableLength() * 4;
+  if (need > tableCap) {
+    let cap = tableCap;
+    while (cap < need) cap *= 2;
+    tableCap = cap;
+    ensureMemory(tableBase + tableCap);
   }
+  const [lo, hi] = takeDirty(fresh);
+  fresh = false;
+  if (hi > lo) views.i32.set(tableWords().subarray(lo, hi), (tableBase >>> 2) + lo);
   return e;
 }
 

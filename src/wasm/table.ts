@@ -71,30 +71,86 @@ export interface TypeNames {
   readonly fields: readonly { readonly name: string; readonly number: number; readonly kind: number }[];
 }
 
+// The store: a master copy of every record, allocated first-fit from freed ranges, then at the
+// end. Records are freed when the layouts that use them are collected (src/codec/layout.ts), so
+// a process that restores serializers again and again reuses the same words instead of growing
+// the table (and linear memory) forever. Only changed words are uploaded (`takeDirty`).
 let words = new Int32Array(1024);
 let length = 0;
 const names = new Map<number, TypeNames>();
+const sizes = new Map<number, number>();
+/** Freed ranges [start, count], by start; adjacent ranges are merged. */
+const free: [number, number][] = [];
+let dirtyLo = Infinity;
+let dirtyHi = 0;
 
 /** Reserves `count` words for a type record; returns its word offset. */
 export function allocTypeRecord(count: number, info: TypeNames): number {
-  const at = length;
-  if (at + count > words.length) {
-    let n = words.length * 2;
-    while (n < at + count) n *= 2;
-    const next = new Int32Array(n);
-    next.set(words.subarray(0, length));
-    words = next;
+  let at = -1;
+  for (let i = 0; i < free.length; i++) {
+    const r = free[i]!;
+    if (r[1] < count) continue;
+    at = r[0];
+    if (r[1] === count) free.splice(i, 1);
+    else {
+      r[0] += count;
+      r[1] -= count;
+    }
+    break;
   }
-  length += count;
+  if (at < 0) {
+    at = length;
+    if (at + count > words.length) {
+      let n = words.length * 2;
+      while (n < at + count) n *= 2;
+      const next = new Int32Array(n);
+      next.set(words.subarray(0, length));
+      words = next;
+    }
+    length += count;
+  }
   names.set(at, info);
+  sizes.set(at, count);
   return at;
 }
 
 /** Writes a type record's words (after allocTypeRecord). */
 export function writeTypeRecord(at: number, record: ArrayLike<number>): void {
   words.set(record, at);
+  if (at < dirtyLo) dirtyLo = at;
+  if (at + record.length > dirtyHi) dirtyHi = at + record.length;
 }
 
+/** Gives a record's words back; nothing may use its offset afterwards. */
+export function freeTypeRecord(at: number): void {
+  const count = sizes.get(at);
+  if (count === undefined) return;
+  sizes.delete(at);
+  names.delete(at);
+  let i = 0;
+  while (i < free.length && free[i]![0] < at) i++;
+  free.splice(i, 0, [at, count]);
+  // Merge with the next, then with the previous range.
+  const r = free[i]!;
+  const next = free[i + 1];
+  if (next !== undefined && r[0] + r[1] === next[0]) {
+    r[1] += next[1];
+    free.splice(i + 1, 1);
+  }
+  const prev = free[i - 1];
+  if (prev !== undefined && prev[0] + prev[1] === r[0]) {
+    prev[1] += r[1];
+    free.splice(i, 1);
+  }
+  // A free range at the end shrinks the table instead.
+  const last = free[free.length - 1];
+  if (last !== undefined && last[0] + last[1] === length) {
+    length = last[0];
+    free.pop();
+  }
+}
+
+/** Words in use, up to the last live record: the bound the core checks offsets against. */
 export function tableLength(): number {
   return length;
 }
@@ -103,4 +159,21 @@ export function tableWords(): Int32Array {
 }
 export function typeNames(offset: number): TypeNames | undefined {
   return names.get(offset);
+}
+/** Live records and their words (tests of reclamation). */
+export function tableStats(): { records: number; words: number; freeRanges: number } {
+  let used = 0;
+  for (const n of sizes.values()) used += n;
+  return { records: sizes.size, words: used, freeRanges: free.length };
+}
+
+/**
+ * The range of words written since the last call, [lo, hi), and forgets it; everything when
+ * `all` (a new instance starts with an empty table).
+ */
+export function takeDirty(all: boolean): [number, number] {
+  const r: [number, number] = all ? [0, length] : [dirtyLo === Infinity ? 0 : dirtyLo, Math.min(dirtyHi, length)];
+  dirtyLo = Infinity;
+  dirtyHi = 0;
+  return r;
 }
