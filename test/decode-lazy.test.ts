@@ -162,7 +162,7 @@ describe("lazy decode", () => {
     expect(hex(shallow.toBinary(m))).toBe(hex(bytes));
     // ... but not two levels further down.
     const outer = DynamicMessage.create(All, { recursive: { recursive: m } });
-    expect(() => shallow.toBinary(outer)).toThrowError(/MAX_DEPTH_EXCEEDED|nesting depth/);
+    expect(() => shallow.toBinary(outer)).toThrowError(/nesting depth/);
   });
 
   test("aliasing serializers decode eagerly (bytes fields are views into the input)", () => {

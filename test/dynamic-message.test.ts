@@ -340,7 +340,7 @@ describe("rejections name the field and the rule", () => {
       new TypeError("DynamicMessage.create expects a DescMessage (@bufbuild/protobuf), got an object"),
     );
     expect(() => DynamicMessage.create(All, [] as never)).toThrow(
-      new TypeError("DynamicMessage.create(alltypes.AllTypes) expects a plain init object, got an array"),
+      new TypeError("DynamicMessage.create(alltypes.AllTypes) expects a plain init object (an object literal or Object.create(null)), got an array"),
     );
   });
 

@@ -289,18 +289,18 @@ describe("limits", () => {
       return;
     }
     const e = codecError(() => w.toBinary(m));
-    expect(e.code).toBe("MAX_DEPTH_EXCEEDED");
+    expect(e.code).toBe("DEPTH_LIMIT_EXCEEDED");
     const path = `acme.Order${".parent(6)".repeat(maxDepth)}`;
     expect(e.path).toBe(path);
-    expect(e.message).toBe(`cannot write acme.Order: nesting depth ${maxDepth + 1} at ${path} exceeds maxDepth ${maxDepth}; raise maxDepth or flatten the value`);
+    expect(e.message).toBe(`cannot write acme.Order: nesting depth ${maxDepth + 1} at ${path} exceeds maxDepth ${maxDepth} (a map entry counts as a level); raise maxDepth or flatten the value`);
   });
 
   test("a value accepted under a larger maxDepth is still checked under a smaller one", () => {
     const m = chain(5);
     writer(v2.Order, { maxDepth: 10 }).toBinary(m);
-    expect(codecError(() => writer(v2.Order, { maxDepth: 4 }).toBinary(m)).code).toBe("MAX_DEPTH_EXCEEDED");
+    expect(codecError(() => writer(v2.Order, { maxDepth: 4 }).toBinary(m)).code).toBe("DEPTH_LIMIT_EXCEEDED");
     const nested = DynamicMessage.create(v2.Order, { items: [], parent: m });
-    expect(codecError(() => writer(v2.Order, { maxDepth: 5 }).toBinary(nested)).code).toBe("MAX_DEPTH_EXCEEDED");
+    expect(codecError(() => writer(v2.Order, { maxDepth: 5 }).toBinary(nested)).code).toBe("DEPTH_LIMIT_EXCEEDED");
     expect(writer(v2.Order, { maxDepth: 6 }).toBinary(nested).length).toBeGreaterThan(0);
   });
 });

@@ -8,12 +8,6 @@
 // write in progress is filling, even when a decode runs in the middle of a write (a lazily decoded
 // value materialized by the writer).
 
-/** A writer's claim on the free tail of the current chunk (see `Arena.lease`). */
-export interface Lease {
-  readonly view: Uint8Array;
-  readonly start: number;
-}
-
 export class Arena {
   private buf: ArrayBuffer;
   private view: Uint8Array;
@@ -66,29 +60,30 @@ export class Arena {
 
   /**
    * Claims the free tail of the current chunk (at least `maxPiece` bytes) for a writer that does
-   * not know its output size yet. Until `settle`, every `alloc` starts a new chunk, so the tail is
-   * the writer's alone, whatever runs in between.
+   * not know its output size yet; returns its start in `chunk` (read `chunk` right after). Until
+   * `settle` or `cancel`, every `alloc` starts a new chunk, so the tail is the writer's alone,
+   * whatever runs in between.
    */
-  lease(): Lease {
+  lease(): number {
     if (this.chunkBytes - this.pos < this.maxPiece) this.fresh();
-    const lease = { view: this.view, start: this.pos };
+    const start = this.pos;
     this.pos = this.chunkBytes;
-    return lease;
+    return start;
   }
 
   /**
-   * Ends a lease: `used` bytes from its start are the writer's output (returned as a piece), and
-   * the rest of the tail goes back to the arena when nothing was allocated meanwhile.
+   * Ends a lease of `chunk` at `start`: `used` bytes from its start are the writer's output
+   * (returned as a piece); the rest of the tail goes back when nothing was allocated meanwhile.
    */
-  settle(lease: Lease, used: number): Uint8Array {
-    const out = new Uint8Array(lease.view.buffer, lease.start, used);
-    if (this.view === lease.view && this.pos === this.chunkBytes) this.pos = lease.start + ((used + 7) & ~7);
+  settle(chunk: Uint8Array, start: number, used: number): Uint8Array {
+    const out = new Uint8Array(chunk.buffer, start, used);
+    if (this.view === chunk && this.pos === this.chunkBytes) this.pos = start + ((used + 7) & ~7);
     return out;
   }
 
-  /** Ends a lease without output (a failed write): the whole tail goes back when possible. */
-  cancel(lease: Lease): void {
-    if (this.view === lease.view && this.pos === this.chunkBytes) this.pos = lease.start;
+  /** Ends a lease without output (a failed write, or one that moved elsewhere). */
+  cancel(chunk: Uint8Array, start: number): void {
+    if (this.view === chunk && this.pos === this.chunkBytes) this.pos = start;
   }
 }
 

@@ -243,8 +243,8 @@ function accepted(value: DynamicMessage, height: number): DynamicMessage {
  * occurrences of a 4-byte sub-message took 16-40 s).
  */
 function reopen(f: Frame, prev: DynamicMessage, cases: Int32Array | undefined): void {
-  f.values = prev._v as unknown[];
-  const u = prev._u;
+  f.values = prev._values as unknown[];
+  const u = prev._unknown;
   f.unknown = u.length === 0 ? undefined : (u as UnknownField[]);
   f.cases = cases;
 }

@@ -1,61 +1,22 @@
-// Wire primitives for the JS writer: varint/zigzag/fixed/UTF-8 sizes and writes into a byte
-// buffer. No bounds checks here: the caller makes room first (the one-pass writer by an upper
-// bound per field, the deterministic writer by computing exact sizes). Knows bytes only, never
-// descriptors.
-
-/** Low and high 32 bits (unsigned) of the last value passed to `split64*`. */
-export let LO = 0;
-export let HI = 0;
+// Wire primitives for the JS writer: varint/zigzag/fixed/UTF-8 sizes, and `WireWriter`, which
+// writes them into its byte buffer. All state (buffer, position, the halves of a 64-bit value,
+// conversion scratch) lives on the WireWriter instance, so that writes never share anything.
+// No bounds checks here: the caller makes room first (by an upper bound per field). Knows bytes
+// only, never descriptors.
 
 const TWO32 = 4294967296;
-
-/** Two's complement split of a safe integer into LO/HI. */
-export function split64Number(n: number): void {
-  if (n >= 0) {
-    const lo = n >>> 0;
-    LO = lo;
-    HI = ((n - lo) / TWO32) >>> 0;
-  } else {
-    const m = -n;
-    let lo = m >>> 0;
-    let hi = ((m - lo) / TWO32) >>> 0;
-    lo = (~lo + 1) >>> 0;
-    hi = (~hi + (lo === 0 ? 1 : 0)) >>> 0;
-    LO = lo;
-    HI = hi;
-  }
-}
-
-// A bigint stored into a BigInt64Array is wrapped to 64 bits natively, with no allocation:
-// measured 2x faster than Number() conversion with a BigInt fallback on mixed magnitudes.
-const big64 = new BigInt64Array(1);
-const big32 = new Uint32Array(big64.buffer);
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 const LO_WORD = LITTLE_ENDIAN ? 0 : 1;
 const HI_WORD = 1 - LO_WORD;
 
-/** Splits a 64-bit integer held as bigint, decimal string or number (per jstype) into LO/HI. */
-export function split64(v: unknown): void {
-  if (typeof v === "bigint") {
-    big64[0] = v;
-    LO = big32[LO_WORD]!;
-    HI = big32[HI_WORD]!;
-  } else if (typeof v === "number") {
-    if (Number.isSafeInteger(v)) split64Number(v);
-    else split64(BigInt(Math.trunc(v)));
-  } else {
-    split64(BigInt(v as string));
-  }
-}
-
-/** Zigzag-encodes LO/HI in place (sint64). */
-export function zigzag64(): void {
-  const sign = HI >> 31;
-  const hi = ((HI << 1) | (LO >>> 31)) ^ sign;
-  const lo = (LO << 1) ^ sign;
-  LO = lo >>> 0;
-  HI = hi >>> 0;
-}
+/** Element kinds of packedFixed. */
+export const FIXED_F64 = 1;
+export const FIXED_F32 = 2;
+export const FIXED_U32 = 3;
+export const FIXED_I32 = 4;
+export const FIXED_I64 = 5;
+/** True when packed fixed-width runs may be copied from typed arrays (little-endian host). */
+export const BULK_FIXED = LITTLE_ENDIAN;
 
 export function varint32Size(v: number): number {
   // v is an unsigned 32-bit value (number); tags of numbers ≥ 2^28 exceed int32.
@@ -66,28 +27,10 @@ export function varint32Size(v: number): number {
   return 5;
 }
 
-/** Size of the varint in LO/HI. */
-export function varint64Size(): number {
-  if (HI === 0) return varint32Size(LO);
-  const bits = 64 - Math.clz32(HI);
-  return ((bits + 6) / 7) | 0;
-}
-
-/** Payload size of a packed run of bigint 64-bit varints. */
-export function packedVarint64Size(list: readonly unknown[], zigzag: boolean): number {
-  let n = 0;
-  for (let i = 0; i < list.length; i++) {
-    big64[0] = list[i] as bigint;
-    let lo = big32[LO_WORD]!;
-    let hi = big32[HI_WORD]!;
-    if (zigzag) {
-      const sign = hi >> 31;
-      hi = (((hi << 1) | (lo >>> 31)) ^ sign) >>> 0;
-      lo = ((lo << 1) ^ sign) >>> 0;
-    }
-    n += hi === 0 ? varint32Size(lo) : ((64 - Math.clz32(hi) + 6) / 7) | 0;
-  }
-  return n;
+/** Size of the varint of the 64-bit value with halves lo/hi. */
+export function varint64Size(lo: number, hi: number): number {
+  if (hi === 0) return varint32Size(lo);
+  return ((64 - Math.clz32(hi) + 6) / 7) | 0;
 }
 
 /** int32 and enum: a negative value is sign-extended to ten bytes. */
@@ -118,31 +61,10 @@ export function utf8Length(s: string): number {
   return len;
 }
 
-const scratch = new DataView(new ArrayBuffer(8));
-
-/** Element kinds of packedFixed. */
-export const FIXED_F64 = 1;
-export const FIXED_F32 = 2;
-export const FIXED_U32 = 3;
-export const FIXED_I32 = 4;
-export const FIXED_I64 = 5;
-/** True when packed fixed-width runs may be copied from typed arrays (little-endian host). */
-export const BULK_FIXED = LITTLE_ENDIAN;
-
 function fixedWidth(kind: number): number {
   return kind === FIXED_F64 || kind === FIXED_I64 ? 8 : 4;
 }
 
-let scratchBuf = new Uint8Array(8192);
-
-function scratchBytes(n: number): Uint8Array {
-  if (scratchBuf.length < n) {
-    let cap = scratchBuf.length * 2;
-    while (cap < n) cap *= 2;
-    scratchBuf = new Uint8Array(cap);
-  }
-  return scratchBuf;
-}
 const encoder = new TextEncoder();
 
 // Strings longer than this go through TextEncoder.encodeInto; shorter ones are written by the
@@ -151,7 +73,7 @@ const ENCODE_INTO_MIN = 128;
 
 /**
  * A negative int32/enum as protobuf writes it: sign-extended to 64 bits, always ten bytes. Written
- * without the LO/HI loop: the high word is all ones, so bytes 5-9 are constants.
+ * without the 64-bit loop: the high word is all ones, so bytes 5-9 are constants.
  */
 function negInt32(buf: Uint8Array, pos: number, v: number): number {
   buf[pos] = (v & 0x7f) | 0x80;
@@ -167,14 +89,59 @@ function negInt32(buf: Uint8Array, pos: number, v: number): number {
   return pos + 10;
 }
 
-/** A byte sink over a buffer that the caller keeps large enough for what it writes. */
-export class Sink {
-  buf: Uint8Array;
-  pos: number;
+/** Writes wire primitives at `pos` of `buf`, which the caller keeps large enough. */
+export class WireWriter {
+  buf: Uint8Array = new Uint8Array(0);
+  pos = 0;
+  /** Low and high 32 bits (unsigned) of the last value passed to `split64`. */
+  lo = 0;
+  hi = 0;
+  // A bigint stored into a BigInt64Array is wrapped to 64 bits natively, with no allocation:
+  // measured 2x faster than Number() conversion with a BigInt fallback on mixed magnitudes.
+  private readonly big64 = new BigInt64Array(2);
+  private readonly big32 = new Uint32Array(this.big64.buffer);
+  private readonly f32 = new Float32Array(this.big64.buffer);
+  private readonly f64 = new Float64Array(this.big64.buffer);
+  private packScratch = new Uint8Array(8192);
 
-  constructor(buf: Uint8Array, pos: number) {
-    this.buf = buf;
-    this.pos = pos;
+  /** Splits a 64-bit integer held as bigint, decimal string or number (per jstype) into lo/hi. */
+  split64(v: unknown): void {
+    if (typeof v === "bigint") {
+      this.big64[0] = v;
+      this.lo = this.big32[LO_WORD]!;
+      this.hi = this.big32[HI_WORD]!;
+    } else if (typeof v === "number" && Number.isSafeInteger(v)) {
+      this.split64Number(v);
+    } else {
+      // Numbers outside the safe range never reach here (create refuses them); decimal strings do.
+      this.split64(BigInt(typeof v === "number" ? Math.trunc(v) : (v as string)));
+    }
+  }
+
+  /** Two's complement split of a safe integer into lo/hi. */
+  private split64Number(n: number): void {
+    if (n >= 0) {
+      const lo = n >>> 0;
+      this.lo = lo;
+      this.hi = ((n - lo) / TWO32) >>> 0;
+    } else {
+      const m = -n;
+      let lo = m >>> 0;
+      let hi = ((m - lo) / TWO32) >>> 0;
+      lo = (~lo + 1) >>> 0;
+      hi = (~hi + (lo === 0 ? 1 : 0)) >>> 0;
+      this.lo = lo;
+      this.hi = hi;
+    }
+  }
+
+  /** Zigzag-encodes lo/hi in place (sint64). */
+  zigzag64(): void {
+    const sign = this.hi >> 31;
+    const hi = ((this.hi << 1) | (this.lo >>> 31)) ^ sign;
+    const lo = (this.lo << 1) ^ sign;
+    this.lo = lo >>> 0;
+    this.hi = hi >>> 0;
   }
 
   varint32(v: number): void {
@@ -188,10 +155,10 @@ export class Sink {
     this.pos = pos;
   }
 
-  /** Writes LO/HI as a varint. */
+  /** Writes lo/hi as a varint. */
   varint64(): void {
-    let lo = LO;
-    let hi = HI;
+    let lo = this.lo;
+    let hi = this.hi;
     const buf = this.buf;
     let pos = this.pos;
     while (hi !== 0 || lo > 0x7f) {
@@ -222,32 +189,35 @@ export class Sink {
     this.pos = pos + 4;
   }
 
-  /** Writes LO/HI little-endian. */
+  /** Writes lo/hi little-endian. */
   fixed64(): void {
-    this.fixed32(LO);
-    this.fixed32(HI);
+    this.fixed32(this.lo);
+    this.fixed32(this.hi);
   }
 
   float(v: number): void {
-    scratch.setFloat32(0, v, true);
-    const buf = this.buf;
-    const pos = this.pos;
-    buf[pos] = scratch.getUint8(0);
-    buf[pos + 1] = scratch.getUint8(1);
-    buf[pos + 2] = scratch.getUint8(2);
-    buf[pos + 3] = scratch.getUint8(3);
-    this.pos = pos + 4;
+    this.f32[0] = v;
+    this.fixed32(this.big32[0]!);
   }
 
   double(v: number): void {
-    scratch.setFloat64(0, v, true);
-    this.fixed32(scratch.getUint32(0, true));
-    this.fixed32(scratch.getUint32(4, true));
+    this.f64[0] = v;
+    this.fixed32(this.big32[LITTLE_ENDIAN ? 0 : 1]!);
+    this.fixed32(this.big32[LITTLE_ENDIAN ? 1 : 0]!);
+  }
+
+  private scratchBytes(n: number): Uint8Array {
+    if (this.packScratch.length < n) {
+      let cap = this.packScratch.length * 2;
+      while (cap < n) cap *= 2;
+      this.packScratch = new Uint8Array(cap);
+    }
+    return this.packScratch;
   }
 
   /**
    * Writes a packed run of fixed-width elements through a typed array: one native conversion
-   * and one copy instead of a DataView call per element (little-endian hosts only).
+   * and one copy instead of a write per element (little-endian hosts only).
    */
   packedFixed(kind: number, list: readonly unknown[]): void {
     const n = list.length;
@@ -257,27 +227,27 @@ export class Sink {
     // faster than set (measured on uint32 and bigint runs).
     switch (kind) {
       case FIXED_F64:
-        bytes = scratchBytes(n * 8);
+        bytes = this.scratchBytes(n * 8);
         new Float64Array(bytes.buffer, 0, n).set(list as number[]);
         break;
       case FIXED_F32:
-        bytes = scratchBytes(n * 4);
+        bytes = this.scratchBytes(n * 4);
         new Float32Array(bytes.buffer, 0, n).set(list as number[]);
         break;
       case FIXED_U32: {
-        bytes = scratchBytes(n * 4);
+        bytes = this.scratchBytes(n * 4);
         const a = new Uint32Array(bytes.buffer, 0, n);
         for (let i = 0; i < n; i++) a[i] = list[i] as number;
         break;
       }
       case FIXED_I32: {
-        bytes = scratchBytes(n * 4);
+        bytes = this.scratchBytes(n * 4);
         const a = new Int32Array(bytes.buffer, 0, n);
         for (let i = 0; i < n; i++) a[i] = list[i] as number;
         break;
       }
       default: {
-        bytes = scratchBytes(n * 8);
+        bytes = this.scratchBytes(n * 8);
         const a = new BigInt64Array(bytes.buffer, 0, n);
         for (let i = 0; i < n; i++) a[i] = list[i] as bigint;
       }
@@ -290,6 +260,8 @@ export class Sink {
   /** A packed run of bigint 64-bit varints (int64, uint64; sint64 with `zigzag`), in locals only. */
   packedVarint64(list: readonly unknown[], zigzag: boolean): void {
     const buf = this.buf;
+    const big64 = this.big64;
+    const big32 = this.big32;
     let pos = this.pos;
     for (let i = 0; i < list.length; i++) {
       big64[0] = list[i] as bigint;
@@ -316,9 +288,8 @@ export class Sink {
     let pos = this.pos;
     for (let i = 0; i < list.length; i++) {
       // `| 0` / `>>> 0` are exact on these (range-checked) values and keep the loop in 32-bit
-      // integer ops when the list holds unboxed doubles: number lists share one allocation site,
-      // and once a double list passed through it V8 makes every later one PACKED_DOUBLE (measured:
-      // the nested fixture's int32 lists 11.5 -> 29.6 µs per encode after a numeric encode).
+      // integer ops when the list holds unboxed doubles (V8 makes a list PACKED_DOUBLE once a
+      // double passed through its allocation site; measured: int32 lists 11.5 -> 29.6 µs).
       let v = signed || zigzag ? (list[i] as number) | 0 : (list[i] as number) >>> 0;
       if (zigzag) v = ((v << 1) ^ (v >> 31)) >>> 0;
       else if (signed && v < 0) {

@@ -1,43 +1,33 @@
-// The write path (DESIGN §8.1): check a DynamicMessage tree against the serializer's paired
-// declarations (acceptance, unknown fields, depth) and write it in the same walk (`put`) into a
-// growable buffer, nested lengths backpatched. The bytes become visible only once the whole value
-// passed (a fresh output, or a FrameWriter commit), so a failed write leaves no trace.
+// The write path: checks a DynamicMessage tree against the serializer's paired declarations
+// (acceptance, unknown fields, depth, size) and writes it in the same walk, nested lengths
+// reserved as one byte and backpatched (moved up when a length needs more). The walk keeps its
+// open messages on an explicit stack, never on the JS stack, so any depth that `maxDepth` allows
+// is written. The bytes become visible only once the whole value passed (a fresh output, or a
+// FrameWriter commit), so a failed write leaves no trace.
 //
-// One pass instead of check-and-size then write: fresh values (the common case) gained nothing from
-// the size memos, and the two walks touched every object twice (span: check+size 73 µs, write
-// 64 µs). Deterministic mode keeps the two passes (`prepare`/`writeBody`): it writes map entries
-// sorted but checks them in insertion order, and an error names the first bad entry in that order.
+// All state of a write lives on one `Writer` (buffer, position, open messages); a write that
+// starts while another runs (an acceptor, or application code reached from a value) takes another
+// Writer from the pool. Outputs come from the write arena (src/codec/arena.ts), never from memory
+// that a decode hands out.
+//
+// One pass instead of check-and-size then write: fresh values (the common case) gained nothing
+// from size memos, and two walks touched every object twice (span batch: check+size 73 µs, write
+// 64 µs). Deterministic mode is the same pass with map entries in key order and values re-encoded.
 import { ScalarType, type DescMessage } from "@bufbuild/protobuf";
-import { CodecError, isProtokeelError } from "../errors.js";
+import { CodecError } from "../errors.js";
 import type { Settings } from "../settings.js";
 import { describeValue } from "../message/coerce.js";
 import { DynamicMessage } from "../message/dynamic-message.js";
 import { K_ENUM, K_LIST, K_MAP, K_MESSAGE } from "../message/field-info.js";
-import type { UnknownField } from "../message/unknown-fields.js";
-import { childPlan, planOf, PV_64, PV_I32, PV_U32, PV_Z32, PV_Z64, type FieldPlan, type WritePlan } from "./plan.js";
-import { entrySize, fieldSize, packedSize, scalarSize, sizeOf } from "./sizes.js";
-import { checkUnknownOccurrence, MAX_FIELD_NUMBER } from "./unknown.js";
+import { Acceptance, type Acceptor, type Failer, type PayloadRuleCheck } from "./acceptance.js";
+import { writeArena } from "./arena.js";
 import type { FrameWriter } from "./frame-writer.js";
-import { Sink, split64, varint32Size, zigzag64 } from "./wire.js";
+import { childPlan, planOf, PV_64, PV_I32, PV_U32, PV_Z32, PV_Z64, type FieldPlan, type WritePlan } from "./plan.js";
+import { fieldSize, scalarSize } from "./sizes.js";
+import { varint32Size, WireWriter } from "./wire.js";
 
-/** What the directional evaluator reports for a rejected pair (DESIGN §9). */
-export interface AcceptFinding {
-  readonly rule: string;
-  readonly path: string;
-  readonly message: string;
-}
-
-/**
- * Decides rule (c) of DESIGN §8.1: may a value whose descriptor is `valueDesc` (saved) be written
- * where the reader parses `pairedDecl` (current)? The serializer plugs the evaluator in here.
- */
-export type Acceptor = (
-  valueDesc: DescMessage,
-  pairedDecl: DescMessage,
-) => { readonly ok: true } | { readonly ok: false; readonly finding: AcceptFinding };
-
-/** Throws (InvalidDescriptorError) when a descriptor's closure breaks a payload rule (DESIGN §4.2). */
-export type PayloadRuleCheck = (desc: DescMessage) => void;
+export type { AcceptFinding, Acceptor, PayloadRuleCheck } from "./acceptance.js";
+export { ACCEPT_CACHE_SIZE } from "./acceptance.js";
 
 export interface WriterOptions {
   readonly settings: Settings;
@@ -47,34 +37,44 @@ export interface WriterOptions {
   readonly payloadRules?: PayloadRuleCheck;
 }
 
-/** Accepted (value descriptor, paired declaration) pairs kept per writer (DESIGN §8.1). */
-export const ACCEPT_CACHE_SIZE = 16;
+/** Thrown by `room` when the root body written so far already exceeds maxMessageBytes. */
+class SizeOverflow extends Error {}
 
-const noAcceptor: Acceptor = (valueDesc, pairedDecl) => ({
-  ok: false,
-  finding: {
-    rule: valueDesc.typeName === pairedDecl.typeName ? "NOT_EVALUATED" : "MESSAGE_NAME_CHANGED",
-    path: pairedDecl.typeName,
-    message:
-      valueDesc.typeName === pairedDecl.typeName
-        ? `${valueDesc.typeName} is another descriptor instance and no schema evaluator is configured`
-        : `full name changed from ${valueDesc.typeName} to ${pairedDecl.typeName}`,
-  },
-});
+/** Frames write their bytes; a sizing frame only checks and counts (see `Frame.sizing`). */
+const WRITE = 0;
+const SIZE = 1;
 
-// Path of the value being checked, kept as a stack so that nothing is built unless an error
-// needs it.
-const pathFields: FieldPlan[] = [];
-const pathKeys: unknown[] = [];
-// Module state lives in a const object: top-level `let` bindings pay a hole check per access.
-const ck = { sp: 0, impure: false };
-// ck.impure is set when a subtree needed more than instance identity (evaluator, rule (b),
-// foreign unpaired descriptors); such a subtree is not memoized as accepted.
-
-function push(p: FieldPlan, key: unknown): void {
-  pathFields[ck.sp] = p;
-  pathKeys[ck.sp] = key;
-  ck.sp++;
+/** One open message of a write. */
+class Frame {
+  msg!: DynamicMessage;
+  values!: readonly unknown[];
+  plan!: WritePlan;
+  /** The reader's declaration for this value (undefined: it is read as an unknown field). */
+  paired: DescMessage | undefined;
+  pairedPlan: WritePlan | undefined;
+  /** The field that holds this value in its parent (undefined for the root), and the element's key. */
+  via: FieldPlan | undefined;
+  key: unknown;
+  depth = 0;
+  /** Next field (index into plan.fields) and next element of that field. */
+  i = 0;
+  j = 0;
+  /** Keys of the message-valued map being written (in key order when deterministic). */
+  keys: unknown[] | undefined;
+  mode = WRITE;
+  /** Write: the reserved length byte (-1: none), the enclosing map entry's one, the first body byte. */
+  lenAt = -1;
+  entryAt = -1;
+  body = 0;
+  /** Size: body bytes counted so far. */
+  size = 0;
+  /** A decoded value checked without writing; its source bytes are copied when it closes. */
+  copySource = false;
+  prefixed = false;
+  /** Nesting height so far (1 = no nested message; a map entry counts as a level). */
+  h = 1;
+  /** More than instance identity was needed in this subtree (see Acceptance.admit). */
+  impure = false;
 }
 
 function renderKey(k: unknown): string {
@@ -83,804 +83,16 @@ function renderKey(k: unknown): string {
   return `[${String(k)}]`;
 }
 
-function currentPath(root: DescMessage): string {
-  let s = root.typeName;
-  for (let i = 0; i < ck.sp; i++) {
-    const p = pathFields[i]!;
-    s += `.${p.fi.name}(${p.number})${renderKey(pathKeys[i])}`;
-  }
-  return s;
-}
-
-const SINK = new Sink(new Uint8Array(0), 0);
-
-// Small outputs are cut from a shared slab: `new Uint8Array(n)` over 64 bytes costs an off-heap
-// allocation each (DESIGN §13), a view on an existing ArrayBuffer does not.
-const SLAB_SIZE = 65536;
-const SLAB_MAX_PIECE = 4096;
-const SL = { buf: new ArrayBuffer(SLAB_SIZE), view: new Uint8Array(0), pos: 0 };
-SL.view = new Uint8Array(SL.buf);
-
-function newSlab(): void {
-  SL.buf = new ArrayBuffer(SLAB_SIZE);
-  SL.view = new Uint8Array(SL.buf);
-  SL.pos = 0;
-}
-
-/** A zeroed-or-overwritten Uint8Array of exactly n bytes that the caller owns. */
-export function allocOutput(n: number): Uint8Array {
-  if (n > SLAB_MAX_PIECE) return new Uint8Array(n);
-  if (SL.pos + n > SLAB_SIZE) newSlab();
-  const out = new Uint8Array(SL.buf, SL.pos, n);
-  // Keep views 8-byte aligned so callers may build aligned typed views on them.
-  SL.pos += (n + 7) & ~7;
-  return out;
-}
-
-// --- where the one-pass writer puts bytes ---
-// SINK.buf is either the unused tail of the slab (from SL.pos: a small result then needs no copy)
-// or the module scratch. Positions are absolute in both: moving from the slab to the scratch copies
-// the written range to the same offsets, so reserved length prefixes keep their positions.
-const SCRATCH_MIN = 65536 * 2;
-// A scratch grown past this for one large value is dropped afterwards, not kept for every later call.
-const SCRATCH_KEEP = 1 << 22;
-const W = {
-  scratch: new Uint8Array(SCRATCH_MIN),
-  /** First byte of this call's output. */
-  start: 0,
-  /** First byte of the current root body; `pos - body` never exceeds the final body size. */
-  body: 0,
-  max: 0,
-  busy: false,
-};
-
-/** Thrown by `room` when the written part of a root body already exceeds maxMessageBytes. */
-const OVERFLOW = { overflow: true };
-
-/**
- * Makes room for `need` more bytes at SINK.pos (the caller checked that the buffer lacks it):
- * moves off the slab or doubles the scratch. Growth is refused once the root body written so far
- * is over the limit, so an oversized value cannot grow the scratch without bound.
- */
-function room(need: number): void {
-  if (SINK.pos - W.body > W.max) throw OVERFLOW;
-  toScratch(need);
-}
-
-/** Moves the output to a scratch with room for `need` more bytes (same offsets). */
-function toScratch(need: number): void {
-  const s = SINK;
-  const pos = s.pos;
-  let sc = W.scratch;
-  if (sc.length < pos + need) {
-    let cap = sc.length * 2;
-    while (cap < pos + need) cap *= 2;
-    sc = new Uint8Array(cap);
-  } else if (s.buf === sc) return;
-  sc.set(s.buf.subarray(W.start, pos), W.start);
-  W.scratch = sc;
-  s.buf = sc;
-}
-
-/**
- * Runs an encode that started while another one is writing: only an acceptor or a payload-rule
- * check can start it (protokeel's own never do). It gets its own scratch and path stack, and the
- * outer output leaves the slab first, since the inner one may take slab pieces.
- */
-function nested<T>(run: () => T): T {
-  const s = SINK;
-  if (s.buf === SL.view) toScratch(0);
-  const buf = s.buf;
-  const pos = s.pos;
-  const { scratch, start, body, max } = W;
-  const sp = ck.sp;
-  const impure = ck.impure;
-  const fields = pathFields.slice(0, sp);
-  const keys = pathKeys.slice(0, sp);
-  W.scratch = new Uint8Array(256);
-  W.busy = false;
-  try {
-    return run();
-  } finally {
-    W.busy = true;
-    W.scratch = scratch;
-    W.start = start;
-    W.body = body;
-    W.max = max;
-    s.buf = buf;
-    s.pos = pos;
-    ck.sp = sp;
-    ck.impure = impure;
-    for (let i = 0; i < sp; i++) {
-      pathFields[i] = fields[i]!;
-      pathKeys[i] = keys[i];
-    }
-  }
-}
-
-/** Starts an output: in the slab's free tail when `slab`, else at 0 of the scratch. */
-function begin(slab: boolean, max: number): void {
-  const s = SINK;
-  if (slab) {
-    if (SLAB_SIZE - SL.pos < SLAB_MAX_PIECE) newSlab();
-    s.buf = SL.view;
-    s.pos = W.start = SL.pos;
-  } else {
-    s.buf = W.scratch;
-    s.pos = W.start = 0;
-  }
-  W.body = s.pos;
-  W.max = max;
-}
-
-/** The written output as a Uint8Array the caller owns: the slab piece itself, or a copy. */
-function finish(): Uint8Array {
-  const s = SINK;
-  const start = W.start;
-  const n = s.pos - start;
-  let out: Uint8Array;
-  if (s.buf === SL.view && n <= SLAB_MAX_PIECE) {
-    out = new Uint8Array(SL.buf, start, n);
-    SL.pos = start + ((n + 7) & ~7);
-  } else {
-    out = allocOutput(n);
-    copyOut(s.buf, start, n, out, 0);
-  }
-  release();
-  return out;
-}
-
-function copyOut(from: Uint8Array, at: number, n: number, to: Uint8Array, dst: number): void {
-  // A short loop beats TypedArray.set, which has a fixed native-call cost.
-  if (n < 64) for (let i = 0; i < n; i++) to[dst + i] = from[at + i]!;
-  else to.set(from.subarray(at, at + n), dst);
-}
-
-function release(): void {
-  SINK.buf = EMPTY;
-  if (W.scratch.length > SCRATCH_KEEP) W.scratch = new Uint8Array(SCRATCH_MIN);
-}
-
-/**
- * Writes at `at` the length of the bytes written after the `k` bytes reserved there, as a varint,
- * moving those bytes up when the varint needs more than `k` (reservations never exceed it).
- */
-function closeLen(s: Sink, at: number, k: number): number {
-  const n = s.pos - at - k;
-  if (n < 0x80 && k === 1) {
-    s.buf[at] = n;
-    return n;
-  }
-  const m = varint32Size(n);
-  if (m !== k) {
-    if (s.pos + m - k > s.buf.length) room(m - k);
-    s.buf.copyWithin(at + m, at + k, s.pos);
-    s.pos += m - k;
-  }
-  const buf = s.buf;
-  let v = n;
-  while (v > 0x7f) {
-    buf[at++] = (v & 0x7f) | 0x80;
-    v = v >>> 7;
-  }
-  buf[at] = v;
-  return n;
-}
-
-export class MessageWriter {
-  readonly root: DescMessage;
-  readonly settings: Settings;
-  private readonly rootPlan: WritePlan;
-  /** @internal Number of evaluator calls (cache misses) so far. */
-  evaluations: number;
-  private readonly maxDepth: number;
-  private readonly det: boolean;
-  private readonly acceptor: Acceptor;
-  private readonly payloadRules: PayloadRuleCheck | undefined;
-  private readonly rulesOk = new WeakSet<DescMessage>();
-  // LRU of accepted pairs, most recent first.
-  private readonly lruSaved: DescMessage[] = [];
-  private readonly lruCurrent: DescMessage[] = [];
-
-  constructor(root: DescMessage, options: WriterOptions) {
-    this.root = root;
-    this.rootPlan = planOf(root);
-    this.settings = options.settings;
-    this.maxDepth = options.settings.maxDepth;
-    this.det = options.settings.deterministic;
-    this.acceptor = options.acceptor ?? noAcceptor;
-    this.payloadRules = options.payloadRules;
-    this.evaluations = 0;
-  }
-
-  /** @internal The cached pairs, most recent first, as [value descriptor, paired declaration]. */
-  acceptedPairs(): [DescMessage, DescMessage][] {
-    return this.lruSaved.map((s, i) => [s, this.lruCurrent[i]!]);
-  }
-
-  private notAMessage(value: unknown): never {
-    throw new CodecError(
-      "NOT_A_DYNAMIC_MESSAGE",
-      `cannot write ${this.root.typeName}: expected a DynamicMessage, got ${describeValue(value)}; build values with DynamicMessage.create(descriptor, init)`,
-      { path: this.root.typeName },
-    );
-  }
-
-  private tooLarge(size: number): never {
-    throw new CodecError(
-      "MESSAGE_TOO_LARGE",
-      `cannot write ${this.root.typeName}: encoded size ${size} bytes exceeds maxMessageBytes ${this.settings.maxMessageBytes}; raise maxMessageBytes or write a smaller value`,
-      { path: this.root.typeName },
-    );
-  }
-
-  /**
-   * Checks `value` for writing and returns its body size (no frame). Throws CodecError for a
-   * value that is not a DynamicMessage, is not accepted, has bad unknown fields, or breaks a limit.
-   * The two-pass path: deterministic mode, and the error of a value found too large mid-write.
-   */
-  prepare(value: unknown): number {
-    if (!(value instanceof DynamicMessage)) this.notAMessage(value);
-    ck.sp = 0;
-    ck.impure = false;
-    let size: number;
-    try {
-      size = this.check(value, this.root, this.root, 1, undefined);
-    } finally {
-      ck.sp = 0;
-    }
-    if (size > this.settings.maxMessageBytes) this.tooLarge(size);
-    return size;
-  }
-
-  /** True when `check` would take `value` as the root from its memos, without checks. */
-  private known(value: DynamicMessage): boolean {
-    return value._okFor === this.root && value._height > 0 && value._height <= this.maxDepth;
-  }
-
-  /** Writes a prepared value's body at `pos` of `buf` (which must have room); returns the end. */
-  writeBody(buf: Uint8Array, pos: number, value: DynamicMessage, size: number): number {
-    SINK.buf = buf;
-    SINK.pos = pos;
-    writeMessage(SINK, value, this.det, undefined, value.descriptor === this.root ? this.rootPlan : undefined);
-    const end = SINK.pos;
-    SINK.buf = EMPTY;
-    if (end !== pos + size) {
-      throw new CodecError(
-        "INTERNAL_SIZE_MISMATCH",
-        `cannot write ${this.root.typeName}: wrote ${end - pos} bytes for a computed size of ${size}; this is a protokeel bug, please report it`,
-      );
-    }
-    return end;
-  }
-
-  /** `writeBody` after the value's varint length prefix at `pos`; returns the end. */
-  private writePrefixed(buf: Uint8Array, pos: number, value: DynamicMessage, size: number): number {
-    SINK.buf = buf;
-    SINK.pos = pos;
-    SINK.varint32(size);
-    return this.writeBody(buf, SINK.pos, value, size);
-  }
-
-  /**
-   * The body size of a root written from a size known before the first byte: in deterministic
-   * mode after `prepare` (checks, then sizes), otherwise for a value accepted before (a relay, or
-   * one written before), from its memos: such a value goes straight into an output of its size,
-   * not into the slab or scratch and then copied (same runs: numeric relay 16.0x -> 18.2x, span
-   * relay 14.2x -> 22-26x protobufjs reflection). -1: the value goes through the one-pass writer.
-   */
-  private knownSize(value: unknown): number {
-    if (this.det) return this.prepare(value);
-    if (!(value instanceof DynamicMessage && this.known(value))) return -1;
-    const n = sizeOf(value, false, undefined);
-    if (n > this.settings.maxMessageBytes) this.tooLarge(n);
-    return n;
-  }
-
-  /**
-   * Checks and writes one root value at SINK.pos (after `begin`), with its frame length when
-   * `framed`. A value found over maxMessageBytes mid-write is checked again by `prepare`, which
-   * throws what the two-pass writer threw (an earlier check error, or the exact size).
-   */
-  private root1(value: unknown, framed: boolean): void {
-    if (!(value instanceof DynamicMessage)) this.notAMessage(value);
-    ck.sp = 0;
-    ck.impure = false;
-    let n: number;
-    try {
-      n = this.emit(value, this.root, this.root, 1, undefined, framed);
-    } catch (e) {
-      if (e !== OVERFLOW) throw e;
-      this.prepare(value);
-      throw new CodecError("INTERNAL_SIZE_MISMATCH", `cannot write ${this.root.typeName}: the value overflowed maxMessageBytes while writing but not while sizing; this is a protokeel bug, please report it`);
-    } finally {
-      ck.sp = 0;
-    }
-    if (n > W.max) this.tooLarge(n);
-  }
-
-  /** The bare message (no frame). */
-  toBinary(value: unknown): Uint8Array {
-    if (W.busy) return nested(() => this.toBinary(value));
-    W.busy = true;
-    try {
-      const n = this.knownSize(value);
-      if (n >= 0) {
-        const out = allocOutput(n);
-        this.writeBody(out, 0, value as DynamicMessage, n);
-        return out;
-      }
-      begin(true, this.settings.maxMessageBytes);
-      this.root1(value, false);
-      return finish();
-    } finally {
-      W.busy = false;
-    }
-  }
-
-  /** One frame: varint length, then the message (framing v1, DESIGN §8.2). */
-  encodeFrame(value: unknown): Uint8Array {
-    if (W.busy) return nested(() => this.encodeFrame(value));
-    W.busy = true;
-    try {
-      const n = this.knownSize(value);
-      if (n >= 0) {
-        const out = allocOutput(varint32Size(n) + n);
-        this.writePrefixed(out, 0, value as DynamicMessage, n);
-        return out;
-      }
-      begin(true, this.settings.maxMessageBytes);
-      this.root1(value, true);
-      return finish();
-    } finally {
-      W.busy = false;
-    }
-  }
-
-  /** Frames for every value, concatenated; nothing is returned when any value fails. */
-  encodeAll(values: Iterable<unknown>): Uint8Array {
-    const list = Array.isArray(values) ? values : [...values];
-    if (W.busy) return nested(() => this.encodeAll(list));
-    W.busy = true;
-    try {
-      if (this.det) {
-        const sizes = new Array<number>(list.length);
-        let total = 0;
-        for (let i = 0; i < list.length; i++) {
-          const s = this.prepare(list[i]);
-          sizes[i] = s;
-          total += varint32Size(s) + s;
-        }
-        const out = allocOutput(total);
-        let pos = 0;
-        for (let i = 0; i < list.length; i++) pos = this.writePrefixed(out, pos, list[i] as DynamicMessage, sizes[i]!);
-        return out;
-      }
-      // A long batch outgrows the slab's tail anyway: start in the scratch rather than move there.
-      begin(list.length <= 16, this.settings.maxMessageBytes);
-      for (let i = 0; i < list.length; i++) {
-        W.body = SINK.pos + 1;
-        this.root1(list[i], true);
-      }
-      return finish();
-    } finally {
-      W.busy = false;
-    }
-  }
-
-  /** Appends one frame to `out`, which is unchanged on failure. */
-  writeFrame(value: unknown, out: FrameWriter): void {
-    if (W.busy) return nested(() => this.writeFrame(value, out));
-    W.busy = true;
-    try {
-      const size = this.knownSize(value);
-      if (size >= 0) {
-        const total = varint32Size(size) + size;
-        this.writePrefixed(out.reserve(total), out.length, value as DynamicMessage, size);
-        out.commit(total);
-        return;
-      }
-      begin(false, this.settings.maxMessageBytes);
-      this.root1(value, true);
-      const n = SINK.pos;
-      const buf = out.reserve(n);
-      copyOut(SINK.buf, 0, n, buf, out.length);
-      out.commit(n);
-      release();
-    } finally {
-      W.busy = false;
-    }
-  }
-
-  /**
-   * Checks and writes one value (with its length prefix when `prefixed`); returns its body size.
-   * A value accepted before against `paired` by instance rules is written unchecked from its size
-   * memo (a re-written or decoded value); a decoded value that needs checking is checked as in the
-   * two-pass writer and its source bytes copied (the relay path).
-   */
-  private emit(
-    m: DynamicMessage,
-    paired: DescMessage | undefined,
-    declared: DescMessage | undefined,
-    depth: number,
-    via: FieldPlan | undefined,
-    prefixed: boolean,
-  ): number {
-    const s = SINK;
-    let n: number;
-    if (paired !== undefined && m._okFor === paired && m._height > 0 && depth - 1 + m._height <= this.maxDepth) {
-      n = sizeOf(m, false, via);
-    } else if (m._src !== undefined) {
-      n = this.check(m, paired, declared, depth, via);
-    } else {
-      if (s.pos + 1 > s.buf.length) room(1);
-      return this.put(m, paired, declared, depth, via, prefixed);
-    }
-    // Exactly n more body bytes: over the limit now means over it at the end.
-    if (s.pos + n - W.body > W.max) throw OVERFLOW;
-    if (s.pos + n + 5 > s.buf.length) room(n + 5);
-    if (prefixed) s.varint32(n);
-    writeMessage(s, m, false, via, m.descriptor === this.root ? this.rootPlan : undefined);
-    return n;
-  }
-
-  /**
-   * `check` that writes: the same checks in the same order, each field written as it is reached.
-   * With `prefixed`, reserves one byte for the length at SINK.pos (the caller made room for it)
-   * and fills it in at the end. Returns the body size. A value without memos or source bytes (a
-   * fresh one) comes here straight from its parent's loop, not through `emit`: one call per
-   * message instead of two (measured: span encode ~8% faster).
-   */
-  private put(
-    msg: DynamicMessage,
-    paired: DescMessage | undefined,
-    declared: DescMessage | undefined,
-    depth: number,
-    via: FieldPlan | undefined,
-    prefixed: boolean,
-  ): number {
-    this.checkDepth(depth);
-    const outerImpure = ck.impure;
-    const plan = this.admit(msg, paired, declared, via);
-    const pairedPlan = paired === undefined ? undefined : paired === msg.descriptor ? plan : planOf(paired);
-    const u = msg._u;
-    const fields = plan.fields;
-    const values = msg._v;
-    const s = SINK;
-    const at = s.pos;
-    if (prefixed) s.pos = at + 1;
-    const body = s.pos;
-    let h = 1;
-    for (let i = 0; i < fields.length; i++) {
-      const p = fields[i]!;
-      const v = values[p.index];
-      if (v === undefined) continue;
-      if (p.kind <= K_ENUM) {
-        putScalarField(s, p, v);
-        continue;
-      }
-      if (p.elemKind !== K_MESSAGE) {
-        if (p.kind === K_LIST) putList(s, p, v as readonly unknown[]);
-        else putMap(s, p, v as Map<unknown, unknown>);
-        continue;
-      }
-      const childPaired = pairedPlan === undefined ? undefined : pairedChild(p, plan, pairedPlan);
-      if (p.kind === K_MESSAGE) {
-        const m = v as DynamicMessage;
-        push(p, undefined);
-        // tag (≤ 5) and the reserved length byte
-        if (s.pos + 6 > s.buf.length) room(6);
-        if (p.tagSize === 1) s.buf[s.pos++] = p.tag;
-        else s.varint32(p.tag);
-        if (m._okFor === undefined && m._src === undefined) this.put(m, childPaired, p.message, depth + 1, p, true);
-        else this.emit(m, childPaired, p.message, depth + 1, p, true);
-        ck.sp--;
-        if (m._height + 1 > h) h = m._height + 1;
-      } else if (p.kind === K_LIST) {
-        const list = v as readonly DynamicMessage[];
-        for (let j = 0; j < list.length; j++) {
-          const m = list[j]!;
-          push(p, j);
-          if (s.pos + 6 > s.buf.length) room(6);
-          if (p.tagSize === 1) s.buf[s.pos++] = p.tag;
-          else s.varint32(p.tag);
-          if (m._okFor === undefined && m._src === undefined) this.put(m, childPaired, p.message, depth + 1, p, true);
-          else this.emit(m, childPaired, p.message, depth + 1, p, true);
-          ck.sp--;
-          if (m._height + 1 > h) h = m._height + 1;
-        }
-      } else {
-        for (const [k, m] of v as Map<unknown, DynamicMessage>) {
-          push(p, k);
-          const need = 8 + p.tagSize + scalarBound(p.mapKey, k);
-          if (s.pos + need > s.buf.length) room(need);
-          s.varint32(p.tag);
-          const e = s.pos;
-          s.pos = e + 1;
-          s.varint32(p.keyTag);
-          writeScalar(s, p.mapKey, k);
-          s.varint32(p.valueTag);
-          if (m._okFor === undefined && m._src === undefined) this.put(m, childPaired, p.message, depth + 1, p, true);
-          else this.emit(m, childPaired, p.message, depth + 1, p, true);
-          closeLen(s, e, 1);
-          ck.sp--;
-          if (m._height + 1 > h) h = m._height + 1;
-        }
-      }
-    }
-    for (let i = 0; i < u.length; i++) {
-      const d = u[i]!.data;
-      if (s.pos + d.length > s.buf.length) room(d.length);
-      s.raw(d);
-    }
-    const n = s.pos - body;
-    msg._size = n;
-    msg._height = h;
-    if (!ck.impure && paired !== undefined) msg._okFor = paired;
-    ck.impure = ck.impure || outerImpure;
-    if (prefixed) {
-      if (n < 0x80) s.buf[at] = n;
-      else closeLen(s, at, 1);
-    }
-    return n;
-  }
-
-  private checkDepth(depth: number): void {
-    if (depth > this.maxDepth) {
-      this.fail("MAX_DEPTH_EXCEEDED", `nesting depth ${depth} at {path} exceeds maxDepth ${this.maxDepth}; raise maxDepth or flatten the value`);
-    }
-  }
-
-  /**
-   * The checks `put` and `check` make before a value's fields (DESIGN §8.1): acceptance of its
-   * descriptor against the paired declaration (rules a/b/c) or the payload rules for a foreign
-   * unpaired one, and its unknown fields. Starts the value's purity (ck.impure; the caller saved
-   * the outer one) and returns the plan to walk its fields with.
-   */
-  private admit(msg: DynamicMessage, paired: DescMessage | undefined, declared: DescMessage | undefined, via: FieldPlan | undefined): WritePlan {
-    ck.impure = false;
-    const desc = msg.descriptor;
-    if (paired === undefined) {
-      if (declared !== undefined && desc !== declared) {
-        ck.impure = true;
-        this.checkRules(desc);
-      }
-    } else if (desc !== paired) {
-      ck.impure = true;
-      // Rule (b): the accepted containing value declares this very instance for the field.
-      if (desc !== declared) this.accept(desc, paired);
-    }
-    const u = msg._u;
-    if (u.length > 0) this.checkUnknown(u, paired);
-    return via !== undefined ? childPlan(via, desc) : desc === this.root ? this.rootPlan : planOf(desc);
-  }
-
-  private fail(code: string, what: string): never {
-    const path = currentPath(this.root);
-    throw new CodecError(code, `cannot write ${this.root.typeName}: ${what.replace("{path}", path)}`, { path });
-  }
-
-  /**
-   * Checks one value and its subtree and returns its encoded size (one pass: checking and sizing
-   * touch the same objects, and fresh values are memory-bound). `paired` is what the reader
-   * parses it with (undefined: the reader keeps it as an unknown field), `declared` the type its
-   * containing value's own descriptor declares for the field, `via` that field's plan. Sets
-   * `_height` (and the size memos) on the value.
-   */
-  private check(
-    msg: DynamicMessage,
-    paired: DescMessage | undefined,
-    declared: DescMessage | undefined,
-    depth: number,
-    via: FieldPlan | undefined,
-  ): number {
-    this.checkDepth(depth);
-    const det = this.det;
-    if (paired !== undefined && msg._okFor === paired && msg._height > 0 && depth - 1 + msg._height <= this.maxDepth) {
-      return sizeOf(msg, det, via);
-    }
-    const outerImpure = ck.impure;
-    const plan = this.admit(msg, paired, declared, via);
-    const pairedPlan = paired === undefined ? undefined : paired === msg.descriptor ? plan : planOf(paired);
-    const u = msg._u;
-    const fields = plan.fields;
-    const values = msg._v;
-    let n = 0;
-    let h = 1;
-    for (let i = 0; i < fields.length; i++) {
-      const p = fields[i]!;
-      const v = values[p.index];
-      if (v === undefined) continue;
-      if (p.kind <= K_ENUM) {
-        n += p.tagSize + scalarSize(p.scalar, v);
-        continue;
-      }
-      if (p.elemKind !== K_MESSAGE) {
-        n += fieldSize(p, v, det);
-        continue;
-      }
-      const childPaired = pairedPlan === undefined ? undefined : pairedChild(p, plan, pairedPlan);
-      if (p.kind === K_MESSAGE) {
-        const m = v as DynamicMessage;
-        push(p, undefined);
-        const s = this.check(m, childPaired, p.message, depth + 1, p);
-        ck.sp--;
-        n += p.tagSize + varint32Size(s) + s;
-        if (m._height + 1 > h) h = m._height + 1;
-      } else if (p.kind === K_LIST) {
-        const list = v as readonly DynamicMessage[];
-        for (let j = 0; j < list.length; j++) {
-          const m = list[j]!;
-          push(p, j);
-          const s = this.check(m, childPaired, p.message, depth + 1, p);
-          ck.sp--;
-          n += p.tagSize + varint32Size(s) + s;
-          if (m._height + 1 > h) h = m._height + 1;
-        }
-      } else {
-        for (const [k, m] of v as Map<unknown, DynamicMessage>) {
-          push(p, k);
-          const s = this.check(m, childPaired, p.message, depth + 1, p);
-          ck.sp--;
-          const entry = 2 + scalarSize(p.mapKey, k) + varint32Size(s) + s;
-          n += p.tagSize + varint32Size(entry) + entry;
-          if (m._height + 1 > h) h = m._height + 1;
-        }
-      }
-    }
-    for (let i = 0; i < u.length; i++) n += u[i]!.data.length;
-    if (det) msg._sizeD = n;
-    else n = msg._size = msg._src !== undefined ? msg._src.length : n;
-    msg._height = h;
-    if (!ck.impure && paired !== undefined) msg._okFor = paired;
-    ck.impure = ck.impure || outerImpure;
-    return n;
-  }
-
-  private checkUnknown(u: readonly UnknownField[], paired: DescMessage | undefined): void {
-    const pairedPlan = paired === undefined ? undefined : planOf(paired);
-    for (let i = 0; i < u.length; i++) {
-      const { number, data } = u[i]!;
-      if (!(number >= 1 && number <= MAX_FIELD_NUMBER)) {
-        this.fail("UNKNOWN_FIELD_NUMBER_INVALID", `unknown field number ${number} at {path} is outside 1..${MAX_FIELD_NUMBER}; remove it`);
-      }
-      const why = checkUnknownOccurrence(number, data);
-      if (why !== undefined) {
-        this.fail(
-          "UNKNOWN_FIELD_MALFORMED",
-          `unknown field ${number} at {path} is not one well-formed encoded field: ${why}; each occurrence must be a tag followed by its payload`,
-        );
-      }
-      const hit = pairedPlan?.byNumber.get(number);
-      if (hit !== undefined) {
-        this.fail(
-          "UNKNOWN_FIELD_COLLISION",
-          `unknown field ${number} at {path} collides with field ${paired!.typeName}.${hit.fi.name}(${number}) of the paired declaration; remove the unknown field before writing`,
-        );
-      }
-    }
-  }
-
-  private checkRules(desc: DescMessage): void {
-    if (this.payloadRules === undefined || this.rulesOk.has(desc)) return;
-    try {
-      this.payloadRules(desc);
-    } catch (e) {
-      if (!isProtokeelError(e)) throw e;
-      this.fail("INVALID_VALUE_DESCRIPTOR", `value at {path} has descriptor ${desc.typeName} that breaks a payload rule: ${e.message}`);
-    }
-    this.rulesOk.add(desc);
-  }
-
-  private accept(saved: DescMessage, current: DescMessage): void {
-    const s = this.lruSaved;
-    const c = this.lruCurrent;
-    for (let i = 0; i < s.length; i++) {
-      if (s[i] === saved && c[i] === current) {
-        if (i > 0) {
-          s.splice(i, 1);
-          c.splice(i, 1);
-          s.unshift(saved);
-          c.unshift(current);
-        }
-        return;
-      }
-    }
-    // The evaluator expects closures that satisfy the payload rules (DESIGN §8.1).
-    this.checkRules(saved);
-    this.evaluations++;
-    let r: ReturnType<Acceptor>;
-    try {
-      r = this.acceptor(saved, current);
-    } catch (e) {
-      if (!isProtokeelError(e)) throw e;
-      this.fail("INVALID_VALUE_DESCRIPTOR", `value at {path} has descriptor ${saved.typeName} that cannot be evaluated: ${e.message}`);
-    }
-    if (!r.ok) {
-      this.fail(
-        "INCOMPATIBLE_VALUE_DESCRIPTOR",
-        `value at {path} has descriptor ${saved.typeName} that the paired declaration ${current.typeName} does not accept: ${r.finding.message} (${r.finding.rule} at ${r.finding.path}); build the value from the serializer's descriptor or a compatible schema`,
-      );
-    }
-    s.unshift(saved);
-    c.unshift(current);
-    if (s.length > ACCEPT_CACHE_SIZE) {
-      s.pop();
-      c.pop();
-    }
-  }
-}
-
-const EMPTY = new Uint8Array(0);
-
-function writeScalar(s: Sink, t: ScalarType, v: unknown): void {
-  switch (t) {
-    case ScalarType.DOUBLE:
-      s.double(v as number);
-      return;
-    case ScalarType.FLOAT:
-      s.float(v as number);
-      return;
-    case ScalarType.INT32:
-      s.int32(v as number);
-      return;
-    case ScalarType.UINT32:
-      s.varint32(v as number);
-      return;
-    case ScalarType.SINT32:
-      s.sint32(v as number);
-      return;
-    case ScalarType.FIXED32:
-    case ScalarType.SFIXED32:
-      s.fixed32(v as number);
-      return;
-    case ScalarType.BOOL:
-      s.buf[s.pos++] = v ? 1 : 0;
-      return;
-    case ScalarType.STRING:
-      s.string(v as string);
-      return;
-    case ScalarType.BYTES:
-      s.bytes(v as Uint8Array);
-      return;
-    case ScalarType.FIXED64:
-    case ScalarType.SFIXED64:
-      split64(v);
-      s.fixed64();
-      return;
-    case ScalarType.SINT64:
-      split64(v);
-      zigzag64();
-      s.varint64();
-      return;
-    default:
-      split64(v);
-      s.varint64();
-  }
-}
-
-/** Most bytes one scalar payload takes (strings: at most 3 UTF-8 bytes per UTF-16 unit). */
-function scalarBound(t: ScalarType, v: unknown): number {
-  if (t === ScalarType.STRING) return 5 + 3 * (v as string).length;
-  if (t === ScalarType.BYTES) return 5 + (v as Uint8Array).length;
-  return 10;
-}
-
-function putScalarField(s: Sink, p: FieldPlan, v: unknown): void {
-  const t = p.scalar;
-  // tag (≤ 5) + a varint (≤ 10), or the string/bytes bound
-  const need = 5 + (t === ScalarType.STRING ? 5 + 3 * (v as string).length : t === ScalarType.BYTES ? 5 + (v as Uint8Array).length : 10);
-  if (s.pos + need > s.buf.length) room(need);
-  if (p.tagSize === 1) s.buf[s.pos++] = p.tag;
-  else s.varint32(p.tag);
-  writeScalar(s, t, v);
+/** The levels a value under field `p` is below its parent: a map entry is one of its own. */
+function levels(p: FieldPlan): number {
+  return p.kind === K_MAP ? 2 : 1;
 }
 
 /**
  * The declaration a message value under field `p` of `plan` is paired with, given the paired
- * declaration's plan (DESIGN §8.1), or undefined when the reader keeps it opaque: a number
- * declared as a non-message (e.g. bytes) is read as such; singular ↔ repeated keeps the element
- * type (DESIGN §9), map ↔ non-map does not.
+ * declaration's plan, or undefined when the reader keeps it opaque: a number declared as a
+ * non-message (e.g. bytes) is read as such; singular ↔ repeated keeps the element type, map ↔
+ * non-map does not.
  */
 function pairedChild(p: FieldPlan, plan: WritePlan, pairedPlan: WritePlan): DescMessage | undefined {
   const pp = pairedPlan === plan ? p : pairedPlan.byNumber.get(p.number);
@@ -905,68 +117,11 @@ function packedWidth(t: ScalarType): number {
   }
 }
 
-/** A list of scalars or enums. */
-function putList(s: Sink, p: FieldPlan, list: readonly unknown[]): void {
-  const n = list.length;
-  if (p.packed) {
-    const w = packedWidth(p.scalar);
-    const need = 10 + (w === 0 ? 10 * n : w * n);
-    if (s.pos + need > s.buf.length) room(need);
-    s.varint32(p.tag);
-    if (w !== 0) {
-      s.varint32(w * n);
-      // Below ~8 elements the typed-array setup costs more than the per-element writes.
-      if (p.fixedKind !== 0 && n >= 8) s.packedFixed(p.fixedKind, list);
-      else for (let i = 0; i < n; i++) writeScalar(s, p.scalar, list[i]);
-      return;
-    }
-    // Each varint takes at least one byte: reserve the length for n bytes and move up if longer
-    // (sizing the run first walked every element twice).
-    const k = varint32Size(n);
-    const at = s.pos;
-    s.pos = at + k;
-    if (p.varintKind === PV_64) s.packedVarint64(list, false);
-    else if (p.varintKind === PV_Z64) s.packedVarint64(list, true);
-    else if (p.varintKind === PV_I32) s.packedVarint32(list, true, false);
-    else if (p.varintKind === PV_U32) s.packedVarint32(list, false, false);
-    else if (p.varintKind === PV_Z32) s.packedVarint32(list, false, true);
-    else for (let i = 0; i < n; i++) writeScalar(s, p.scalar, list[i]);
-    closeLen(s, at, k);
-    return;
-  }
-  const t = p.scalar;
-  if (t === ScalarType.STRING || t === ScalarType.BYTES) {
-    for (let i = 0; i < n; i++) {
-      const v = list[i];
-      const need = 5 + scalarBound(t, v);
-      if (s.pos + need > s.buf.length) room(need);
-      s.varint32(p.tag);
-      writeScalar(s, t, v);
-    }
-    return;
-  }
-  const need = 15 * n;
-  if (s.pos + need > s.buf.length) room(need);
-  for (let i = 0; i < n; i++) {
-    s.varint32(p.tag);
-    writeScalar(s, t, list[i]);
-  }
-}
-
-/** A map whose values are scalars or enums. */
-function putMap(s: Sink, p: FieldPlan, m: Map<unknown, unknown>): void {
-  for (const [k, e] of m) {
-    const need = 7 + p.tagSize + scalarBound(p.mapKey, k) + scalarBound(p.scalar, e);
-    if (s.pos + need > s.buf.length) room(need);
-    s.varint32(p.tag);
-    const at = s.pos;
-    s.pos = at + 1;
-    s.varint32(p.keyTag);
-    writeScalar(s, p.mapKey, k);
-    s.varint32(p.valueTag);
-    writeScalar(s, p.scalar, e);
-    closeLen(s, at, 1);
-  }
+/** Most bytes one scalar payload takes (strings: at most 3 UTF-8 bytes per UTF-16 unit). */
+function scalarBound(t: ScalarType, v: unknown): number {
+  if (t === ScalarType.STRING) return 5 + 3 * (v as string).length;
+  if (t === ScalarType.BYTES) return 5 + (v as Uint8Array).length;
+  return 10;
 }
 
 function keyOrder(a: unknown, b: unknown): number {
@@ -993,89 +148,726 @@ function utf8Order(a: string, b: string): number {
   return a.length - b.length;
 }
 
-function writeEntry(s: Sink, p: FieldPlan, k: unknown, e: unknown, det: boolean): void {
-  s.varint32(p.tag);
-  s.varint32(entrySize(p, k, e, det));
-  s.varint32(p.keyTag);
-  writeScalar(s, p.mapKey, k);
-  s.varint32(p.valueTag);
-  if (p.elemKind === K_MESSAGE) {
-    s.varint32(sizeOf(e as DynamicMessage, det, p));
-    writeMessage(s, e as DynamicMessage, det, p);
-  } else writeScalar(s, p.scalar, e);
+/** The keys of a map in the order they are written. */
+function mapKeys(m: ReadonlyMap<unknown, unknown>, sorted: boolean): unknown[] {
+  const keys = [...m.keys()];
+  return sorted && keys.length > 1 ? keys.sort(keyOrder) : keys;
 }
 
-function writeField(s: Sink, p: FieldPlan, v: unknown, det: boolean): void {
-  switch (p.kind) {
-    case K_MESSAGE:
-      s.varint32(p.tag);
-      s.varint32(sizeOf(v as DynamicMessage, det, p));
-      writeMessage(s, v as DynamicMessage, det, p);
+// The scratch every Writer starts with; one grown past SCRATCH_KEEP for a large value is dropped
+// afterwards, not kept for every later call. Outputs up to the arena's piece size are written
+// straight into the arena's free tail (no copy); larger ones move to the scratch on the way.
+const SCRATCH_MIN = 65536 * 2;
+const SCRATCH_KEEP = 1 << 22;
+
+/** The serializer-level facts a write needs. */
+interface WriteConfig {
+  readonly root: DescMessage;
+  readonly rootPlan: WritePlan;
+  readonly maxDepth: number;
+  readonly maxBytes: number;
+  readonly det: boolean;
+  readonly acceptance: Acceptance;
+}
+
+/** One write in progress: the byte buffer and the open messages. */
+class Writer extends WireWriter implements Failer {
+  private scratch = new Uint8Array(SCRATCH_MIN);
+  private readonly frames: Frame[] = [];
+  private sp = 0;
+  /** The arena chunk this output started in (undefined: the scratch), and where. */
+  private leased: Uint8Array | undefined = undefined;
+  private start = 0;
+  /** First byte of the current root body; the root may not grow past rootBody + maxBytes. */
+  private rootBody = 0;
+  private c!: WriteConfig;
+  /** Sizing instead of writing (the exact size of a value refused as too large). */
+  private sizing = false;
+  /** Map entries in key order, values re-encoded (deterministic writes). */
+  private sorted = false;
+  /** The body size of the last root. */
+  rootSize = 0;
+
+  /** Starts an output: in the arena's free tail when `lease`, else at 0 of the scratch. */
+  begin(c: WriteConfig, lease: boolean): void {
+    this.c = c;
+    this.sizing = false;
+    this.sorted = c.det;
+    if (lease) {
+      this.start = writeArena.lease();
+      this.leased = this.buf = writeArena.chunk;
+    } else {
+      this.leased = undefined;
+      this.buf = this.scratch;
+      this.start = 0;
+    }
+    this.pos = this.start;
+  }
+
+  /** The output as a Uint8Array the caller owns: the arena piece itself, or a copy. */
+  finish(): Uint8Array {
+    const n = this.pos - this.start;
+    let out: Uint8Array;
+    if (this.leased !== undefined && this.buf === this.leased) {
+      out = writeArena.settle(this.leased, this.start, n);
+    } else {
+      if (this.leased !== undefined) writeArena.cancel(this.leased, this.start);
+      out = writeArena.alloc(n);
+      copy(this.buf, this.start, n, out, 0);
+    }
+    this.leased = undefined;
+    this.end();
+    return out;
+  }
+
+  /** Lets go of the output (after `finish`, a copy out, or a failure). */
+  end(): void {
+    if (this.leased !== undefined) writeArena.cancel(this.leased, this.start);
+    this.leased = undefined;
+    this.buf = EMPTY;
+    this.sp = 0;
+    if (this.scratch.length > SCRATCH_KEEP) this.scratch = new Uint8Array(SCRATCH_MIN);
+  }
+
+  /** The scratch bytes written, for a copy into a FrameWriter. */
+  written(): Uint8Array {
+    return this.buf.subarray(this.start, this.pos);
+  }
+
+  /**
+   * Makes room for `need` more bytes at `pos` (the caller checked that the buffer lacks it): moves
+   * off the arena or doubles the scratch. Growth is refused once the root body written so far is
+   * over the limit, so an oversized value cannot grow the scratch without bound.
+   */
+  private room(need: number): void {
+    if (this.pos - this.rootBody > this.c.maxBytes) throw new SizeOverflow();
+    const pos = this.pos;
+    let sc = this.scratch;
+    if (sc.length < pos + need) {
+      let cap = sc.length * 2;
+      while (cap < pos + need) cap *= 2;
+      sc = new Uint8Array(cap);
+    } else if (this.buf === sc) return;
+    // Same offsets in the new buffer, so reserved length bytes keep their positions.
+    sc.set(this.buf.subarray(this.start, pos), this.start);
+    this.scratch = sc;
+    this.buf = sc;
+  }
+
+  private ensure(need: number): void {
+    if (this.pos + need > this.buf.length) this.room(need);
+  }
+
+  /**
+   * Writes at `at` the length of the bytes written after the byte reserved there, as a varint,
+   * moving those bytes up when the varint needs more than one byte.
+   */
+  private closeLen(at: number): number {
+    const n = this.pos - at - 1;
+    if (n < 0x80) {
+      this.buf[at] = n;
+      return n;
+    }
+    const m = varint32Size(n);
+    this.ensure(m - 1);
+    this.buf.copyWithin(at + m, at + 1, this.pos);
+    this.pos += m - 1;
+    const buf = this.buf;
+    let v = n;
+    while (v > 0x7f) {
+      buf[at++] = (v & 0x7f) | 0x80;
+      v = v >>> 7;
+    }
+    buf[at] = v;
+    return n;
+  }
+
+  /** `extra`: a field below the top frame that the error is about (a map field's entry level). */
+  fail(code: string, what: string, extra?: FieldPlan): never {
+    let path = this.c.root.typeName;
+    for (let i = 0; i < this.sp; i++) {
+      const f = this.frames[i]!;
+      if (f.via !== undefined) path += `.${f.via.fi.name}(${f.via.number})${renderKey(f.key)}`;
+    }
+    if (extra !== undefined) path += `.${extra.fi.name}(${extra.number})`;
+    throw new CodecError(code, `cannot write ${this.c.root.typeName}: ${what.replace("{path}", path)}`, { path });
+  }
+
+  private depthError(depth: number, extra?: FieldPlan): never {
+    this.fail(
+      "DEPTH_LIMIT_EXCEEDED",
+      `nesting depth ${depth} at {path} exceeds maxDepth ${this.c.maxDepth} (a map entry counts as a level); raise maxDepth or flatten the value`,
+      extra,
+    );
+  }
+
+  /**
+   * Checks and writes one root value at `pos`, with its length prefix when `framed`; returns its
+   * body size. `sizing`: checks and counts without writing.
+   */
+  root(value: DynamicMessage, framed: boolean, sizing: boolean): number {
+    this.sizing = sizing;
+    if (sizing) this.sorted = false;
+    this.rootBody = this.pos + (framed ? 1 : 0);
+    this.rootSize = 0;
+    const c = this.c;
+    if (this.enter(value, c.root, c.root, 1, undefined, undefined, -1, framed)) this.run();
+    if (this.rootSize > c.maxBytes) throw new SizeOverflow();
+    return this.rootSize;
+  }
+
+  private run(): void {
+    while (this.sp > 0) {
+      const f = this.frames[this.sp - 1]!;
+      if (!this.step(f)) this.close(f);
+    }
+  }
+
+  /**
+   * Starts a value found under field `via` (after its tag, or its map entry's header): writes it
+   * at once when it is a decoded value accepted before (its source bytes), else opens a frame for
+   * it. Returns true when a frame was opened.
+   */
+  private enter(
+    m: DynamicMessage,
+    paired: DescMessage | undefined,
+    declared: DescMessage | undefined,
+    depth: number,
+    via: FieldPlan | undefined,
+    key: unknown,
+    entryAt: number,
+    prefixed: boolean,
+  ): boolean {
+    const c = this.c;
+    const parent = this.sp > 0 ? this.frames[this.sp - 1]! : undefined;
+    const mode = parent !== undefined ? parent.mode : this.sizing ? SIZE : WRITE;
+    const trusted = paired !== undefined && m._okFor === paired && m._height > 0 && depth - 1 + m._height <= c.maxDepth;
+    if (trusted && !c.det) {
+      const src = m._src;
+      if (src !== undefined) {
+        this.source(src, mode, prefixed, parent, via, key, entryAt);
+        if (parent !== undefined) this.raise(parent, m._height, via!, false);
+        return false;
+      }
+    }
+    const f = (this.frames[this.sp] ??= new Frame());
+    this.sp++;
+    f.msg = m;
+    f.via = via;
+    f.key = key;
+    f.depth = depth;
+    f.paired = paired;
+    f.entryAt = entryAt;
+    f.prefixed = prefixed;
+    f.i = 0;
+    f.j = 0;
+    f.keys = undefined;
+    f.h = 1;
+    f.size = 0;
+    f.copySource = false;
+    f.mode = mode;
+    f.lenAt = -1;
+    if (trusted) {
+      f.impure = false;
+    } else {
+      if (depth > c.maxDepth) this.depthError(depth);
+      f.impure = c.acceptance.admit(this, m, paired, declared);
+      // A decoded value that needs checking is checked, then its source bytes are copied: a relay
+      // keeps the bytes it read (unknown fields, field order) unless deterministic output is asked.
+      if (mode === WRITE && !c.det && m._src !== undefined) {
+        f.mode = SIZE;
+        f.copySource = true;
+      }
+    }
+    const desc = m.descriptor;
+    const plan = via !== undefined ? childPlan(via, desc) : desc === c.root ? c.rootPlan : planOf(desc);
+    f.plan = plan;
+    f.pairedPlan = paired === undefined ? undefined : paired === desc ? plan : planOf(paired);
+    f.values = m._values;
+    if (f.mode === WRITE) {
+      if (prefixed) {
+        this.ensure(1);
+        f.lenAt = this.pos++;
+      }
+      f.body = this.pos;
+    }
+    return true;
+  }
+
+  /** Writes (or counts) a decoded value's source bytes as the value of `via`. */
+  private source(src: Uint8Array, mode: number, prefixed: boolean, parent: Frame | undefined, via: FieldPlan | undefined, key: unknown, entryAt: number): void {
+    const n = src.length;
+    if (mode === SIZE) {
+      if (parent !== undefined) parent.size += this.contribution(via!, key, n);
+      else this.rootSize = n;
       return;
-    case K_LIST: {
-      const list = v as readonly unknown[];
-      const n = list.length;
-      if (p.packed) {
-        s.varint32(p.tag);
-        s.varint32(packedSize(p.scalar, list));
+    }
+    // Exactly n more body bytes: over the limit now means over it at the end.
+    if ((parent === undefined ? n : this.pos + n - this.rootBody) > this.c.maxBytes) throw new SizeOverflow();
+    this.ensure(n + 5);
+    if (prefixed) this.varint32(n);
+    this.raw(src);
+    if (entryAt >= 0) this.closeLen(entryAt);
+    if (parent === undefined) this.rootSize = n;
+  }
+
+  /** Bytes a child value of body size n adds to its parent, tag and lengths included. */
+  private contribution(via: FieldPlan, key: unknown, n: number): number {
+    if (via.kind !== K_MAP) return via.tagSize + varint32Size(n) + n;
+    const entry = 2 + scalarSize(this, via.mapKey, key) + varint32Size(n) + n;
+    return via.tagSize + varint32Size(entry) + entry;
+  }
+
+  /** Raises `parent`'s height for a child of height h under `via`, and its impurity. */
+  private raise(parent: Frame, h: number, via: FieldPlan, impure: boolean): void {
+    const up = h + levels(via);
+    if (up > parent.h) parent.h = up;
+    if (impure) parent.impure = true;
+  }
+
+  /** Ends the top frame: unknown fields, length, memos; hands its size and height to its parent. */
+  private close(f: Frame): void {
+    const m = f.msg;
+    let n: number;
+    if (f.mode === WRITE) {
+      const u = m._unknown;
+      for (let i = 0; i < u.length; i++) {
+        const d = u[i]!.data;
+        this.ensure(d.length);
+        this.raw(d);
+      }
+      n = this.pos - f.body;
+      if (f.lenAt >= 0) this.closeLen(f.lenAt);
+      if (f.entryAt >= 0) this.closeLen(f.entryAt);
+    } else {
+      n = f.size;
+      const u = m._unknown;
+      for (let i = 0; i < u.length; i++) n += u[i]!.data.length;
+    }
+    m._height = f.h;
+    if (!f.impure && f.paired !== undefined) m._okFor = f.paired;
+    this.sp--;
+    const parent = this.sp > 0 ? this.frames[this.sp - 1]! : undefined;
+    if (f.copySource) {
+      // Checked: now the bytes (parent is writing, or this is the root).
+      this.source(m._src!, WRITE, f.prefixed, parent, f.via, f.key, f.entryAt);
+    } else if (parent !== undefined && parent.mode === SIZE) {
+      parent.size += this.contribution(f.via!, f.key, n);
+    } else if (parent === undefined) {
+      this.rootSize = n;
+    }
+    if (parent !== undefined) this.raise(parent, f.h, f.via!, f.impure);
+    f.msg = undefined!;
+    f.values = undefined!;
+    f.keys = undefined;
+    f.key = undefined;
+  }
+
+  /**
+   * Writes (or counts) the fields of the top frame from where it stopped; returns true when it
+   * opened a child frame (the top frame resumes after it), false when all fields are done.
+   */
+  private step(f: Frame): boolean {
+    const write = f.mode === WRITE;
+    const fields = f.plan.fields;
+    const values = f.values;
+    const maxDepth = this.c.maxDepth;
+    for (let i = f.i; i < fields.length; i++) {
+      const p = fields[i]!;
+      const v = values[p.index];
+      if (v === undefined) continue;
+      if (p.kind <= K_ENUM) {
+        if (write) this.scalarField(p, v);
+        else f.size += fieldSize(this, p, v);
+        continue;
+      }
+      // A map entry is a nesting level (the reader counts it): even a scalar map needs one more.
+      if (p.kind === K_MAP && f.depth + 1 > maxDepth) this.depthError(f.depth + 1, p);
+      if (p.elemKind !== K_MESSAGE) {
+        if (!write) f.size += fieldSize(this, p, v);
+        else if (p.kind === K_LIST) this.list(p, v as readonly unknown[]);
+        else this.scalarMap(p, v as ReadonlyMap<unknown, unknown>);
+        if (p.kind === K_MAP && f.h < 2) f.h = 2;
+        continue;
+      }
+      const paired = f.pairedPlan === undefined ? undefined : pairedChild(p, f.plan, f.pairedPlan);
+      if (p.kind === K_MESSAGE) {
+        if (f.j === 0) {
+          f.j = 1;
+          if (write) this.tag(p);
+          if (this.enter(v as DynamicMessage, paired, p.message, f.depth + 1, p, undefined, -1, true)) {
+            f.i = i;
+            return true;
+          }
+        }
+        f.j = 0;
+      } else if (p.kind === K_LIST) {
+        const list = v as readonly DynamicMessage[];
+        for (let j = f.j; j < list.length; ) {
+          const m = list[j]!;
+          f.j = ++j;
+          if (write) this.tag(p);
+          if (this.enter(m, paired, p.message, f.depth + 1, p, j - 1, -1, true)) {
+            f.i = i;
+            return true;
+          }
+        }
+        f.j = 0;
+      } else {
+        const map = v as ReadonlyMap<unknown, DynamicMessage>;
+        const keys = (f.keys ??= mapKeys(map, this.sorted));
+        for (let j = f.j; j < keys.length; ) {
+          const k = keys[j]!;
+          f.j = ++j;
+          let entryAt = -1;
+          if (write) {
+            this.ensure(9 + p.tagSize + scalarBound(p.mapKey, k));
+            this.varint32(p.tag);
+            entryAt = this.pos++;
+            this.varint32(p.keyTag);
+            this.scalar(p.mapKey, k);
+            this.varint32(p.valueTag);
+          }
+          if (this.enter(map.get(k)!, paired, p.message, f.depth + 2, p, k, entryAt, true)) {
+            f.i = i;
+            return true;
+          }
+        }
+        f.keys = undefined;
+        f.j = 0;
+      }
+    }
+    f.i = fields.length;
+    return false;
+  }
+
+  private tag(p: FieldPlan): void {
+    // tag (≤ 5) and the reserved length byte
+    this.ensure(6);
+    if (p.tagSize === 1) this.buf[this.pos++] = p.tag;
+    else this.varint32(p.tag);
+  }
+
+  private scalar(t: ScalarType, v: unknown): void {
+    switch (t) {
+      case ScalarType.DOUBLE:
+        this.double(v as number);
+        return;
+      case ScalarType.FLOAT:
+        this.float(v as number);
+        return;
+      case ScalarType.INT32:
+        this.int32(v as number);
+        return;
+      case ScalarType.UINT32:
+        this.varint32(v as number);
+        return;
+      case ScalarType.SINT32:
+        this.sint32(v as number);
+        return;
+      case ScalarType.FIXED32:
+      case ScalarType.SFIXED32:
+        this.fixed32(v as number);
+        return;
+      case ScalarType.BOOL:
+        this.buf[this.pos++] = v ? 1 : 0;
+        return;
+      case ScalarType.STRING:
+        this.string(v as string);
+        return;
+      case ScalarType.BYTES:
+        this.bytes(v as Uint8Array);
+        return;
+      case ScalarType.FIXED64:
+      case ScalarType.SFIXED64:
+        this.split64(v);
+        this.fixed64();
+        return;
+      case ScalarType.SINT64:
+        this.split64(v);
+        this.zigzag64();
+        this.varint64();
+        return;
+      default:
+        this.split64(v);
+        this.varint64();
+    }
+  }
+
+  private scalarField(p: FieldPlan, v: unknown): void {
+    // tag (≤ 5) + a varint (≤ 10), or the string/bytes bound
+    this.ensure(5 + scalarBound(p.scalar, v));
+    if (p.tagSize === 1) this.buf[this.pos++] = p.tag;
+    else this.varint32(p.tag);
+    this.scalar(p.scalar, v);
+  }
+
+  /** A list of scalars or enums. */
+  private list(p: FieldPlan, list: readonly unknown[]): void {
+    const n = list.length;
+    const t = p.scalar;
+    if (p.packed) {
+      const w = packedWidth(t);
+      this.ensure(10 + (w === 0 ? 10 * n : w * n));
+      this.varint32(p.tag);
+      if (w !== 0) {
+        this.varint32(w * n);
         // Below ~8 elements the typed-array setup costs more than the per-element writes.
-        if (p.fixedKind !== 0 && n >= 8) s.packedFixed(p.fixedKind, list);
-        else if (p.varintKind === PV_64) s.packedVarint64(list, false);
-        else if (p.varintKind === PV_Z64) s.packedVarint64(list, true);
-        else if (p.varintKind === PV_I32) s.packedVarint32(list, true, false);
-        else if (p.varintKind === PV_U32) s.packedVarint32(list, false, false);
-        else if (p.varintKind === PV_Z32) s.packedVarint32(list, false, true);
-        else for (let i = 0; i < n; i++) writeScalar(s, p.scalar, list[i]);
-      } else if (p.elemKind === K_MESSAGE) {
-        for (let i = 0; i < n; i++) {
-          const m = list[i] as DynamicMessage;
-          s.varint32(p.tag);
-          s.varint32(sizeOf(m, det, p));
-          writeMessage(s, m, det, p);
-        }
-      } else {
-        for (let i = 0; i < n; i++) {
-          s.varint32(p.tag);
-          writeScalar(s, p.scalar, list[i]);
-        }
+        if (p.fixedKind !== 0 && n >= 8) this.packedFixed(p.fixedKind, list);
+        else for (let i = 0; i < n; i++) this.scalar(t, list[i]);
+        return;
+      }
+      // Each varint takes at least one byte: reserve the length for n bytes and move up if longer
+      // (sizing the run first walked every element twice).
+      const k = varint32Size(n);
+      const at = this.pos;
+      this.pos = at + k;
+      const vk = p.varintKind;
+      if (vk === PV_64) this.packedVarint64(list, false);
+      else if (vk === PV_Z64) this.packedVarint64(list, true);
+      else if (vk === PV_I32) this.packedVarint32(list, true, false);
+      else if (vk === PV_U32) this.packedVarint32(list, false, false);
+      else if (vk === PV_Z32) this.packedVarint32(list, false, true);
+      else for (let i = 0; i < n; i++) this.scalar(t, list[i]);
+      this.closeRun(at, k);
+      return;
+    }
+    if (t === ScalarType.STRING || t === ScalarType.BYTES) {
+      for (let i = 0; i < n; i++) {
+        const v = list[i];
+        this.ensure(5 + scalarBound(t, v));
+        this.varint32(p.tag);
+        this.scalar(t, v);
       }
       return;
     }
-    case K_MAP: {
-      const m = v as Map<unknown, unknown>;
-      if (det && m.size > 1) {
-        const keys = [...m.keys()].sort(keyOrder);
-        for (let i = 0; i < keys.length; i++) writeEntry(s, p, keys[i], m.get(keys[i]), det);
-      } else {
-        for (const [k, e] of m) writeEntry(s, p, k, e, det);
-      }
-      return;
+    this.ensure(15 * n);
+    for (let i = 0; i < n; i++) {
+      this.varint32(p.tag);
+      this.scalar(t, list[i]);
     }
-    default:
-      s.varint32(p.tag);
-      writeScalar(s, p.scalar, v);
+  }
+
+  /** `closeLen` for a length reserved as `k` bytes (a packed run of n elements: k = size of n). */
+  private closeRun(at: number, k: number): void {
+    const n = this.pos - at - k;
+    const m = varint32Size(n);
+    if (m !== k) {
+      // The run was written with room for 10 bytes an element: the move needs no growth.
+      this.buf.copyWithin(at + m, at + k, this.pos);
+      this.pos += m - k;
+    }
+    const buf = this.buf;
+    let v = n;
+    while (v > 0x7f) {
+      buf[at++] = (v & 0x7f) | 0x80;
+      v = v >>> 7;
+    }
+    buf[at] = v;
+  }
+
+  /** A map whose values are scalars or enums. */
+  private scalarMap(p: FieldPlan, m: ReadonlyMap<unknown, unknown>): void {
+    const keys = this.sorted && m.size > 1 ? mapKeys(m, true) : undefined;
+    if (keys === undefined) for (const [k, e] of m) this.scalarEntry(p, k, e);
+    else for (let i = 0; i < keys.length; i++) this.scalarEntry(p, keys[i], m.get(keys[i]));
+  }
+
+  private scalarEntry(p: FieldPlan, k: unknown, e: unknown): void {
+    this.ensure(7 + p.tagSize + scalarBound(p.mapKey, k) + scalarBound(p.scalar, e));
+    this.varint32(p.tag);
+    const at = this.pos++;
+    this.varint32(p.keyTag);
+    this.scalar(p.mapKey, k);
+    this.varint32(p.valueTag);
+    this.scalar(p.scalar, e);
+    this.closeLen(at);
   }
 }
 
-/** Writes a message body: known fields by number, then unknown fields in stored order. */
-function writeMessage(s: Sink, msg: DynamicMessage, det: boolean, via: FieldPlan | undefined, known?: WritePlan): void {
-  if (!det && msg._src !== undefined) {
-    s.raw(msg._src);
-    return;
+const EMPTY = new Uint8Array(0);
+
+function copy(from: Uint8Array, at: number, n: number, to: Uint8Array, dst: number): void {
+  // A short loop beats TypedArray.set, which has a fixed native-call cost.
+  if (n < 64) for (let i = 0; i < n; i++) to[dst + i] = from[at + i]!;
+  else to.set(from.subarray(at, at + n), dst);
+}
+
+// Free Writers. A write takes one for its duration; a write that starts inside another (an
+// acceptor's, or one reached from application code) finds the first taken and makes its own.
+const pool: Writer[] = [];
+const POOL_KEEP = 4;
+
+function acquire(): Writer {
+  return pool.pop() ?? new Writer();
+}
+
+function release(w: Writer): void {
+  w.end();
+  if (pool.length < POOL_KEEP) pool.push(w);
+}
+
+/** The write side of one serializer: its root, settings and accepted-pair cache. */
+export class MessageWriter {
+  readonly root: DescMessage;
+  readonly settings: Settings;
+  private readonly acceptance: Acceptance;
+  private readonly config: WriteConfig;
+
+  constructor(root: DescMessage, options: WriterOptions) {
+    this.root = root;
+    this.settings = options.settings;
+    this.acceptance = new Acceptance(options.acceptor, options.payloadRules);
+    this.config = {
+      root,
+      rootPlan: planOf(root),
+      maxDepth: options.settings.maxDepth,
+      maxBytes: options.settings.maxMessageBytes,
+      det: options.settings.deterministic,
+      acceptance: this.acceptance,
+    };
   }
-  const fields = (known ?? (via === undefined ? planOf(msg.descriptor) : childPlan(via, msg.descriptor))).fields;
-  const values = msg._v;
-  for (let i = 0; i < fields.length; i++) {
-    const p = fields[i]!;
-    const v = values[p.index];
-    if (v === undefined) continue;
-    if (p.kind <= K_ENUM) {
-      // Singular scalars and enums, most fields: one-byte tags skip the varint loop.
-      if (p.tagSize === 1) s.buf[s.pos++] = p.tag;
-      else s.varint32(p.tag);
-      writeScalar(s, p.scalar, v);
-    } else writeField(s, p, v, det);
+
+  /** @internal Number of evaluator calls (cache misses) so far. */
+  get evaluations(): number {
+    return this.acceptance.evaluations;
   }
-  const u = msg._u;
-  for (let i = 0; i < u.length; i++) s.raw(u[i]!.data);
+
+  /** @internal The cached pairs, most recent first, as [value descriptor, paired declaration]. */
+  acceptedPairs(): [DescMessage, DescMessage][] {
+    return this.acceptance.acceptedPairs();
+  }
+
+  private notAMessage(value: unknown): never {
+    throw new CodecError(
+      "NOT_A_DYNAMIC_MESSAGE",
+      `cannot write ${this.root.typeName}: expected a DynamicMessage, got ${describeValue(value)}; build values with DynamicMessage.create(descriptor, init)`,
+      { path: this.root.typeName },
+    );
+  }
+
+  private tooLarge(size: number): never {
+    throw new CodecError(
+      "MESSAGE_TOO_LARGE",
+      `cannot write ${this.root.typeName}: encoded size ${size} bytes exceeds maxMessageBytes ${this.settings.maxMessageBytes}; raise maxMessageBytes or write a smaller value`,
+      { path: this.root.typeName },
+    );
+  }
+
+  /** The source bytes of a decoded root this serializer may copy unchecked, else undefined. */
+  private relayable(value: DynamicMessage): Uint8Array | undefined {
+    if (this.config.det || value._okFor !== this.root || value._height <= 0 || value._height > this.config.maxDepth) return undefined;
+    const src = value._src;
+    if (src !== undefined && src.length > this.config.maxBytes) this.tooLarge(src.length);
+    return src;
+  }
+
+  /**
+   * Writes one root with `w` (after `begin`). A failure that another order or a size could explain
+   * is checked again by a sizing pass in insertion order: what it throws is the error (the first
+   * bad value in insertion order, or the exact size of a value over the limit).
+   */
+  private writeRoot(w: Writer, value: unknown, framed: boolean): void {
+    if (!(value instanceof DynamicMessage)) this.notAMessage(value);
+    try {
+      w.root(value, framed, false);
+    } catch (e) {
+      if (!(e instanceof SizeOverflow) && !(this.config.det && e instanceof CodecError)) throw e;
+      const s = acquire();
+      try {
+        s.begin(this.config, false);
+        s.root(value, false, true);
+      } catch (again) {
+        if (again instanceof SizeOverflow) this.tooLarge(s.rootSize);
+        throw again;
+      } finally {
+        release(s);
+      }
+      if (e instanceof SizeOverflow) {
+        throw new CodecError(
+          "INTERNAL_SIZE_MISMATCH",
+          `cannot write ${this.root.typeName}: the value overflowed maxMessageBytes while writing but not while sizing; this is a protokeel bug, please report it`,
+        );
+      }
+      throw e;
+    }
+  }
+
+  /** The bare message (no frame). */
+  toBinary(value: unknown): Uint8Array {
+    if (value instanceof DynamicMessage) {
+      const src = this.relayable(value);
+      if (src !== undefined) {
+        const out = writeArena.alloc(src.length);
+        copy(src, 0, src.length, out, 0);
+        return out;
+      }
+    }
+    const w = acquire();
+    try {
+      w.begin(this.config, true);
+      this.writeRoot(w, value, false);
+      return w.finish();
+    } finally {
+      release(w);
+    }
+  }
+
+  /** One frame: varint length, then the message (framing v1). */
+  encodeFrame(value: unknown): Uint8Array {
+    if (value instanceof DynamicMessage) {
+      const src = this.relayable(value);
+      if (src !== undefined) {
+        const n = src.length;
+        const k = varint32Size(n);
+        const out = writeArena.alloc(k + n);
+        let v = n;
+        let at = 0;
+        while (v > 0x7f) {
+          out[at++] = (v & 0x7f) | 0x80;
+          v = v >>> 7;
+        }
+        out[at] = v;
+        copy(src, 0, n, out, k);
+        return out;
+      }
+    }
+    const w = acquire();
+    try {
+      w.begin(this.config, true);
+      this.writeRoot(w, value, true);
+      return w.finish();
+    } finally {
+      release(w);
+    }
+  }
+
+  /** Frames for every value, concatenated; nothing is returned when any value fails. */
+  encodeAll(values: Iterable<unknown>): Uint8Array {
+    const list = Array.isArray(values) ? values : [...values];
+    const w = acquire();
+    try {
+      // A long batch outgrows the arena's tail anyway: start in the scratch rather than move there.
+      w.begin(this.config, list.length <= 16);
+      for (let i = 0; i < list.length; i++) this.writeRoot(w, list[i], true);
+      return w.finish();
+    } finally {
+      release(w);
+    }
+  }
+
+  /** Appends one frame to `out`, which is unchanged on failure. */
+  writeFrame(value: unknown, out: FrameWriter): void {
+    const w = acquire();
+    try {
+      w.begin(this.config, false);
+      this.writeRoot(w, value, true);
+      const bytes = w.written();
+      const buf = out.reserve(bytes.length);
+      copy(bytes, 0, bytes.length, buf, out.length);
+      out.commit(bytes.length);
+    } finally {
+      release(w);
+    }
+  }
 }

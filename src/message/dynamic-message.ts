@@ -2,7 +2,7 @@
  * DynamicMessage: an immutable proto3 value bound to one `DescMessage` instance (DESIGN §7).
  *
  * Internal representation (the decoder builds it directly through `DynamicMessage._fromDecoded`):
- * - `_v: unknown[]` — one slot per field, indexed like `descriptor.fields` (declaration order).
+ * - `_values: unknown[]` — one slot per field, indexed like `descriptor.fields` (declaration order).
  *   `undefined` means absent. Stored forms:
  *   - int32, sint32, sfixed32, uint32, fixed32, float, double, enum → `number` (float already
  *     rounded to 32 bits; enum numbers may be values the enum does not declare);
@@ -20,45 +20,28 @@
  *   its zero value: 0, 0n, "0" (JS_STRING), "", false, empty bytes and enum 0 are stored as
  *   `undefined`; −0 is not zero (protobuf writes it). Oneof members are separate slots; at most
  *   one member of a oneof is defined.
- * - `_u: readonly UnknownField[]` — unknown occurrences in stored order, each the complete encoded
- *   field (tag + payload).
+ * - `_unknown: readonly UnknownField[]` — unknown occurrences in stored order, each the complete
+ *   encoded field (tag + payload).
  * - `_src: Uint8Array | undefined` — when set, exactly this message's encoding (no frame, no tag),
- *   as read by a decoder; a writer may copy it instead of re-encoding (the relay path, DESIGN §13).
- * - `_size`, `_sizeD`, `_height`, `_okFor`: memos for the writer (encoded size, nesting height, the paired
- *   declaration this value and its subtree were last accepted against by instance rules). They are
- *   valid forever because the value is immutable.
+ *   as read by a decoder; a writer may copy it instead of re-encoding (the relay path).
+ * - `_height`, `_okFor`: memos for the writer (nesting height, the paired declaration this value
+ *   and its subtree were last accepted against by instance rules). They are valid forever because
+ *   the value is immutable.
  */
 import type { DescField, DescMessage } from "@bufbuild/protobuf";
+import { coerceElement, coerceMapKey, describeValue, isPlainObject, scalarZero } from "./coerce.js";
+import { build, fieldByName, storedField, storedMessage } from "./create.js";
+import { messagesEqual } from "./equals.js";
+import { K_ENUM, K_LIST, K_MAP, K_MESSAGE, messageInfo, type FieldInfo, type MessageInfo } from "./field-info.js";
+import { toPlainObject } from "./to-object.js";
 import {
-  coerceEnum,
-  coerceMapKey,
-  coerceScalar,
-  describeValue,
-  isImplicitZero,
-  scalarZero,
-} from "./coerce.js";
-import {
-  K_ENUM,
-  K_LIST,
-  K_MAP,
-  K_MESSAGE,
-  K_SCALAR,
-  L_NUMBER,
-  is64,
-  messageInfo,
-  type FieldInfo,
-  type MessageInfo,
-} from "./field-info.js";
-import {
-  bytesEqual,
   EMPTY_UNKNOWN,
   unknownFieldMap,
-  unknownFieldsEqual,
   unknownFieldsFrom,
   type UnknownField,
   type UnknownFieldMap,
 } from "./unknown-fields.js";
-import { ScalarType } from "@bufbuild/protobuf";
+import type { ScalarType } from "@bufbuild/protobuf";
 
 /** Values accepted by `create`, builder `set` and friends: see DynamicMessage.create. */
 export type DynamicInit = Readonly<Record<string, unknown>>;
@@ -72,133 +55,6 @@ function checkDesc(desc: unknown, api: string): DescMessage {
     throw new TypeError(`${api} expects a DescMessage (@bufbuild/protobuf), got ${describeValue(desc)}`);
   }
   return desc as DescMessage;
-}
-
-function fieldByName(info: MessageInfo, name: unknown): FieldInfo {
-  if (typeof name !== "string") {
-    throw new TypeError(`${info.desc.typeName} field names are strings, got ${describeValue(name)}`);
-  }
-  const fi = info.byName.get(name);
-  if (fi !== undefined) return fi;
-  const alt = info.fields.find((f) => f.field.localName === name || f.field.jsonName === name);
-  if (alt !== undefined) {
-    throw new TypeError(`${info.desc.typeName} has no field "${name}"; use the proto field name "${alt.name}"`);
-  }
-  throw new TypeError(`${info.desc.typeName} has no field "${name}"; use a field name as declared in the .proto file`);
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  if (v === null || typeof v !== "object") return false;
-  const p = Object.getPrototypeOf(v);
-  return p === Object.prototype || p === null;
-}
-
-function coerceMessage(where: string, fi: FieldInfo, v: unknown): DynamicMessage {
-  if (v instanceof DynamicMessage) return v;
-  const target = fi.field.message!;
-  if (isPlainObject(v)) return DynamicMessage.create(target, v);
-  throw new TypeError(`${where} expects a DynamicMessage or a plain object for ${target.typeName}, got ${describeValue(v)}`);
-}
-
-/** One element of a list, one map value, or a singular value, in stored form. */
-function coerceElement(where: string, fi: FieldInfo, v: unknown): unknown {
-  switch (fi.elemKind) {
-    case K_MESSAGE:
-      return coerceMessage(where, fi, v);
-    case K_ENUM:
-      return coerceEnum(where, fi, v);
-    default:
-      // Map values use bigint for 64-bit (protobuf-es ignores jstype there too).
-      return coerceScalar(where, fi.scalar as ScalarType, fi.kind === K_MAP ? 0 : fi.long, v);
-  }
-}
-
-function coerceList(fi: FieldInfo, v: unknown): unknown[] | undefined {
-  if (!Array.isArray(v)) {
-    throw new TypeError(`field ${fi.label} is repeated and expects an array, got ${describeValue(v)}`);
-  }
-  if (v.length === 0) return undefined;
-  // A packed (push-built), unfrozen array: V8 copies frozen or holey arrays into typed arrays
-  // 20-70x slower (measured 17-31 µs vs 0.43 µs per 1000 doubles), which the writer does for
-  // packed runs. Immutability is by type (readonly) and by never handing out the input array.
-  // 32-bit numbers get an array literal of their own: V8 keeps elements-kind feedback per
-  // allocation site, and a site shared with string or message lists would hand out generic
-  // (boxed) arrays instead of unboxed doubles, which copy into typed arrays far slower.
-  // Small-integer lists get a site apart from double lists too: once a site has handed out an
-  // array holding a double, V8 makes every later array from it a double array, and the writer's
-  // int32 loops then run on doubles (an 80-deep nested encode after a numeric encode measured
-  // 17.4-18.1 µs with one shared site, 10.9 µs with two, the same as the nested encode alone).
-  const kind = numberListKind(fi);
-  const out: unknown[] = kind === NL_INT ? newIntList() : kind === NL_DOUBLE ? newDoubleList() : [];
-  for (let i = 0; i < v.length; i++) out.push(coerceElement(`field ${fi.label}[${i}]`, fi, v[i]));
-  return out;
-}
-
-function newIntList(): number[] {
-  return [];
-}
-
-function newDoubleList(): number[] {
-  return [];
-}
-
-const NL_NONE = 0;
-const NL_INT = 1;
-const NL_DOUBLE = 2;
-
-/** Which allocation site a list's array comes from: int32-range numbers, other numbers, or not numbers. */
-function numberListKind(fi: FieldInfo): number {
-  if (fi.elemKind === K_ENUM) return NL_INT;
-  if (fi.elemKind !== K_SCALAR) return NL_NONE;
-  switch (fi.scalar) {
-    case ScalarType.STRING:
-    case ScalarType.BYTES:
-    case ScalarType.BOOL:
-      return NL_NONE;
-    case ScalarType.INT32:
-    case ScalarType.SINT32:
-    case ScalarType.SFIXED32:
-      return NL_INT;
-    default:
-      // 64-bit lists hold bigints unless jstype makes them numbers; uint32 and fixed32 reach
-      // above 2^31, floats are doubles.
-      return !is64(fi.scalar) || fi.long === L_NUMBER ? NL_DOUBLE : NL_NONE;
-  }
-}
-
-function coerceMap(fi: FieldInfo, v: unknown): Map<unknown, unknown> | undefined {
-  const out = new Map<unknown, unknown>();
-  const keyWhere = `map key of field ${fi.label}`;
-  if (v instanceof Map) {
-    for (const [k, val] of v) {
-      const key = coerceMapKey(keyWhere, fi.mapKey as ScalarType, k);
-      out.set(key, coerceElement(`field ${fi.label}[${String(key)}]`, fi, val));
-    }
-  } else if (isPlainObject(v)) {
-    for (const k of Object.keys(v)) {
-      const key = coerceMapKey(keyWhere, fi.mapKey as ScalarType, k);
-      out.set(key, coerceElement(`field ${fi.label}[${String(key)}]`, fi, v[k]));
-    }
-  } else {
-    throw new TypeError(`field ${fi.label} is a map and expects a Map or a plain object, got ${describeValue(v)}`);
-  }
-  return out.size === 0 ? undefined : out;
-}
-
-/** Stored form of a whole field value; `undefined` when the value means "absent". */
-function coerceField(fi: FieldInfo, v: unknown): unknown {
-  switch (fi.kind) {
-    case K_LIST:
-      return coerceList(fi, v);
-    case K_MAP:
-      return coerceMap(fi, v);
-    case K_MESSAGE:
-      return coerceMessage(`field ${fi.label}`, fi, v);
-    default: {
-      const s = coerceElement(`field ${fi.label}`, fi, v);
-      return !fi.explicit && isImplicitZero(fi.scalar, s) ? undefined : s;
-    }
-  }
 }
 
 function defaultOf(fi: FieldInfo): unknown {
@@ -216,46 +72,6 @@ function defaultOf(fi: FieldInfo): unknown {
   }
 }
 
-function scalarEq(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a === "number" && typeof b === "number") return a !== a && b !== b; // NaN equals NaN
-  if (a instanceof Uint8Array && b instanceof Uint8Array) return bytesEqual(a, b);
-  return false;
-}
-
-function elemEq(kind: number, a: unknown, b: unknown): boolean {
-  return kind === K_MESSAGE ? (a as DynamicMessage).equals(b as DynamicMessage) : scalarEq(a, b);
-}
-
-function fieldEq(fi: FieldInfo, a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (a === undefined || b === undefined) return false;
-  switch (fi.kind) {
-    case K_LIST: {
-      const x = a as unknown[];
-      const y = b as unknown[];
-      if (x.length !== y.length) return false;
-      for (let i = 0; i < x.length; i++) if (!elemEq(fi.elemKind, x[i], y[i])) return false;
-      return true;
-    }
-    case K_MAP: {
-      const x = a as Map<unknown, unknown>;
-      const y = b as Map<unknown, unknown>;
-      if (x.size !== y.size) return false;
-      for (const [k, v] of x) {
-        if (!y.has(k) || !elemEq(fi.elemKind, v, y.get(k))) return false;
-      }
-      return true;
-    }
-    default:
-      return elemEq(fi.kind, a, b);
-  }
-}
-
-function plainElem(kind: number, v: unknown): unknown {
-  return kind === K_MESSAGE ? (v as DynamicMessage).toObject() : v;
-}
-
 /** @internal Reads a validated encoding into an eager value of the same descriptor. */
 export interface LazySource {
   materialize(store: Uint8Array, off: number, len: number): DynamicMessage;
@@ -268,28 +84,23 @@ export class DynamicMessage {
   readonly descriptor: DescMessage;
   // Field values and unknown occurrences; undefined only while a lazily decoded value has not
   // been materialized (see `_lazyAt`).
-  private _lv: readonly unknown[] | undefined;
-  private _lu: readonly UnknownField[] | undefined;
+  private fieldValues: readonly unknown[] | undefined;
+  private unknownList: readonly UnknownField[] | undefined;
   // This message's exact encoding, when it came from a decoder, as a range of a shared store:
   // a typed-array view per decoded message cost ~240 ns of a ~1 us small-message decode
   // (measured, Node 20), so the view is made only when a writer asks for it, and then replaces
   // the store (offset 0, same length).
-  private _sb: Uint8Array | undefined;
-  private _so: number;
-  private _sl: number;
-  /** @internal Memoized encoded size in bytes (source bytes preferred), or -1. */
-  _size: number;
-  /** @internal Memoized size of a full (deterministic) re-encoding, or -1. */
-  _sizeD: number;
-  /** @internal Memoized nesting height (1 = no nested message), or -1. */
+  private sourceStore: Uint8Array | undefined;
+  private sourceOffset: number;
+  private sourceLength: number;
+  /** @internal Memoized nesting height (1 = no nested message; a map entry is a level), or -1. */
   _height: number;
   /** @internal The paired declaration this subtree was last accepted against by instance rules. */
   _okFor: DescMessage | undefined;
   // The LazySource while a lazily decoded value is not materialized, then the memo of
   // `unknownFields` (which materializes first). Decoded values are most of what the read path
-  // allocates (a span batch builds ~1,100): one field for two rarely used ones, and none for the
-  // source view, took the value from 13 fields to 11 (128 -> 112 bytes).
-  private _x: LazySource | UnknownFieldMap | undefined;
+  // allocates (a span batch builds ~1,100): one field for two rarely used ones.
+  private lazyOrUnknownMap: LazySource | UnknownFieldMap | undefined;
 
   private constructor(
     desc: DescMessage,
@@ -298,53 +109,51 @@ export class DynamicMessage {
     src: Uint8Array | undefined,
   ) {
     this.descriptor = desc;
-    this._lv = values;
-    this._lu = unknown;
-    this._sb = src;
-    this._so = 0;
-    this._sl = src === undefined ? 0 : src.length;
-    this._size = -1;
-    this._sizeD = -1;
+    this.fieldValues = values;
+    this.unknownList = unknown;
+    this.sourceStore = src;
+    this.sourceOffset = 0;
+    this.sourceLength = src === undefined ? 0 : src.length;
     this._height = -1;
     this._okFor = undefined;
-    this._x = undefined;
+    this.lazyOrUnknownMap = undefined;
   }
 
   /** @internal Field values indexed like `descriptor.fields`; see the file comment. */
-  get _v(): readonly unknown[] {
-    const v = this._lv;
-    return v !== undefined ? v : this._force()._lv!;
+  get _values(): readonly unknown[] {
+    const v = this.fieldValues;
+    return v !== undefined ? v : this.materialize().fieldValues!;
   }
 
   /** @internal Unknown occurrences in stored order. */
-  get _u(): readonly UnknownField[] {
-    const u = this._lu;
-    return u !== undefined ? u : this._force()._lu!;
+  get _unknown(): readonly UnknownField[] {
+    const u = this.unknownList;
+    return u !== undefined ? u : this.materialize().unknownList!;
   }
 
-  private _force(): DynamicMessage {
-    const lazy = this._x as LazySource;
-    const built = lazy.materialize(this._sb!, this._so, this._sl);
-    this._lv = built._lv;
-    this._lu = built._lu;
-    this._x = undefined;
+  private materialize(): DynamicMessage {
+    const lazy = this.lazyOrUnknownMap as LazySource;
+    const built = lazy.materialize(this.sourceStore!, this.sourceOffset, this.sourceLength);
+    this.fieldValues = built.fieldValues;
+    this.unknownList = built.unknownList;
+    this.lazyOrUnknownMap = undefined;
     return this;
   }
 
   /** @internal True while a lazily decoded value has not been materialized. */
   get _isLazy(): boolean {
-    return this._lv === undefined;
+    return this.fieldValues === undefined;
   }
 
   /** @internal This message's exact encoding, when it came from a decoder. */
   get _src(): Uint8Array | undefined {
-    const b = this._sb;
+    const b = this.sourceStore;
     if (b === undefined) return undefined;
-    const o = this._so;
-    const l = this._sl;
+    const o = this.sourceOffset;
+    const l = this.sourceLength;
     if (o === 0 && l === b.length) return b;
-    this._so = 0;
-    return (this._sb = b.subarray(o, o + l));
+    this.sourceOffset = 0;
+    return (this.sourceStore = b.subarray(o, o + l));
   }
 
   /**
@@ -360,9 +169,9 @@ export class DynamicMessage {
     len: number,
   ): DynamicMessage {
     const m = new DynamicMessage(desc, values, unknown ?? EMPTY_UNKNOWN, undefined);
-    m._sb = store;
-    m._so = off;
-    m._sl = len;
+    m.sourceStore = store;
+    m.sourceOffset = off;
+    m.sourceLength = len;
     return m;
   }
 
@@ -374,13 +183,12 @@ export class DynamicMessage {
    */
   static _lazyAt(desc: DescMessage, store: Uint8Array, off: number, len: number, source: LazySource): DynamicMessage {
     const m = new DynamicMessage(desc, EMPTY_VALUES, EMPTY_UNKNOWN, undefined);
-    m._lv = undefined;
-    m._lu = undefined;
-    m._x = source;
-    m._sb = store;
-    m._so = off;
-    m._sl = len;
-    m._size = len;
+    m.fieldValues = undefined;
+    m.unknownList = undefined;
+    m.lazyOrUnknownMap = source;
+    m.sourceStore = store;
+    m.sourceOffset = off;
+    m.sourceLength = len;
     return m;
   }
 
@@ -411,29 +219,12 @@ export class DynamicMessage {
   static create(desc: DescMessage, init?: DynamicInit): DynamicMessage {
     checkDesc(desc, "DynamicMessage.create");
     if (init === undefined) return DynamicMessage.getDefaultInstance(desc);
-    const info = messageInfo(desc);
-    if (init === null || typeof init !== "object" || Array.isArray(init) || init instanceof DynamicMessage) {
-      throw new TypeError(`DynamicMessage.create(${desc.typeName}) expects a plain init object, got ${describeValue(init)}`);
+    if (!isPlainObject(init)) {
+      throw new TypeError(
+        `DynamicMessage.create(${desc.typeName}) expects a plain init object (an object literal or Object.create(null)), got ${describeValue(init)}`,
+      );
     }
-    const values = new Array<unknown>(info.fields.length);
-    const oneofSet: (string | undefined)[] = new Array(info.oneofs.length);
-    for (const name of Object.keys(init)) {
-      const fi = fieldByName(info, name);
-      const raw = init[name];
-      if (raw === undefined || raw === null) continue;
-      if (fi.oneof >= 0) {
-        const other = oneofSet[fi.oneof];
-        if (other !== undefined) {
-          throw new TypeError(
-            `oneof ${desc.typeName}.${info.oneofs[fi.oneof]!.name} has two members set: "${other}" and "${fi.name}"; set at most one`,
-          );
-        }
-        oneofSet[fi.oneof] = fi.name;
-      }
-      const stored = coerceField(fi, raw);
-      if (stored !== undefined) values[fi.index] = stored;
-    }
-    return new DynamicMessage(desc, values, EMPTY_UNKNOWN, undefined);
+    return build(desc, init);
   }
 
   /** A builder for a new value of `desc`. */
@@ -455,7 +246,7 @@ export class DynamicMessage {
 
   /** A builder that starts from this value's fields and unknown fields. */
   toBuilder(): DynamicMessageBuilder {
-    return new DynamicMessageBuilder(this.descriptor, this._v.slice(), this._u);
+    return new DynamicMessageBuilder(this.descriptor, this._values.slice(), this._unknown);
   }
 
   /**
@@ -465,7 +256,7 @@ export class DynamicMessage {
    */
   get(name: string): unknown {
     const fi = fieldByName(messageInfo(this.descriptor), name);
-    const v = this._v[fi.index];
+    const v = this._values[fi.index];
     return v === undefined ? defaultOf(fi) : v;
   }
 
@@ -474,19 +265,19 @@ export class DynamicMessage {
    * present when set; implicit scalars when not zero; repeated and map fields when not empty.
    */
   has(name: string): boolean {
-    return this._v[fieldByName(messageInfo(this.descriptor), name).index] !== undefined;
+    return this._values[fieldByName(messageInfo(this.descriptor), name).index] !== undefined;
   }
 
   /** The value of a field of this value's own descriptor instance (see `get`). */
   getField(field: DescField): unknown {
     const fi = this.fieldInfo(field, "getField");
-    const v = this._v[fi.index];
+    const v = this._values[fi.index];
     return v === undefined ? defaultOf(fi) : v;
   }
 
   /** Presence of a field of this value's own descriptor instance (see `has`). */
   hasField(field: DescField): boolean {
-    return this._v[this.fieldInfo(field, "hasField").index] !== undefined;
+    return this._values[this.fieldInfo(field, "hasField").index] !== undefined;
   }
 
   private fieldInfo(field: DescField, api: string): FieldInfo {
@@ -509,16 +300,16 @@ export class DynamicMessage {
     const info = messageInfo(this.descriptor);
     const o = info.oneofs.find((x) => x.name === oneofName);
     if (o === undefined) throw new TypeError(`${this.descriptor.typeName} has no oneof "${oneofName}"`);
-    for (const m of o.members) if (this._v[m.index] !== undefined) return m.name;
+    for (const m of o.members) if (this._values[m.index] !== undefined) return m.name;
     return undefined;
   }
 
   /** Field number → raw encoded occurrences (tag + payload each), in stored order. */
   get unknownFields(): UnknownFieldMap {
-    // Reading _u first materializes a lazy value, which frees _x for the memo.
-    const u = this._u;
-    let m = this._x as UnknownFieldMap | undefined;
-    if (m === undefined) this._x = m = unknownFieldMap(u);
+    // Reading _unknown first materializes a lazy value, which frees the field for the memo.
+    const u = this._unknown;
+    let m = this.lazyOrUnknownMap as UnknownFieldMap | undefined;
+    if (m === undefined) this.lazyOrUnknownMap = m = unknownFieldMap(u);
     return m;
   }
 
@@ -529,36 +320,17 @@ export class DynamicMessage {
   equals(other: unknown): boolean {
     if (other === this) return true;
     if (!(other instanceof DynamicMessage) || other.descriptor !== this.descriptor) return false;
-    const fields = messageInfo(this.descriptor).fields;
-    for (let i = 0; i < fields.length; i++) {
-      if (!fieldEq(fields[i]!, this._v[i], other._v[i])) return false;
-    }
-    return unknownFieldsEqual(this._u, other._u);
+    return messagesEqual(this, other);
   }
 
   /**
    * A plain object keyed by proto field names, for printing and tests: every field with its value
    * or default, except absent messages, `optional` fields and oneof members; maps as plain
    * objects keyed by the key's string form; bigint and Uint8Array kept; unknown fields left out.
+   * Every key is an own property, `__proto__` included.
    */
   toObject(): Record<string, unknown> {
-    const out: Record<string, unknown> = {};
-    for (const fi of messageInfo(this.descriptor).fields) {
-      const v = this._v[fi.index];
-      if (v === undefined) {
-        if (fi.explicit) continue;
-        const d = defaultOf(fi);
-        out[fi.name] = fi.kind === K_LIST ? [] : fi.kind === K_MAP ? {} : d;
-        continue;
-      }
-      if (fi.kind === K_LIST) out[fi.name] = (v as unknown[]).map((e) => plainElem(fi.elemKind, e));
-      else if (fi.kind === K_MAP) {
-        const o: Record<string, unknown> = {};
-        for (const [k, e] of v as Map<unknown, unknown>) o[String(k)] = plainElem(fi.elemKind, e);
-        out[fi.name] = o;
-      } else out[fi.name] = plainElem(fi.kind, v);
-    }
-    return out;
+    return toPlainObject(this, defaultOf);
   }
 
   toString(): string {
@@ -594,7 +366,7 @@ export class DynamicMessageBuilder {
     if (value === undefined || value === null) {
       throw new TypeError(`field ${fi.label} cannot be set to ${describeValue(value)}; use clear("${fi.name}")`);
     }
-    const stored = coerceField(fi, value);
+    const stored = storedField(fi, value);
     if (fi.oneof >= 0) for (const m of this.info.oneofs[fi.oneof]!.members) this.values[m.index] = undefined;
     this.values[fi.index] = stored;
     this.owned[fi.index] = stored !== undefined && (fi.kind === K_LIST || fi.kind === K_MAP);
@@ -614,7 +386,8 @@ export class DynamicMessageBuilder {
     const fi = fieldByName(this.info, name);
     if (fi.kind !== K_LIST) throw new TypeError(`field ${fi.label} is not repeated; use set("${fi.name}", value)`);
     const cur = this.values[fi.index] as unknown[] | undefined;
-    const e = coerceElement(`field ${fi.label}[${cur?.length ?? 0}]`, fi, element);
+    const where = `field ${fi.label}[${cur?.length ?? 0}]`;
+    const e = fi.elemKind === K_MESSAGE ? storedMessage(where, fi, element) : coerceElement(where, fi, element);
     if (cur === undefined) this.values[fi.index] = [e];
     else if (this.owned[fi.index]) cur.push(e);
     else this.values[fi.index] = [...cur, e];
@@ -627,7 +400,8 @@ export class DynamicMessageBuilder {
     const fi = fieldByName(this.info, name);
     if (fi.kind !== K_MAP) throw new TypeError(`field ${fi.label} is not a map; use set("${fi.name}", value)`);
     const k = coerceMapKey(`map key of field ${fi.label}`, fi.mapKey as ScalarType, key);
-    const v = coerceElement(`field ${fi.label}[${String(k)}]`, fi, value);
+    const where = `field ${fi.label}[${String(k)}]`;
+    const v = fi.elemKind === K_MESSAGE ? storedMessage(where, fi, value) : coerceElement(where, fi, value);
     const cur = this.values[fi.index] as Map<unknown, unknown> | undefined;
     const m = cur === undefined ? new Map() : this.owned[fi.index] ? cur : new Map(cur);
     m.set(k, v);

@@ -1,0 +1,229 @@
+// Builds DynamicMessage values from init objects (DynamicMessage.create, builder setters). Nested
+// plain init objects are converted with an explicit stack, never by recursion, so an init object
+// nested as deep as maxDepth allows is fine, and one that contains itself is refused by name
+// instead of overflowing the stack.
+import type { DescMessage } from "@bufbuild/protobuf";
+import { coerceValueField, describeValue, isPlainObject, listInput, mapInput } from "./coerce.js";
+import { DynamicMessage } from "./dynamic-message.js";
+import { K_LIST, K_MAP, K_MESSAGE, messageInfo, type FieldInfo, type MessageInfo } from "./field-info.js";
+import { EMPTY_UNKNOWN } from "./unknown-fields.js";
+
+/** The FieldInfo of a proto field name, or a TypeError that says which name to use. */
+export function fieldByName(info: MessageInfo, name: unknown): FieldInfo {
+  if (typeof name !== "string") {
+    throw new TypeError(`${info.desc.typeName} field names are strings, got ${describeValue(name)}`);
+  }
+  const fi = info.byName.get(name);
+  if (fi !== undefined) return fi;
+  const alt = info.fields.find((f) => f.field.localName === name || f.field.jsonName === name);
+  if (alt !== undefined) {
+    throw new TypeError(`${info.desc.typeName} has no field "${name}"; use the proto field name "${alt.name}"`);
+  }
+  throw new TypeError(`${info.desc.typeName} has no field "${name}"; use a field name as declared in the .proto file`);
+}
+
+/** One init object being converted. */
+interface Task {
+  readonly desc: DescMessage;
+  readonly info: MessageInfo;
+  readonly init: Readonly<Record<string, unknown>>;
+  readonly names: readonly string[];
+  /** Next name of `names`. */
+  n: number;
+  readonly values: unknown[];
+  readonly oneofSet: (string | undefined)[];
+  /** The message-holding field in progress, its input (list elements or map entries) and stored form. */
+  fi: FieldInfo | undefined;
+  items: readonly unknown[] | undefined;
+  j: number;
+  stored: unknown[] | Map<unknown, unknown> | undefined;
+  /** Where this task's value goes: the parent's field and the element's key (for a cycle's path). */
+  readonly parent: Task | undefined;
+  readonly key: unknown;
+}
+
+function task(desc: DescMessage, init: Readonly<Record<string, unknown>>, parent: Task | undefined, key: unknown): Task {
+  const info = messageInfo(desc);
+  return {
+    desc, info, init, names: Object.keys(init), n: 0, values: new Array<unknown>(info.fields.length),
+    oneofSet: new Array<string | undefined>(info.oneofs.length), fi: undefined, items: undefined, j: 0,
+    stored: undefined, parent, key,
+  };
+}
+
+/** `acme.Node.next(1).items(2)[0]`: where a task's init object sits in the root init object. */
+function pathOf(t: Task): string {
+  const parts: string[] = [];
+  for (let c: Task = t; c.parent !== undefined; c = c.parent) {
+    const fi = c.parent.fi!;
+    const key = c.key === undefined ? "" : `[${typeof c.key === "string" ? JSON.stringify(c.key) : String(c.key)}]`;
+    parts.push(`.${fi.name}(${fi.number})${key}`);
+  }
+  let root = t;
+  while (root.parent !== undefined) root = root.parent;
+  return root.desc.typeName + parts.reverse().join("");
+}
+
+function messageExpected(where: string, fi: FieldInfo, v: unknown): TypeError {
+  return new TypeError(`${where} expects a DynamicMessage or a plain object for ${fi.field.message!.typeName}, got ${describeValue(v)}`);
+}
+
+/**
+ * The stored value of `init` for `desc`: the iterative conversion behind DynamicMessage.create
+ * (which checked that `init` is a plain object).
+ */
+export function build(desc: DescMessage, init: Readonly<Record<string, unknown>>): DynamicMessage {
+  const stack: Task[] = [task(desc, init, undefined, undefined)];
+  // The init objects being converted, root to top, once the stack is deep: one met again is a
+  // cycle. A cycle always gets deep, and shallow trees (nearly all) skip the set's hashing.
+  let open: Set<object> | undefined;
+  let done: DynamicMessage | undefined;
+  for (;;) {
+    const t = stack[stack.length - 1]!;
+    if (done !== undefined) {
+      // A nested init object just became a value: it goes where its task was started.
+      const fi = t.fi!;
+      if (fi.kind === K_MESSAGE) {
+        t.values[fi.index] = done;
+        t.fi = undefined;
+      } else if (fi.kind === K_LIST) (t.stored as unknown[]).push(done);
+      else (t.stored as Map<unknown, unknown>).set((t.items![t.j - 1] as [unknown, unknown])[0], done);
+      done = undefined;
+    }
+    // A list or map of messages in progress first, then the next fields.
+    const child = (t.fi !== undefined ? elements(t) : undefined) ?? fields(t);
+    if (child !== undefined) {
+      stack.push(child);
+      if (open === undefined && stack.length > CYCLE_CHECK_DEPTH) open = new Set(stack.slice(0, -1).map((x) => x.init));
+      if (open !== undefined) {
+        if (open.has(child.init)) throw cycleError(desc, stack);
+        open.add(child.init);
+      }
+      continue;
+    }
+    const value = DynamicMessage._fromDecoded(t.desc, t.values, EMPTY_UNKNOWN, undefined);
+    stack.pop();
+    if (open !== undefined) {
+      open.delete(t.init);
+      if (stack.length <= CYCLE_CHECK_DEPTH) open = undefined;
+    }
+    if (stack.length === 0) return value;
+    done = value;
+  }
+}
+
+/** Init objects this deep are checked for cycles (see build). */
+const CYCLE_CHECK_DEPTH = 64;
+
+/** Names the first init object of `stack` that is one of its own ancestors. */
+function cycleError(desc: DescMessage, stack: readonly Task[]): TypeError {
+  const seen = new Set<object>();
+  let at = stack[stack.length - 1]!;
+  for (const t of stack) {
+    if (seen.has(t.init)) {
+      at = t;
+      break;
+    }
+    seen.add(t.init);
+  }
+  return new TypeError(
+    `DynamicMessage.create(${desc.typeName}): the init object at ${pathOf(at)} is one of its own enclosing init objects (a cycle); a message value is a tree: build each level once`,
+  );
+}
+
+/** Continues the init object's fields; returns a nested init object to convert first, if any. */
+function fields(t: Task): Task | undefined {
+  const { info, init, names, values } = t;
+  while (t.n < names.length) {
+    const name = names[t.n++]!;
+    const fi = fieldByName(info, name);
+    const raw = init[name];
+    if (raw === undefined || raw === null) continue;
+    if (fi.oneof >= 0) {
+      const other = t.oneofSet[fi.oneof];
+      if (other !== undefined) {
+        throw new TypeError(
+          `oneof ${t.desc.typeName}.${info.oneofs[fi.oneof]!.name} has two members set: "${other}" and "${fi.name}"; set at most one`,
+        );
+      }
+      t.oneofSet[fi.oneof] = fi.name;
+    }
+    if (fi.elemKind !== K_MESSAGE) {
+      const stored = coerceValueField(fi, raw);
+      if (stored !== undefined) values[fi.index] = stored;
+      continue;
+    }
+    if (fi.kind === K_MESSAGE) {
+      if (raw instanceof DynamicMessage) {
+        values[fi.index] = raw;
+        continue;
+      }
+      if (!isPlainObject(raw)) throw messageExpected(`field ${fi.label}`, fi, raw);
+      t.fi = fi;
+      return task(fi.field.message!, raw, t, undefined);
+    }
+    // A list or a map of messages: its elements one by one (elements() resumes it).
+    t.fi = fi;
+    t.j = 0;
+    if (fi.kind === K_LIST) {
+      t.items = listInput(fi, raw);
+      t.stored = [];
+    } else {
+      t.items = mapInput(fi, raw);
+      t.stored = new Map();
+    }
+    const next = elements(t);
+    if (next !== undefined) return next;
+  }
+  return undefined;
+}
+
+/** Continues the list or map of messages in progress; returns a nested init object, if any. */
+function elements(t: Task): Task | undefined {
+  const fi = t.fi!;
+  const items = t.items!;
+  const isList = fi.kind === K_LIST;
+  while (t.j < items.length) {
+    const j = t.j++;
+    const key = isList ? j : (items[j] as [unknown, unknown])[0];
+    const v = isList ? items[j] : (items[j] as [unknown, unknown])[1];
+    if (v instanceof DynamicMessage) {
+      if (isList) (t.stored as unknown[]).push(v);
+      else (t.stored as Map<unknown, unknown>).set(key, v);
+      continue;
+    }
+    if (!isPlainObject(v)) throw messageExpected(`field ${fi.label}[${String(key)}]`, fi, v);
+    return task(fi.field.message!, v, t, key);
+  }
+  const stored = t.stored!;
+  const size = Array.isArray(stored) ? stored.length : stored.size;
+  if (size > 0) t.values[fi.index] = stored;
+  t.fi = undefined;
+  t.items = undefined;
+  t.stored = undefined;
+  return undefined;
+}
+
+/**
+ * Stored form of a whole field value (builder `set`): messages from DynamicMessage values or plain
+ * init objects; `undefined` when the value means "absent".
+ */
+export function storedField(fi: FieldInfo, v: unknown): unknown {
+  if (fi.elemKind !== K_MESSAGE) return coerceValueField(fi, v);
+  if (fi.kind === K_MESSAGE) return storedMessage(`field ${fi.label}`, fi, v);
+  if (fi.kind === K_LIST) {
+    const input = listInput(fi, v);
+    if (input.length === 0) return undefined;
+    return input.map((e, i) => storedMessage(`field ${fi.label}[${i}]`, fi, e));
+  }
+  const out = new Map<unknown, unknown>();
+  for (const [k, e] of mapInput(fi, v)) out.set(k, storedMessage(`field ${fi.label}[${String(k)}]`, fi, e));
+  return out.size === 0 ? undefined : out;
+}
+
+/** One message element (builder `add`, `put`, `set`). */
+export function storedMessage(where: string, fi: FieldInfo, v: unknown): DynamicMessage {
+  if (v instanceof DynamicMessage) return v;
+  if (!isPlainObject(v)) throw messageExpected(where, fi, v);
+  return build(fi.field.message!, v);
+}

@@ -1,0 +1,49 @@
+// DynamicMessage#toObject: a plain object keyed by proto field names, for printing and tests.
+// Built top-down with an explicit stack (any depth maxDepth allows). Keys are own data properties
+// even when a field or map key is named `__proto__`: assigning that name would set the result's
+// prototype instead (and drop the field).
+import type { DynamicMessage } from "./dynamic-message.js";
+import { K_LIST, K_MAP, K_MESSAGE, messageInfo, type FieldInfo } from "./field-info.js";
+
+type Plain = Record<string, unknown>;
+
+function setOwn(o: Plain, key: string, value: unknown): void {
+  if (key === "__proto__") Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
+  else o[key] = value;
+}
+
+/** A field's default as toObject shows it (absent explicit fields are left out). */
+export type DefaultOf = (fi: FieldInfo) => unknown;
+
+export function toPlainObject(root: DynamicMessage, defaultOf: DefaultOf): Plain {
+  const out: Plain = {};
+  const pending: [DynamicMessage, Plain][] = [[root, out]];
+  // A nested message becomes an empty object now and is filled when its turn comes.
+  const plain = (m: unknown): Plain => {
+    const o: Plain = {};
+    pending.push([m as DynamicMessage, o]);
+    return o;
+  };
+  while (pending.length > 0) {
+    const [msg, o] = pending.pop()!;
+    const values = msg._values;
+    for (const fi of messageInfo(msg.descriptor).fields) {
+      const v = values[fi.index];
+      const messages = fi.elemKind === K_MESSAGE;
+      if (v === undefined) {
+        if (fi.explicit) continue;
+        setOwn(o, fi.name, fi.kind === K_LIST ? [] : fi.kind === K_MAP ? {} : defaultOf(fi));
+        continue;
+      }
+      if (fi.kind === K_LIST) {
+        const list = v as unknown[];
+        setOwn(o, fi.name, messages ? list.map(plain) : list.slice());
+      } else if (fi.kind === K_MAP) {
+        const m: Plain = {};
+        for (const [k, e] of v as Map<unknown, unknown>) setOwn(m, String(k), messages ? plain(e) : e);
+        setOwn(o, fi.name, m);
+      } else setOwn(o, fi.name, messages ? plain(v) : v);
+    }
+  }
+  return out;
+}
