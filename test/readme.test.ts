@@ -181,7 +181,7 @@ beforeAll(() => {
   // "types" decide what resolves), the rest are the dev dependencies.
   mkdirSync(join(scratch, "node_modules"));
   symlinkSync(repo, join(scratch, "node_modules", "protokeel"));
-  for (const dep of ["protobufjs", "@bufbuild", "@noble", "@types", "long"]) {
+  for (const dep of ["protobufjs", "@bufbuild", "@noble", "@types"]) {
     symlinkSync(join(repo, "node_modules", dep), join(scratch, "node_modules", dep));
   }
   for (const b of blocks.filter((b) => b.directive?.[0] === "file")) {
