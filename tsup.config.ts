@@ -1,48 +1,79 @@
-import { copyFileSync, mkdirSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { defineConfig, type Options } from "tsup";
 
-const inlineNone = fileURLToPath(new URL("./src/wasm/inline-none.ts", import.meta.url));
+// dist/ layout (sizes and why: README "Bundle size"; measured by `npm run size`):
+// - ESM: one file per source module (dist/index.js, dist/workerd.js, dist/codec/…), not one
+//   bundle per entry. An application's bundler then drops whole modules that nothing it imports
+//   reaches ("sideEffects" in package.json): an app that imports only evaluateSchemaChange gets
+//   no codec and no WebAssembly core. dist/workerd.js is a few lines over the same modules
+//   instead of a third copy of the code.
+// - dist/wasm/inline.js: the core's bytes inline (the default entry's source; the only bundled
+//   ESM file, because esbuild's binary loader is what turns the .wasm into bytes). The core
+//   loader reaches it as "#inline-wasm" (package.json "imports"), which the workerd condition
+//   maps to dist/wasm/inline-none.js: a workerd bundle shares every other module with the default
+//   entry and carries no inline copy (workerd gets the module from dist/workerd.js's import).
+// - CJS: one bundle, dist/index.cjs (require() has no tree-shaking to serve).
+// - dist/protokeel.wasm: the core as a file, imported by dist/workerd.js (workerd compiles it
+//   itself: it refuses to compile WebAssembly from bytes) and exported as protokeel/protokeel.wasm.
 
 const common: Options = {
   target: "es2022",
   platform: "neutral",
   sourcemap: false,
+  clean: false,
   external: ["@bufbuild/protobuf", "@noble/hashes"],
 };
+
+/**
+ * The loader's one import of "./inline.js" becomes "#inline-wasm", resolved by package.json
+ * "imports" (default: the inline bytes; workerd: none). src/ keeps the relative import, which
+ * vitest runs as is; a build whose loader no longer has exactly that import fails here.
+ */
+function routeInlineCore(file: string): void {
+  const code = readFileSync(file, "utf8");
+  const imports = code.match(/from "\.\/inline\.js";/g) ?? [];
+  if (imports.length !== 1) throw new Error(`${file}: expected one import from "./inline.js", found ${imports.length}; update tsup.config.ts`);
+  writeFileSync(file, code.replace('from "./inline.js";', 'from "#inline-wasm";'));
+}
 
 export default defineConfig([
   {
     ...common,
-    entry: { index: "src/index.ts" },
-    format: ["esm", "cjs"],
-    dts: true,
-    clean: false,
-    outExtension: ({ format }) => ({ js: format === "cjs" ? ".cjs" : ".js" }),
-    // The default entry carries the core inline so that no runtime has to resolve a path.
+    // Every module but the inline core (bundled below) and declaration-only files.
+    entry: ["src/**/*.ts", "!src/**/*.d.ts", "!src/wasm/inline.ts"],
+    format: ["esm"],
+    bundle: false,
+    dts: false,
+    outExtension: () => ({ js: ".js" }),
+    onSuccess: async () => routeInlineCore("dist/wasm/instance.js"),
+  },
+  {
+    ...common,
+    entry: { "wasm/inline": "src/wasm/inline.ts" },
+    format: ["esm"],
+    dts: false,
+    outExtension: () => ({ js: ".js" }),
     loader: { ".wasm": "binary" },
   },
   {
     ...common,
-    entry: { workerd: "src/workerd.ts" },
-    format: ["esm"],
+    entry: { index: "src/index.ts" },
+    format: ["cjs"],
     dts: false,
-    clean: false,
-    outExtension: () => ({ js: ".js" }),
-    esbuildPlugins: [
-      {
-        // workerd compiles `import x from "./protokeel.wasm"` itself: keep the import, ship the
-        // file beside the entry, and leave the inline bytes out of this bundle.
-        name: "protokeel-workerd-wasm",
-        setup(build) {
-          build.onResolve({ filter: /^\.\/protokeel\.wasm$/ }, () => ({ path: "./protokeel.wasm", external: true }));
-          build.onResolve({ filter: /\/inline\.js$/ }, () => ({ path: inlineNone }));
-        },
-      },
-    ],
+    outExtension: () => ({ js: ".cjs" }),
+    // The default entry carries the core inline so that no runtime has to resolve a path.
+    loader: { ".wasm": "binary" },
     onSuccess: async () => {
       mkdirSync("dist", { recursive: true });
       copyFileSync("build/protokeel.wasm", "dist/protokeel.wasm");
     },
+  },
+  {
+    // Declarations of the one public entry: dist/index.d.ts (import) and dist/index.d.cts (require).
+    ...common,
+    entry: { index: "src/index.ts" },
+    format: ["esm", "cjs"],
+    dts: { only: true },
+    outExtension: ({ format }) => ({ js: format === "cjs" ? ".cjs" : ".js" }),
   },
 ]);

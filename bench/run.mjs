@@ -1,11 +1,10 @@
 // npm run bench: protokeel against protobufjs (reflection and static), @bufbuild/protobuf and pbf
 // on seeded fixtures, in one process. Every case is checked against the reference before it is
 // timed. Usage: node --expose-gc bench/run.mjs [--filter REGEX] [--time MS] [--seed N] [--write]
-// (BENCH_FILTER works like --filter). A filtered run prints its table and writes the results only
-// with --write, so a partial run never replaces bench/results/latest.*.
-import { mkdirSync, writeFileSync } from "node:fs";
+// [--update-results] (BENCH_FILTER works like --filter, BENCH_UPDATE_RESULTS=1 like
+// --update-results). Results go to the gitignored bench/.results/; the committed
+// bench/results/latest.* change only with --update-results (lib/output.mjs).
 import { cpus } from "node:os";
-import { join } from "node:path";
 import { parseArgs } from "node:util";
 import bufbuild from "./adapters/bufbuild.mjs";
 import pbf from "./adapters/pbf.mjs";
@@ -16,7 +15,7 @@ import { checkOperation, OPERATIONS } from "./lib/check.mjs";
 import { generateCode } from "./lib/codegen.mjs";
 import { buildFixtures, compileFixtures, protoFiles } from "./lib/fixtures.mjs";
 import { DEFAULT_SEED } from "./lib/generate.mjs";
-import { RESULTS_DIR } from "./lib/paths.mjs";
+import { planOutputs, updateRequested, writeOutputs } from "./lib/output.mjs";
 import { BASELINE, evaluateTargets, formatHeader, formatMatrix, formatTable, formatTargets, rankRows, renderSvg } from "./lib/report.mjs";
 import { DEFAULT_TIME_MS, DEFAULT_WARMUP_MS, measureGroup, ROUNDS } from "./lib/timing.mjs";
 import { packageVersion } from "./lib/versions.mjs";
@@ -29,11 +28,16 @@ const { values: args } = parseArgs({
     time: { type: "string" },
     seed: { type: "string" },
     write: { type: "boolean", default: false },
+    "update-results": { type: "boolean", default: false },
     help: { type: "boolean", default: false },
   },
 });
 if (args.help) {
-  console.log("usage: npm run bench -- [--filter REGEX] [--time MS] [--seed N] [--write]\ncases are named fixture/operation/codec, e.g. span/decode/bufbuild");
+  console.log(
+    "usage: npm run bench -- [--filter REGEX] [--time MS] [--seed N] [--write] [--update-results]\n" +
+      "cases are named fixture/operation/codec, e.g. span/decode/bufbuild\n" +
+      "results go to bench/.results/ (gitignored); --update-results (full runs only) also rewrites the committed bench/results/latest.*",
+  );
   process.exit(0);
 }
 const filterText = args.filter ?? process.env.BENCH_FILTER ?? "";
@@ -41,6 +45,14 @@ const filter = new RegExp(filterText);
 const timeMs = args.time === undefined ? DEFAULT_TIME_MS : Number(args.time);
 const seed = args.seed === undefined ? DEFAULT_SEED : Number(args.seed);
 if (!(timeMs > 0) || !Number.isInteger(seed)) throw new Error("--time must be a positive number of ms and --seed an integer");
+// Decided before the run, so that a refused combination does not cost a full run first.
+let outputs;
+try {
+  outputs = planOutputs({ filtered: filterText !== "", write: args.write, update: updateRequested(args["update-results"]) });
+} catch (e) {
+  console.error(`bench: ${e.message}`);
+  process.exit(2);
+}
 if (globalThis.gc === undefined) console.error("note: run with node --expose-gc so each case starts after a full GC");
 
 const started = Date.now();
@@ -179,11 +191,8 @@ record.targets = evaluateTargets(record);
 
 console.log(`\n${formatHeader(record)}\n\n${formatTable(record)}\n\nRatio to protobufjs reflection (ops/s in parentheses):\n\n${formatMatrix(record)}\n`);
 if (codecs.some((c) => c.adapter.id === "protokeel" && !c.loaded.skip)) console.log(`DESIGN §14 targets:\n\n${formatTargets(record)}\n`);
-if (!filterText || args.write) {
-  mkdirSync(RESULTS_DIR, { recursive: true });
-  writeFileSync(join(RESULTS_DIR, "latest.json"), JSON.stringify(record, (_, v) => (typeof v === "bigint" ? v.toString() : v), 2) + "\n");
-  writeFileSync(join(RESULTS_DIR, "latest.svg"), renderSvg(record));
-  log(`wrote bench/results/latest.json and latest.svg (${record.seconds} s)`);
+if (outputs.dirs.length > 0) {
+  log(`wrote ${writeOutputs(outputs.dirs, record, renderSvg(record)).join(", ")} (${record.seconds} s)`);
 } else {
-  log(`filtered run: results not written (add --write to write them) (${record.seconds} s)`);
+  log(`${outputs.skipped} (${record.seconds} s)`);
 }

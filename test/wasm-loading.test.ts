@@ -43,15 +43,19 @@ describe("the built package", () => {
   });
 
   test("the default entries carry the core inline", () => {
-    for (const f of ["index.js", "index.cjs"]) {
-      // "AGFzbQ" is the base64 of the WebAssembly magic "\0asm".
-      expect(readFileSync(join(dist, f), "utf8")).toContain("AGFzbQ");
-    }
+    // "AGFzbQ" is the base64 of the WebAssembly magic "\0asm". The ESM build keeps one file per
+    // module (tsup.config.ts): the bytes are in dist/wasm/inline.js, which the core loader imports
+    // as "#inline-wasm" (package.json "imports"; the workerd condition maps it to no bytes).
+    for (const f of ["wasm/inline.js", "index.cjs"]) expect(readFileSync(join(dist, f), "utf8")).toContain("AGFzbQ");
+    expect(readFileSync(join(dist, "wasm/instance.js"), "utf8")).toContain('from "#inline-wasm"');
+    const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+    expect(pkg.imports["#inline-wasm"]).toEqual({ workerd: "./dist/wasm/inline-none.js", default: "./dist/wasm/inline.js" });
   });
 
-  test("the workerd entry imports the .wasm file shipped beside it and carries no inline copy", () => {
+  test("the workerd entry imports the .wasm file shipped beside it and shares the default entry's modules", () => {
     const entry = readFileSync(join(dist, "workerd.js"), "utf8");
     expect(entry).toMatch(/^import wasmModule from "\.\/protokeel\.wasm";$/m);
+    expect(entry).toMatch(/^export \* from "\.\/index\.js";$/m);
     expect(entry).not.toContain("AGFzbQ");
     expect(existsSync(join(dist, "protokeel.wasm"))).toBe(true);
     expect(readFileSync(join(dist, "protokeel.wasm"))).toEqual(readFileSync(join(root, "build", "protokeel.wasm")));

@@ -1,0 +1,142 @@
+// The public-API smoke suite that runs against the packed tarball in every runtime (Node ESM and
+// CJS, Deno, Bun, workerd, Chromium; runtimes/run.mjs). Plain JavaScript that any of them runs
+// unchanged: it gets the package's exports from the harness (import, require or a bundle) and
+// uses nothing else — no Node API, no file system, no other package.
+import { descriptorSets } from "./descriptor-sets.mjs";
+
+/**
+ * Runs every check against `pk` (the package's exports) and returns
+ * `{ passed, failed, checks: [{ name, ok, message? }] }`. It never throws: a failed check is a row.
+ */
+export async function runSmoke(pk) {
+  const checks = [];
+  const ctx = setup(pk);
+  for (const [name, check] of Object.entries(CHECKS)) {
+    try {
+      await check(pk, ctx);
+      checks.push({ name, ok: true });
+    } catch (e) {
+      checks.push({ name, ok: false, message: e instanceof Error ? `${e.name}: ${e.message}` : String(e) });
+    }
+  }
+  const passed = checks.filter((c) => c.ok).length;
+  return { passed, failed: checks.length - passed, checks };
+}
+
+function setup(pk) {
+  const v1 = { fileDescriptorSet: fromBase64(descriptorSets.v1), messageName: "smoke.Order" };
+  const v2 = { fileDescriptorSet: fromBase64(descriptorSets.v2), messageName: "smoke.Order" };
+  return { v1, v2, type: pk.ProtobufType.of(v1) };
+}
+
+const ORDER = { id: 7n, items: [{ sku: "a", qty: 2 }], labels: { region: "eu" }, card: "4242", blob: new Uint8Array([1, 2, 3]) };
+
+const CHECKS = {
+  "ProtobufType from a FileDescriptorSet"(pk, { v1, type }) {
+    eq(type.fullName, "smoke.Order");
+    eq(type.kind, "dynamic");
+    ok(/^[0-9a-f]{64}$/.test(type.fingerprint()), `fingerprint ${type.fingerprint()}`);
+    ok(type.equals(pk.ProtobufType.of(v1)), "two types of the same schema are equal");
+    ok(type.equals(pk.ProtobufType.fromBytes(type.toBytes())), "the transfer form gives an equal type");
+  },
+
+  "create, encode and decode a message"(pk, { type }) {
+    const ser = type.createSerializer();
+    const order = pk.DynamicMessage.create(type.descriptor, ORDER);
+    const back = ser.decode(ser.encode(order));
+    ok(back.equals(order), "decode(encode(order)) equals order");
+    eq(back.get("id"), 7n);
+    eq(back.get("card"), "4242");
+    eq(back.has("note"), false);
+    eq(back.get("items")[0].get("qty"), 2);
+    eq(back.get("labels").get("region"), "eu");
+    eq(hex(back.get("blob")), "010203");
+    eq(hex(ser.toBinary(pk.DynamicMessage.create(type.descriptor, { id: 1n }))), "0801");
+    eq(ser.fromBinary(ser.toBinary(order)).equals(order), true);
+    eq(ser.decodeAll(ser.encodeAll([order, order])).length, 2);
+    eq(json(back.toObject()), json({ id: 7n, items: [{ sku: "a", qty: 2 }], labels: { region: "eu" }, card: "4242", blob: new Uint8Array([1, 2, 3]) }));
+  },
+
+  "relay keeps unknown fields byte for byte"(pk, { type }) {
+    const ser = type.createSerializer();
+    const bare = ser.toBinary(pk.DynamicMessage.create(type.descriptor, ORDER));
+    // field 100, varint 1: a field this schema does not declare
+    const withUnknown = concat(bare, new Uint8Array([0xa0, 0x06, 0x01]));
+    const relayed = ser.fromBinary(withUnknown);
+    ok(relayed.unknownFields.has(100), "the unknown field is kept");
+    eq(hex(ser.toBinary(relayed)), hex(withUnknown));
+  },
+
+  "evaluateSchemaChange finds the incompatible change"(pk, { v1, v2 }) {
+    const result = pk.evaluateSchemaChange(v1, v2);
+    eq(result.compatible, false);
+    eq(result.incompatibilities[0].rule, "FIELD_TYPE_CHANGED");
+    eq(result.incompatibilities[0].path, "smoke.Order.items(2).qty(2)");
+    ok(pk.formatFindings(result).startsWith("incompatible: 1 incompatibility"), pk.formatFindings(result));
+    eq(pk.evaluateSchemaChange(v1, v1).compatible, true);
+  },
+
+  "snapshot: write, read, restore, resolve"(pk, { v2, type }) {
+    const ser = type.createSerializer();
+    const frame = ser.encode(pk.DynamicMessage.create(type.descriptor, ORDER));
+    const bytes = pk.writeSnapshot(ser.snapshotConfiguration());
+    const saved = pk.readSnapshot(bytes);
+    const restored = saved.restoreSerializer();
+    eq(json(restored.decode(frame).toObject()), json(ser.decode(frame).toObject()));
+    eq(hex(pk.writeSnapshot(restored.snapshotConfiguration())), hex(bytes));
+    eq(ser.snapshotConfiguration().resolveSchemaCompatibility(saved).kind, "compatibleAsIs");
+    const current = pk.ProtobufType.of(v2).createSerializer();
+    eq(current.snapshotConfiguration().resolveSchemaCompatibility(saved).kind, "incompatible");
+  },
+
+  "typed errors carry a stable code"(pk, { v1, type }) {
+    const ser = type.createSerializer();
+    // field 2 (items) announces 5 bytes and has 1
+    const codec = thrown(() => ser.fromBinary(new Uint8Array([0x12, 0x05, 0x01])));
+    ok(codec instanceof pk.CodecError && codec instanceof pk.ProtokeelError, `a CodecError, got ${codec?.name}`);
+    eq(codec.code, "LENGTH_PAST_END");
+    eq(pk.isProtokeelError(codec), true);
+    const missing = thrown(() => pk.ProtobufType.of({ ...v1, messageName: "smoke.Missing" }));
+    ok(missing instanceof pk.InvalidDescriptorError, `an InvalidDescriptorError, got ${missing?.name}`);
+    eq(missing.code, "MESSAGE_NOT_FOUND");
+    const snapshot = thrown(() => pk.readSnapshot(new Uint8Array([1, 2, 3, 4, 5])));
+    ok(snapshot instanceof pk.SnapshotFormatError, `a SnapshotFormatError, got ${snapshot?.name}`);
+    eq(snapshot.code, "SNAPSHOT_BAD_MAGIC");
+  },
+};
+
+function thrown(fn) {
+  try {
+    fn();
+  } catch (e) {
+    return e;
+  }
+  throw new Error("expected an error, none was thrown");
+}
+
+function ok(cond, what) {
+  if (!cond) throw new Error(`expected: ${what}`);
+}
+
+function eq(actual, expected) {
+  if (actual !== expected) throw new Error(`expected ${show(expected)}, got ${show(actual)}`);
+}
+
+const show = (v) => (typeof v === "bigint" ? `${v}n` : typeof v === "string" ? JSON.stringify(v) : String(v));
+
+/** JSON with bigint as "7n" and bytes as hex, to compare plain objects. */
+const json = (v) => JSON.stringify(v, (_, x) => (typeof x === "bigint" ? `${x}n` : x instanceof Uint8Array ? hex(x) : x));
+
+const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+
+function concat(a, b) {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
+
+function fromBase64(text) {
+  const bin = atob(text);
+  return Uint8Array.from(bin, (c) => c.charCodeAt(0));
+}
