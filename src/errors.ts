@@ -66,6 +66,14 @@ export class CodecError extends ProtokeelError {
   }
 }
 
+/**
+ * A broken internal invariant (a protokeel bug, never bad input): one shape for all of them, a
+ * CodecError with code INTERNAL_ERROR whose message says where and asks for a report.
+ */
+export function internalError(context: string, what: string): CodecError {
+  return new CodecError("INTERNAL_ERROR", `${context}: ${what}; this is a protokeel bug, please report it`);
+}
+
 /** `readSnapshot` met bytes that are not a valid snapshot. */
 export class SnapshotFormatError extends ProtokeelError {
   /** Byte offset into the snapshot where decoding stopped, when known. */

@@ -27,3 +27,36 @@ export function repeatBytes(unit, count) {
   for (let i = 0; i < count; i++) out.set(unit, i * unit.length);
   return out;
 }
+
+import { create, createFileRegistry, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { FileDescriptorProtoSchema, FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
+
+/** FieldDescriptorProto.Type and Label numbers. */
+export const T = { DOUBLE: 1, FLOAT: 2, INT64: 3, UINT64: 4, INT32: 5, BOOL: 8, STRING: 9, MESSAGE: 11, BYTES: 12, SINT64: 18 };
+export const L = { OPTIONAL: 1, REPEATED: 3 };
+
+/** FileDescriptorSet bytes of proto3 files given as FileDescriptorProto inits (package "s"). */
+export function setOf(files) {
+  return toBinary(
+    FileDescriptorSetSchema,
+    create(FileDescriptorSetSchema, { file: files.map((f) => create(FileDescriptorProtoSchema, { syntax: "proto3", package: "s", ...f })) }),
+  );
+}
+
+/** The message `name` of a new registry over a FileDescriptorSet (bytes). */
+export function messageIn(setBytes, name) {
+  const reg = createFileRegistry(fromSetBytes(setBytes));
+  return reg.getMessage(name);
+}
+
+function fromSetBytes(b) {
+  return fromBinary(FileDescriptorSetSchema, b);
+}
+
+/** Bytes of `count` varints, each `tag` then `value`. */
+export function varintFields(tag, value, count) {
+  const unit = [];
+  pushVarint(unit, tag);
+  pushVarint(unit, value);
+  return repeatBytes(Uint8Array.from(unit), count);
+}

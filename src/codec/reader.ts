@@ -4,6 +4,7 @@
 // strings as byte ranges (ASCII strings as one text of all of them, sliced), packed runs as
 // aligned element arrays in linear memory.
 import { ScalarType, type DescMessage } from "@bufbuild/protobuf";
+import { internalError } from "../errors.js";
 import type { Settings } from "../settings.js";
 import { DynamicMessage, type LazySource } from "../message/dynamic-message.js";
 import { K_ENUM, K_LIST, K_MAP, K_MESSAGE, L_NUMBER, L_STRING, messageInfo } from "../message/field-info.js";
@@ -444,7 +445,7 @@ class TapeDecoder {
           this.packed(cur, slot, sp, u32[e + 1]!, u32[e + 2]!);
           continue;
         default:
-          throw new Error(`protokeel bug: unknown tape op ${op}`);
+          throw internalError(`cannot decode ${root.desc?.typeName ?? "message"}`, `the tape holds an unknown op ${op}`);
       }
       if (store === S_LIST) {
         const list = values[slot] as unknown[] | undefined;

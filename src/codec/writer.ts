@@ -13,18 +13,20 @@
 // One pass instead of check-and-size then write: fresh values (the common case) gained nothing
 // from size memos, and two walks touched every object twice (span batch: check+size 73 µs, write
 // 64 µs). Deterministic mode is the same pass with map entries in key order and values re-encoded.
-import { ScalarType, type DescMessage } from "@bufbuild/protobuf";
-import { CodecError } from "../errors.js";
+import type { DescMessage } from "@bufbuild/protobuf";
+import { CodecError, internalError } from "../errors.js";
 import type { Settings } from "../settings.js";
 import { describeValue } from "../message/coerce.js";
 import { DynamicMessage } from "../message/dynamic-message.js";
 import { K_ENUM, K_LIST, K_MAP, K_MESSAGE } from "../message/field-info.js";
 import { Acceptance, type Acceptor, type Failer, type PayloadRuleCheck } from "./acceptance.js";
 import { writeArena } from "./arena.js";
+import { copy, FieldWriter, scalarBound, SizeOverflow } from "./field-writer.js";
 import type { FrameWriter } from "./frame-writer.js";
-import { childPlan, planOf, PV_64, PV_I32, PV_U32, PV_Z32, PV_Z64, type FieldPlan, type WritePlan } from "./plan.js";
+import { mapKeys } from "./map-order.js";
+import { childPlan, planOf, type FieldPlan, type WritePlan } from "./plan.js";
 import { fieldSize, scalarSize } from "./sizes.js";
-import { varint32Size, WireWriter } from "./wire.js";
+import { varint32Size } from "./wire.js";
 
 export type { AcceptFinding, Acceptor, PayloadRuleCheck } from "./acceptance.js";
 export { ACCEPT_CACHE_SIZE } from "./acceptance.js";
@@ -36,9 +38,6 @@ export interface WriterOptions {
   /** Payload rules for evaluated and foreign unpaired descriptors. */
   readonly payloadRules?: PayloadRuleCheck;
 }
-
-/** Thrown by `room` when the root body written so far already exceeds maxMessageBytes. */
-class SizeOverflow extends Error {}
 
 /** Frames write their bytes; a sizing frame only checks and counts (see `Frame.sizing`). */
 const WRITE = 0;
@@ -99,67 +98,6 @@ function pairedChild(p: FieldPlan, plan: WritePlan, pairedPlan: WritePlan): Desc
   return pp !== undefined && pp.elemKind === K_MESSAGE && (pp.kind === K_MAP) === (p.kind === K_MAP) ? pp.message : undefined;
 }
 
-/** Payload bytes per element of a packed fixed-width run, 0 for varints. */
-function packedWidth(t: ScalarType): number {
-  switch (t) {
-    case ScalarType.DOUBLE:
-    case ScalarType.FIXED64:
-    case ScalarType.SFIXED64:
-      return 8;
-    case ScalarType.FLOAT:
-    case ScalarType.FIXED32:
-    case ScalarType.SFIXED32:
-      return 4;
-    case ScalarType.BOOL:
-      return 1;
-    default:
-      return 0;
-  }
-}
-
-/** Most bytes one scalar payload takes (strings: at most 3 UTF-8 bytes per UTF-16 unit). */
-function scalarBound(t: ScalarType, v: unknown): number {
-  if (t === ScalarType.STRING) return 5 + 3 * (v as string).length;
-  if (t === ScalarType.BYTES) return 5 + (v as Uint8Array).length;
-  return 10;
-}
-
-function keyOrder(a: unknown, b: unknown): number {
-  if (typeof a === "string") return utf8Order(a, b as string);
-  // number, bigint and boolean (false < true) compare with <.
-  return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
-}
-
-/**
- * String keys sort by their UTF-8 bytes, as protobuf's C++ and Go deterministic modes do. That is
- * code point order, which differs from JavaScript's UTF-16 order only where a surrogate (a code
- * point above U+FFFF) meets U+E000..U+FFFF: lifting surrogates above 0xFFFF fixes exactly that.
- */
-function utf8Order(a: string, b: string): number {
-  const n = a.length < b.length ? a.length : b.length;
-  for (let i = 0; i < n; i++) {
-    let x = a.charCodeAt(i);
-    let y = b.charCodeAt(i);
-    if (x === y) continue;
-    if (x >= 0xd800 && x < 0xe000) x += 0x10000;
-    if (y >= 0xd800 && y < 0xe000) y += 0x10000;
-    return x - y;
-  }
-  return a.length - b.length;
-}
-
-/** The keys of a map in the order they are written. */
-function mapKeys(m: ReadonlyMap<unknown, unknown>, sorted: boolean): unknown[] {
-  const keys = [...m.keys()];
-  return sorted && keys.length > 1 ? keys.sort(keyOrder) : keys;
-}
-
-// The scratch every Writer starts with; one grown past SCRATCH_KEEP for a large value is dropped
-// afterwards, not kept for every later call. Outputs up to the arena's piece size are written
-// straight into the arena's free tail (no copy); larger ones move to the scratch on the way.
-const SCRATCH_MIN = 65536 * 2;
-const SCRATCH_KEEP = 1 << 22;
-
 /** The serializer-level facts a write needs. */
 interface WriteConfig {
   readonly root: DescMessage;
@@ -171,115 +109,26 @@ interface WriteConfig {
 }
 
 /** One write in progress: the byte buffer and the open messages. */
-class Writer extends WireWriter implements Failer {
-  private scratch = new Uint8Array(SCRATCH_MIN);
+class Writer extends FieldWriter implements Failer {
   private readonly frames: Frame[] = [];
   private sp = 0;
-  /** The arena chunk this output started in (undefined: the scratch), and where. */
-  private leased: Uint8Array | undefined = undefined;
-  private start = 0;
-  /** First byte of the current root body; the root may not grow past rootBody + maxBytes. */
-  private rootBody = 0;
   private c!: WriteConfig;
   /** Sizing instead of writing (the exact size of a value refused as too large). */
   private sizing = false;
-  /** Map entries in key order, values re-encoded (deterministic writes). */
-  private sorted = false;
   /** The body size of the last root. */
   rootSize = 0;
 
-  /** Starts an output: in the arena's free tail when `lease`, else at 0 of the scratch. */
+  /** Starts an output for a serializer's writes: in the arena's free tail when `lease`. */
   begin(c: WriteConfig, lease: boolean): void {
     this.c = c;
     this.sizing = false;
-    this.sorted = c.det;
-    if (lease) {
-      this.start = writeArena.lease();
-      this.leased = this.buf = writeArena.chunk;
-    } else {
-      this.leased = undefined;
-      this.buf = this.scratch;
-      this.start = 0;
-    }
-    this.pos = this.start;
+    this.beginOutput(lease, c.maxBytes, c.det);
   }
 
-  /** The output as a Uint8Array the caller owns: the arena piece itself, or a copy. */
-  finish(): Uint8Array {
-    const n = this.pos - this.start;
-    let out: Uint8Array;
-    if (this.leased !== undefined && this.buf === this.leased) {
-      out = writeArena.settle(this.leased, this.start, n);
-    } else {
-      if (this.leased !== undefined) writeArena.cancel(this.leased, this.start);
-      out = writeArena.alloc(n);
-      copy(this.buf, this.start, n, out, 0);
-    }
-    this.leased = undefined;
-    this.end();
-    return out;
-  }
-
-  /** Lets go of the output (after `finish`, a copy out, or a failure). */
-  end(): void {
-    if (this.leased !== undefined) writeArena.cancel(this.leased, this.start);
-    this.leased = undefined;
-    this.buf = EMPTY;
+  /** Lets go of the output and of any open message (after `finish` or a failure). */
+  override end(): void {
+    super.end();
     this.sp = 0;
-    if (this.scratch.length > SCRATCH_KEEP) this.scratch = new Uint8Array(SCRATCH_MIN);
-  }
-
-  /** The scratch bytes written, for a copy into a FrameWriter. */
-  written(): Uint8Array {
-    return this.buf.subarray(this.start, this.pos);
-  }
-
-  /**
-   * Makes room for `need` more bytes at `pos` (the caller checked that the buffer lacks it): moves
-   * off the arena or doubles the scratch. Growth is refused once the root body written so far is
-   * over the limit, so an oversized value cannot grow the scratch without bound.
-   */
-  private room(need: number): void {
-    if (this.pos - this.rootBody > this.c.maxBytes) throw new SizeOverflow();
-    const pos = this.pos;
-    let sc = this.scratch;
-    if (sc.length < pos + need) {
-      let cap = sc.length * 2;
-      while (cap < pos + need) cap *= 2;
-      sc = new Uint8Array(cap);
-    } else if (this.buf === sc) return;
-    // Same offsets in the new buffer, so reserved length bytes keep their positions.
-    sc.set(this.buf.subarray(this.start, pos), this.start);
-    this.scratch = sc;
-    this.buf = sc;
-  }
-
-  private ensure(need: number): void {
-    if (this.pos + need > this.buf.length) this.room(need);
-  }
-
-  /**
-   * Writes at `at` the length of the bytes written after the byte reserved there, as a varint,
-   * moving those bytes up when the varint needs more than one byte.
-   */
-  private closeLen(at: number): number {
-    const n = this.pos - at - 1;
-    if (n < 0x80) {
-      this.buf[at] = n;
-      return n;
-    }
-    const m = varint32Size(n);
-    this.ensure(m - 1);
-    this.buf.copyWithin(at + m, at + 1, this.pos);
-    this.pos += m - 1;
-    const buf = this.buf;
-    let v = n;
-    while (v > 0x7f) {
-      buf[at++] = (v & 0x7f) | 0x80;
-      v = v >>> 7;
-    }
-    buf[at] = v;
-    return n;
   }
 
   /** `extra`: a field below the top frame that the error is about (a map field's entry level). */
@@ -540,157 +389,6 @@ class Writer extends WireWriter implements Failer {
     f.i = fields.length;
     return false;
   }
-
-  private tag(p: FieldPlan): void {
-    // tag (≤ 5) and the reserved length byte
-    this.ensure(6);
-    if (p.tagSize === 1) this.buf[this.pos++] = p.tag;
-    else this.varint32(p.tag);
-  }
-
-  private scalar(t: ScalarType, v: unknown): void {
-    switch (t) {
-      case ScalarType.DOUBLE:
-        this.double(v as number);
-        return;
-      case ScalarType.FLOAT:
-        this.float(v as number);
-        return;
-      case ScalarType.INT32:
-        this.int32(v as number);
-        return;
-      case ScalarType.UINT32:
-        this.varint32(v as number);
-        return;
-      case ScalarType.SINT32:
-        this.sint32(v as number);
-        return;
-      case ScalarType.FIXED32:
-      case ScalarType.SFIXED32:
-        this.fixed32(v as number);
-        return;
-      case ScalarType.BOOL:
-        this.buf[this.pos++] = v ? 1 : 0;
-        return;
-      case ScalarType.STRING:
-        this.string(v as string);
-        return;
-      case ScalarType.BYTES:
-        this.bytes(v as Uint8Array);
-        return;
-      case ScalarType.FIXED64:
-      case ScalarType.SFIXED64:
-        this.split64(v);
-        this.fixed64();
-        return;
-      case ScalarType.SINT64:
-        this.split64(v);
-        this.zigzag64();
-        this.varint64();
-        return;
-      default:
-        this.split64(v);
-        this.varint64();
-    }
-  }
-
-  private scalarField(p: FieldPlan, v: unknown): void {
-    // tag (≤ 5) + a varint (≤ 10), or the string/bytes bound
-    this.ensure(5 + scalarBound(p.scalar, v));
-    if (p.tagSize === 1) this.buf[this.pos++] = p.tag;
-    else this.varint32(p.tag);
-    this.scalar(p.scalar, v);
-  }
-
-  /** A list of scalars or enums. */
-  private list(p: FieldPlan, list: readonly unknown[]): void {
-    const n = list.length;
-    const t = p.scalar;
-    if (p.packed) {
-      const w = packedWidth(t);
-      this.ensure(10 + (w === 0 ? 10 * n : w * n));
-      this.varint32(p.tag);
-      if (w !== 0) {
-        this.varint32(w * n);
-        // Below ~8 elements the typed-array setup costs more than the per-element writes.
-        if (p.fixedKind !== 0 && n >= 8) this.packedFixed(p.fixedKind, list);
-        else for (let i = 0; i < n; i++) this.scalar(t, list[i]);
-        return;
-      }
-      // Each varint takes at least one byte: reserve the length for n bytes and move up if longer
-      // (sizing the run first walked every element twice).
-      const k = varint32Size(n);
-      const at = this.pos;
-      this.pos = at + k;
-      const vk = p.varintKind;
-      if (vk === PV_64) this.packedVarint64(list, false);
-      else if (vk === PV_Z64) this.packedVarint64(list, true);
-      else if (vk === PV_I32) this.packedVarint32(list, true, false);
-      else if (vk === PV_U32) this.packedVarint32(list, false, false);
-      else if (vk === PV_Z32) this.packedVarint32(list, false, true);
-      else for (let i = 0; i < n; i++) this.scalar(t, list[i]);
-      this.closeRun(at, k);
-      return;
-    }
-    if (t === ScalarType.STRING || t === ScalarType.BYTES) {
-      for (let i = 0; i < n; i++) {
-        const v = list[i];
-        this.ensure(5 + scalarBound(t, v));
-        this.varint32(p.tag);
-        this.scalar(t, v);
-      }
-      return;
-    }
-    this.ensure(15 * n);
-    for (let i = 0; i < n; i++) {
-      this.varint32(p.tag);
-      this.scalar(t, list[i]);
-    }
-  }
-
-  /** `closeLen` for a length reserved as `k` bytes (a packed run of n elements: k = size of n). */
-  private closeRun(at: number, k: number): void {
-    const n = this.pos - at - k;
-    const m = varint32Size(n);
-    if (m !== k) {
-      // The run was written with room for 10 bytes an element: the move needs no growth.
-      this.buf.copyWithin(at + m, at + k, this.pos);
-      this.pos += m - k;
-    }
-    const buf = this.buf;
-    let v = n;
-    while (v > 0x7f) {
-      buf[at++] = (v & 0x7f) | 0x80;
-      v = v >>> 7;
-    }
-    buf[at] = v;
-  }
-
-  /** A map whose values are scalars or enums. */
-  private scalarMap(p: FieldPlan, m: ReadonlyMap<unknown, unknown>): void {
-    const keys = this.sorted && m.size > 1 ? mapKeys(m, true) : undefined;
-    if (keys === undefined) for (const [k, e] of m) this.scalarEntry(p, k, e);
-    else for (let i = 0; i < keys.length; i++) this.scalarEntry(p, keys[i], m.get(keys[i]));
-  }
-
-  private scalarEntry(p: FieldPlan, k: unknown, e: unknown): void {
-    this.ensure(7 + p.tagSize + scalarBound(p.mapKey, k) + scalarBound(p.scalar, e));
-    this.varint32(p.tag);
-    const at = this.pos++;
-    this.varint32(p.keyTag);
-    this.scalar(p.mapKey, k);
-    this.varint32(p.valueTag);
-    this.scalar(p.scalar, e);
-    this.closeLen(at);
-  }
-}
-
-const EMPTY = new Uint8Array(0);
-
-function copy(from: Uint8Array, at: number, n: number, to: Uint8Array, dst: number): void {
-  // A short loop beats TypedArray.set, which has a fixed native-call cost.
-  if (n < 64) for (let i = 0; i < n; i++) to[dst + i] = from[at + i]!;
-  else to.set(from.subarray(at, at + n), dst);
 }
 
 // Free Writers. A write takes one for its duration; a write that starts inside another (an
@@ -784,10 +482,7 @@ export class MessageWriter {
         release(s);
       }
       if (e instanceof SizeOverflow) {
-        throw new CodecError(
-          "INTERNAL_SIZE_MISMATCH",
-          `cannot write ${this.root.typeName}: the value overflowed maxMessageBytes while writing but not while sizing; this is a protokeel bug, please report it`,
-        );
+        throw internalError(`cannot write ${this.root.typeName}`, "the value overflowed maxMessageBytes while writing but not while sizing");
       }
       throw e;
     }

@@ -1,0 +1,301 @@
+// The byte side of the writer: an output buffer (the write arena's free tail, or a scratch that
+// grows) and the encodings of fields that hold no message (scalars, packed and unpacked lists,
+// maps of scalars). Nested lengths are reserved as one byte and backpatched, moved up when a length
+// needs more. Knows field plans (tags, wire shapes), never descriptors or values' acceptance.
+import { ScalarType } from "@bufbuild/protobuf";
+import { writeArena } from "./arena.js";
+import { mapKeys } from "./map-order.js";
+import { PV_64, PV_I32, PV_U32, PV_Z32, PV_Z64, type FieldPlan } from "./plan.js";
+import { varint32Size, WireWriter } from "./wire.js";
+
+/** Thrown by `room` when the root body written so far already exceeds the limit. */
+export class SizeOverflow extends Error {}
+
+/** Payload bytes per element of a packed fixed-width run, 0 for varints. */
+function packedWidth(t: ScalarType): number {
+  switch (t) {
+    case ScalarType.DOUBLE:
+    case ScalarType.FIXED64:
+    case ScalarType.SFIXED64:
+      return 8;
+    case ScalarType.FLOAT:
+    case ScalarType.FIXED32:
+    case ScalarType.SFIXED32:
+      return 4;
+    case ScalarType.BOOL:
+      return 1;
+    default:
+      return 0;
+  }
+}
+
+/** Most bytes one scalar payload takes (strings: at most 3 UTF-8 bytes per UTF-16 unit). */
+export function scalarBound(t: ScalarType, v: unknown): number {
+  if (t === ScalarType.STRING) return 5 + 3 * (v as string).length;
+  if (t === ScalarType.BYTES) return 5 + (v as Uint8Array).length;
+  return 10;
+}
+
+// The scratch every Writer starts with; one grown past SCRATCH_KEEP for a large value is dropped
+// afterwards, not kept for every later call. Outputs up to the arena's piece size are written
+// straight into the arena's free tail (no copy); larger ones move to the scratch on the way.
+const SCRATCH_MIN = 65536 * 2;
+const SCRATCH_KEEP = 1 << 22;
+
+const EMPTY = new Uint8Array(0);
+
+/** Copies n bytes; a short loop beats TypedArray.set, which has a fixed native-call cost. */
+export function copy(from: Uint8Array, at: number, n: number, to: Uint8Array, dst: number): void {
+  if (n < 64) for (let i = 0; i < n; i++) to[dst + i] = from[at + i]!;
+  else to.set(from.subarray(at, at + n), dst);
+}
+
+export class FieldWriter extends WireWriter {
+  private scratch = new Uint8Array(SCRATCH_MIN);
+  /** The arena chunk this output started in (undefined: the scratch), and where. */
+  private leased: Uint8Array | undefined = undefined;
+  private start = 0;
+  /** The first byte of the current root body, and how far past it the root may grow. */
+  protected rootBody = 0;
+  private limit = 0;
+  /** Map entries in key order (deterministic writes). */
+  protected sorted = false;
+
+  /**
+   * Starts an output: in the arena's free tail when `lease`, else at 0 of the scratch. A root may
+   * not grow past `limit` bytes from `rootBody` (set per root); `sorted` writes maps in key order.
+   */
+  protected beginOutput(lease: boolean, limit: number, sorted: boolean): void {
+    this.limit = limit;
+    this.sorted = sorted;
+    if (lease) {
+      this.start = writeArena.lease();
+      this.leased = this.buf = writeArena.chunk;
+    } else {
+      this.leased = undefined;
+      this.buf = this.scratch;
+      this.start = 0;
+    }
+    this.pos = this.start;
+  }
+
+  /** The output as a Uint8Array the caller owns: the arena piece itself, or a copy. */
+  finish(): Uint8Array {
+    const n = this.pos - this.start;
+    let out: Uint8Array;
+    if (this.leased !== undefined && this.buf === this.leased) {
+      out = writeArena.settle(this.leased, this.start, n);
+    } else {
+      if (this.leased !== undefined) writeArena.cancel(this.leased, this.start);
+      out = writeArena.alloc(n);
+      copy(this.buf, this.start, n, out, 0);
+    }
+    this.leased = undefined;
+    this.end();
+    return out;
+  }
+
+  /** Lets go of the output (after `finish`, a copy out, or a failure). */
+  end(): void {
+    if (this.leased !== undefined) writeArena.cancel(this.leased, this.start);
+    this.leased = undefined;
+    this.buf = EMPTY;
+    if (this.scratch.length > SCRATCH_KEEP) this.scratch = new Uint8Array(SCRATCH_MIN);
+  }
+
+  /** The scratch bytes written, for a copy into a FrameWriter. */
+  written(): Uint8Array {
+    return this.buf.subarray(this.start, this.pos);
+  }
+
+  /**
+   * Makes room for `need` more bytes at `pos` (the caller checked that the buffer lacks it): moves
+   * off the arena or doubles the scratch. Growth is refused once the root body written so far is
+   * over the limit, so an oversized value cannot grow the scratch without bound.
+   */
+  protected room(need: number): void {
+    if (this.pos - this.rootBody > this.limit) throw new SizeOverflow();
+    const pos = this.pos;
+    let sc = this.scratch;
+    if (sc.length < pos + need) {
+      let cap = sc.length * 2;
+      while (cap < pos + need) cap *= 2;
+      sc = new Uint8Array(cap);
+    } else if (this.buf === sc) return;
+    // Same offsets in the new buffer, so reserved length bytes keep their positions.
+    sc.set(this.buf.subarray(this.start, pos), this.start);
+    this.scratch = sc;
+    this.buf = sc;
+  }
+
+  protected ensure(need: number): void {
+    if (this.pos + need > this.buf.length) this.room(need);
+  }
+
+  /**
+   * Writes at `at` the length of the bytes written after the byte reserved there, as a varint,
+   * moving those bytes up when the varint needs more than one byte.
+   */
+  protected closeLen(at: number): number {
+    const n = this.pos - at - 1;
+    if (n < 0x80) {
+      this.buf[at] = n;
+      return n;
+    }
+    const m = varint32Size(n);
+    this.ensure(m - 1);
+    this.buf.copyWithin(at + m, at + 1, this.pos);
+    this.pos += m - 1;
+    const buf = this.buf;
+    let v = n;
+    while (v > 0x7f) {
+      buf[at++] = (v & 0x7f) | 0x80;
+      v = v >>> 7;
+    }
+    buf[at] = v;
+    return n;
+  }
+
+  protected tag(p: FieldPlan): void {
+    // tag (≤ 5) and the reserved length byte
+    this.ensure(6);
+    if (p.tagSize === 1) this.buf[this.pos++] = p.tag;
+    else this.varint32(p.tag);
+  }
+
+  protected scalar(t: ScalarType, v: unknown): void {
+    switch (t) {
+      case ScalarType.DOUBLE:
+        this.double(v as number);
+        return;
+      case ScalarType.FLOAT:
+        this.float(v as number);
+        return;
+      case ScalarType.INT32:
+        this.int32(v as number);
+        return;
+      case ScalarType.UINT32:
+        this.varint32(v as number);
+        return;
+      case ScalarType.SINT32:
+        this.sint32(v as number);
+        return;
+      case ScalarType.FIXED32:
+      case ScalarType.SFIXED32:
+        this.fixed32(v as number);
+        return;
+      case ScalarType.BOOL:
+        this.buf[this.pos++] = v ? 1 : 0;
+        return;
+      case ScalarType.STRING:
+        this.string(v as string);
+        return;
+      case ScalarType.BYTES:
+        this.bytes(v as Uint8Array);
+        return;
+      case ScalarType.FIXED64:
+      case ScalarType.SFIXED64:
+        this.split64(v);
+        this.fixed64();
+        return;
+      case ScalarType.SINT64:
+        this.split64(v);
+        this.zigzag64();
+        this.varint64();
+        return;
+      default:
+        this.split64(v);
+        this.varint64();
+    }
+  }
+
+  protected scalarField(p: FieldPlan, v: unknown): void {
+    // tag (≤ 5) + a varint (≤ 10), or the string/bytes bound
+    this.ensure(5 + scalarBound(p.scalar, v));
+    if (p.tagSize === 1) this.buf[this.pos++] = p.tag;
+    else this.varint32(p.tag);
+    this.scalar(p.scalar, v);
+  }
+
+  /** A list of scalars or enums. */
+  protected list(p: FieldPlan, list: readonly unknown[]): void {
+    const n = list.length;
+    const t = p.scalar;
+    if (p.packed) {
+      const w = packedWidth(t);
+      this.ensure(10 + (w === 0 ? 10 * n : w * n));
+      this.varint32(p.tag);
+      if (w !== 0) {
+        this.varint32(w * n);
+        // Below ~8 elements the typed-array setup costs more than the per-element writes.
+        if (p.fixedKind !== 0 && n >= 8) this.packedFixed(p.fixedKind, list);
+        else for (let i = 0; i < n; i++) this.scalar(t, list[i]);
+        return;
+      }
+      // Each varint takes at least one byte: reserve the length for n bytes and move up if longer
+      // (sizing the run first walked every element twice).
+      const k = varint32Size(n);
+      const at = this.pos;
+      this.pos = at + k;
+      const vk = p.varintKind;
+      if (vk === PV_64) this.packedVarint64(list, false);
+      else if (vk === PV_Z64) this.packedVarint64(list, true);
+      else if (vk === PV_I32) this.packedVarint32(list, true, false);
+      else if (vk === PV_U32) this.packedVarint32(list, false, false);
+      else if (vk === PV_Z32) this.packedVarint32(list, false, true);
+      else for (let i = 0; i < n; i++) this.scalar(t, list[i]);
+      this.closeRun(at, k);
+      return;
+    }
+    if (t === ScalarType.STRING || t === ScalarType.BYTES) {
+      for (let i = 0; i < n; i++) {
+        const v = list[i];
+        this.ensure(5 + scalarBound(t, v));
+        this.varint32(p.tag);
+        this.scalar(t, v);
+      }
+      return;
+    }
+    this.ensure(15 * n);
+    for (let i = 0; i < n; i++) {
+      this.varint32(p.tag);
+      this.scalar(t, list[i]);
+    }
+  }
+
+  /** `closeLen` for a length reserved as `k` bytes (a packed run of n elements: k = size of n). */
+  private closeRun(at: number, k: number): void {
+    const n = this.pos - at - k;
+    const m = varint32Size(n);
+    if (m !== k) {
+      // The run was written with room for 10 bytes an element: the move needs no growth.
+      this.buf.copyWithin(at + m, at + k, this.pos);
+      this.pos += m - k;
+    }
+    const buf = this.buf;
+    let v = n;
+    while (v > 0x7f) {
+      buf[at++] = (v & 0x7f) | 0x80;
+      v = v >>> 7;
+    }
+    buf[at] = v;
+  }
+
+  /** A map whose values are scalars or enums. */
+  protected scalarMap(p: FieldPlan, m: ReadonlyMap<unknown, unknown>): void {
+    const keys = this.sorted && m.size > 1 ? mapKeys(m, true) : undefined;
+    if (keys === undefined) for (const [k, e] of m) this.scalarEntry(p, k, e);
+    else for (let i = 0; i < keys.length; i++) this.scalarEntry(p, keys[i], m.get(keys[i]));
+  }
+
+  private scalarEntry(p: FieldPlan, k: unknown, e: unknown): void {
+    this.ensure(7 + p.tagSize + scalarBound(p.mapKey, k) + scalarBound(p.scalar, e));
+    this.varint32(p.tag);
+    const at = this.pos++;
+    this.varint32(p.keyTag);
+    this.scalar(p.mapKey, k);
+    this.varint32(p.valueTag);
+    this.scalar(p.scalar, e);
+    this.closeLen(at);
+  }
+}
