@@ -18,9 +18,11 @@ import { readdirSync } from "node:fs";
 
 const DEFAULT_SIZES = [1e3, 1e4, 1e5];
 const DEFAULT_MAX_RATIO = 30;
-// Each measurement repeats the operation until this much time has passed (at most MAX_REPS),
-// and the minimum is kept: the minimum is the least disturbed by other load.
+// Each measurement repeats the operation at least MIN_REPS times and until this much time has
+// passed (at most MAX_REPS), and the minimum is kept: the minimum is the least disturbed by other
+// load (one run alone often carries a GC or a compilation).
 const MIN_TOTAL_MS = 60;
+const MIN_REPS = 3;
 const MAX_REPS = 7;
 
 const gc = globalThis.gc ?? (() => {});
@@ -31,7 +33,7 @@ async function measure(fam, n) {
   let total = 0;
   let reps = 0;
   let extra = {};
-  while (reps < MAX_REPS && (reps === 0 || total < MIN_TOTAL_MS)) {
+  while (reps < MAX_REPS && (reps < MIN_REPS || total < MIN_TOTAL_MS)) {
     gc();
     const t0 = performance.now();
     await fam.run(input, n);
