@@ -39,6 +39,9 @@ export interface FieldInfo {
   readonly oneof: number;
   /** "acme.Order.id(1)", used in error messages. */
   readonly label: string;
+  /** "field acme.Order.id(1)" and "map key of field acme.Order.id(1)": how errors name the field. */
+  readonly where: string;
+  readonly keyWhere: string;
 }
 
 export interface OneofInfo {
@@ -111,6 +114,8 @@ export function messageInfo(desc: DescMessage): MessageInfo {
         kind === K_MESSAGE || ((kind === K_SCALAR || kind === K_ENUM) && f.presence !== PRESENCE_IMPLICIT),
       oneof: f.oneof === undefined ? -1 : (oneofIndex.get(f.oneof) ?? -1),
       label: `${desc.typeName}.${f.name}(${f.number})`,
+      where: `field ${desc.typeName}.${f.name}(${f.number})`,
+      keyWhere: `map key of field ${desc.typeName}.${f.name}(${f.number})`,
     };
   });
   const byField = new Map(fields.map((fi) => [fi.field, fi]));
