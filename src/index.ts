@@ -18,8 +18,9 @@ export type { Settings } from "./settings.js";
 export { initWasm } from "./wasm/instance.js";
 
 // --- descriptors and ProtobufType ---
-export { ProtobufType, typeFor } from "./type.js";
-export type { ProtobufTypeBuilder } from "./type.js";
+// ProtobufTypeBuilder and ProtobufDynamicSerializerSnapshot are classes: exported as values, so
+// that declarations (which cannot keep a class type-only) and run time list the same names.
+export { ProtobufType, ProtobufTypeBuilder, typeFor } from "./type.js";
 export type { DescriptorInput, FileDescriptorSetInput, ProtobufjsTypeLike } from "./descriptor/input.js";
 
 // --- messages ---
@@ -44,7 +45,7 @@ export type {
 
 // --- snapshots ---
 export { writeSnapshot, readSnapshot } from "./snapshot/envelope.js";
-export type { ProtobufDynamicSerializerSnapshot } from "./snapshot/dynamic.js";
+export { ProtobufDynamicSerializerSnapshot } from "./snapshot/dynamic.js";
 export type {
   ReadSnapshotOptions,
   SchemaCompatibility,

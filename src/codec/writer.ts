@@ -17,7 +17,7 @@ import type { DescMessage } from "@bufbuild/protobuf";
 import { CodecError, internalError } from "../errors.js";
 import type { Settings } from "../settings.js";
 import { describeValue } from "../message/coerce.js";
-import { DynamicMessage } from "../message/dynamic-message.js";
+import { isDynamicMessage, type DynamicMessage } from "../message/dynamic-message.js";
 import { K_ENUM, K_LIST, K_MAP, K_MESSAGE } from "../message/field-info.js";
 import { Acceptance, type Acceptor, type Failer, type PayloadRuleCheck } from "./acceptance.js";
 import { writeArena } from "./arena.js";
@@ -466,7 +466,7 @@ export class MessageWriter {
    * bad value in insertion order, or the exact size of a value over the limit).
    */
   private writeRoot(w: Writer, value: unknown, framed: boolean): void {
-    if (!(value instanceof DynamicMessage)) this.notAMessage(value);
+    if (!isDynamicMessage(value)) this.notAMessage(value);
     try {
       w.root(value, framed, false);
     } catch (e) {
@@ -490,7 +490,7 @@ export class MessageWriter {
 
   /** The bare message (no frame). */
   toBinary(value: unknown): Uint8Array {
-    if (value instanceof DynamicMessage) {
+    if (isDynamicMessage(value)) {
       const src = this.relayable(value);
       if (src !== undefined) {
         const out = writeArena.alloc(src.length);
@@ -510,7 +510,7 @@ export class MessageWriter {
 
   /** One frame: varint length, then the message (framing v1). */
   encodeFrame(value: unknown): Uint8Array {
-    if (value instanceof DynamicMessage) {
+    if (isDynamicMessage(value)) {
       const src = this.relayable(value);
       if (src !== undefined) {
         const n = src.length;

@@ -35,6 +35,11 @@ export function describeValue(v: unknown): string {
     default: {
       if (v === null) return "null";
       if (Array.isArray(v)) return "an array";
+      // Bundlers and minifiers rename classes: protokeel's own objects are named by their brands.
+      if ((v as Record<symbol, unknown>)[Symbol.for("protokeel.DynamicMessage/1")] === true) return "a DynamicMessage";
+      if (typeof (v as { createSerializer?: unknown }).createSerializer === "function" && typeof (v as { fingerprint?: unknown }).fingerprint === "function") {
+        return "a ProtobufType";
+      }
       const name = (v as object).constructor?.name;
       return name && name !== "Object" ? `an object ${name}` : "an object";
     }

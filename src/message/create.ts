@@ -4,7 +4,7 @@
 // instead of overflowing the stack.
 import type { DescMessage } from "@bufbuild/protobuf";
 import { coerceValueField, describeValue, isPlainObject, listInput, mapInput } from "./coerce.js";
-import { DynamicMessage } from "./dynamic-message.js";
+import { DynamicMessage, isDynamicMessage } from "./dynamic-message.js";
 import { K_LIST, K_MAP, K_MESSAGE, messageInfo, type FieldInfo, type MessageInfo } from "./field-info.js";
 import { EMPTY_UNKNOWN } from "./unknown-fields.js";
 
@@ -154,7 +154,7 @@ function fields(t: Task): Task | undefined {
       continue;
     }
     if (fi.kind === K_MESSAGE) {
-      if (raw instanceof DynamicMessage) {
+      if (isDynamicMessage(raw)) {
         values[fi.index] = raw;
         continue;
       }
@@ -187,7 +187,7 @@ function elements(t: Task): Task | undefined {
     const j = t.j++;
     const key = isList ? j : (items[j] as [unknown, unknown])[0];
     const v = isList ? items[j] : (items[j] as [unknown, unknown])[1];
-    if (v instanceof DynamicMessage) {
+    if (isDynamicMessage(v)) {
       if (isList) (t.stored as unknown[]).push(v);
       else (t.stored as Map<unknown, unknown>).set(key, v);
       continue;
@@ -223,7 +223,7 @@ export function storedField(fi: FieldInfo, v: unknown): unknown {
 
 /** One message element (builder `add`, `put`, `set`). */
 export function storedMessage(where: string, fi: FieldInfo, v: unknown): DynamicMessage {
-  if (v instanceof DynamicMessage) return v;
+  if (isDynamicMessage(v)) return v;
   if (!isPlainObject(v)) throw messageExpected(where, fi, v);
   return build(fi.field.message!, v);
 }

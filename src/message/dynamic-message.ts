@@ -33,7 +33,7 @@ import { coerceElement, coerceMapKey, describeValue, isPlainObject, scalarZero }
 import { build, fieldByName, storedField, storedMessage } from "./create.js";
 import { messagesEqual } from "./equals.js";
 import { K_ENUM, K_LIST, K_MAP, K_MESSAGE, messageInfo, type FieldInfo, type MessageInfo } from "./field-info.js";
-import { toPlainObject } from "./to-object.js";
+import { jsonSafe, toPlainObject } from "./to-object.js";
 import {
   EMPTY_UNKNOWN,
   unknownFieldMap,
@@ -52,7 +52,8 @@ const defaults = new WeakMap<DescMessage, DynamicMessage>();
 
 function checkDesc(desc: unknown, api: string): DescMessage {
   if (desc === null || typeof desc !== "object" || (desc as { kind?: unknown }).kind !== "message") {
-    throw new TypeError(`${api} expects a DescMessage (@bufbuild/protobuf), got ${describeValue(desc)}`);
+    const hint = describeValue(desc) === "a ProtobufType" ? "; pass type.descriptor" : "";
+    throw new TypeError(`${api} expects a DescMessage (@bufbuild/protobuf), got ${describeValue(desc)}${hint}`);
   }
   return desc as DescMessage;
 }
@@ -79,7 +80,24 @@ export interface LazySource {
 
 const EMPTY_VALUES: readonly unknown[] = [];
 
+/**
+ * The brand every DynamicMessage carries, registered (Symbol.for) so that the ESM and the CJS copy
+ * of this package, or two installed copies of the same version, recognise each other's values:
+ * `instanceof` fails across copies. The number is the internal layout's version; values of a copy
+ * with another layout are not taken for ours.
+ */
+const VALUE_BRAND = Symbol.for("protokeel.DynamicMessage/1");
+
+/** True for a DynamicMessage of this or of another copy of this package with the same internals. */
+export function isDynamicMessage(v: unknown): v is DynamicMessage {
+  return v instanceof DynamicMessage || (typeof v === "object" && v !== null && (v as { [VALUE_BRAND]?: unknown })[VALUE_BRAND] === true);
+}
+
 export class DynamicMessage {
+  static {
+    Object.defineProperty(this.prototype, VALUE_BRAND, { value: true });
+  }
+
   /** The descriptor instance this value is bound to. */
   readonly descriptor: DescMessage;
   // Field values and unknown occurrences; undefined only while a lazily decoded value has not
@@ -319,7 +337,7 @@ export class DynamicMessage {
    */
   equals(other: unknown): boolean {
     if (other === this) return true;
-    if (!(other instanceof DynamicMessage) || other.descriptor !== this.descriptor) return false;
+    if (!isDynamicMessage(other) || other.descriptor !== this.descriptor) return false;
     return messagesEqual(this, other);
   }
 
@@ -333,8 +351,28 @@ export class DynamicMessage {
     return toPlainObject(this, defaultOf);
   }
 
+  /**
+   * `JSON.stringify(message)`: the toObject form made JSON-safe (64-bit integers as decimal
+   * strings, bytes as base64, NaN and infinities as strings).
+   */
+  toJSON(): Record<string, unknown> {
+    return jsonSafe(this.toObject()) as Record<string, unknown>;
+  }
+
   toString(): string {
     return `DynamicMessage(${this.descriptor.typeName})`;
+  }
+
+  /** Node's `util.inspect` / `console.log`: the type and the fields, not the internals. */
+  [Symbol.for("nodejs.util.inspect.custom")](
+    depth: number,
+    options: { depth?: number | null },
+    inspect?: (value: unknown, options: object) => string,
+  ): string {
+    const head = `DynamicMessage<${this.descriptor.typeName}>`;
+    if (depth < 0) return `[${head}]`;
+    const body = this.toObject();
+    return `${head} ${typeof inspect === "function" ? inspect(body, { ...options, depth: options.depth == null ? options.depth : options.depth - 1 }) : JSON.stringify(jsonSafe(body))}`;
   }
 }
 

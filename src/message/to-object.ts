@@ -47,3 +47,46 @@ export function toPlainObject(root: DynamicMessage, defaultOf: DefaultOf): Plain
   }
   return out;
 }
+
+const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/** Standard base64 with padding, on every runtime (no Buffer, no btoa). */
+export function base64(b: Uint8Array): string {
+  let out = "";
+  let i = 0;
+  for (; i + 2 < b.length; i += 3) {
+    const n = (b[i]! << 16) | (b[i + 1]! << 8) | b[i + 2]!;
+    out += B64[n >>> 18]! + B64[(n >>> 12) & 63]! + B64[(n >>> 6) & 63]! + B64[n & 63]!;
+  }
+  if (i < b.length) {
+    const n = (b[i]! << 16) | ((i + 1 < b.length ? b[i + 1]! : 0) << 8);
+    out += B64[n >>> 18]! + B64[(n >>> 12) & 63]! + (i + 1 < b.length ? B64[(n >>> 6) & 63]! : "=") + "=";
+  }
+  return out;
+}
+
+/**
+ * A toObject result made JSON-safe in place: 64-bit integers as decimal strings, bytes as
+ * base64, NaN and infinities as "NaN", "Infinity", "-Infinity" (what ProtoJSON writes for them).
+ */
+export function jsonSafe(o: unknown): unknown {
+  switch (typeof o) {
+    case "bigint":
+      return o.toString();
+    case "number":
+      return Number.isFinite(o) ? o : String(o);
+    case "object": {
+      if (o === null) return o;
+      if (o instanceof Uint8Array) return base64(o);
+      if (Array.isArray(o)) {
+        for (let i = 0; i < o.length; i++) o[i] = jsonSafe(o[i]);
+        return o;
+      }
+      const r = o as Plain;
+      for (const k of Object.keys(r)) setOwn(r, k, jsonSafe(r[k]));
+      return r;
+    }
+    default:
+      return o;
+  }
+}
