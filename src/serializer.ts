@@ -9,7 +9,7 @@ import { validateFrameBytes, validateMessageBytes } from "./codec/validate.js";
 import { evaluateMessages } from "./compat/evaluate.js";
 import { checkPayloadRules } from "./descriptor/rules.js";
 import { CodecError } from "./errors.js";
-import { DynamicMessage } from "./message/dynamic-message.js";
+import { DynamicMessage, type DynamicInit } from "./message/dynamic-message.js";
 import type { Settings } from "./settings.js";
 import { snapshotOf, type ProtobufDynamicSerializerSnapshot } from "./snapshot/dynamic.js";
 import type { ProtobufType } from "./type.js";
@@ -58,8 +58,12 @@ export class ProtobufSerializer {
     return (this.#decoder ??= new BoundDecoder(this.#root, this.type.settings));
   }
 
-  /** One frame: the varint length, then the message (framing v1). */
-  encode(value: DynamicMessage): Uint8Array {
+  /**
+   * One frame: the varint length, then the message (framing v1). `value` is a DynamicMessage, or a
+   * plain init object of the shape DynamicMessage.create takes, checked by the same rules and
+   * written directly (the fast way to write: no value is built).
+   */
+  encode(value: DynamicMessage | DynamicInit): Uint8Array {
     return this.#writer.encodeFrame(value);
   }
 
@@ -77,7 +81,7 @@ export class ProtobufSerializer {
   }
 
   /** The bare message, without a frame (gRPC bodies, Kafka values); same checks and limits. */
-  toBinary(value: DynamicMessage): Uint8Array {
+  toBinary(value: DynamicMessage | DynamicInit): Uint8Array {
     return this.#writer.toBinary(value);
   }
 
@@ -87,7 +91,7 @@ export class ProtobufSerializer {
   }
 
   /** Frames of all values, concatenated; nothing is returned when any value fails. */
-  encodeAll(values: Iterable<DynamicMessage>): Uint8Array {
+  encodeAll(values: Iterable<DynamicMessage | DynamicInit>): Uint8Array {
     return this.#writer.encodeAll(values);
   }
 
@@ -111,7 +115,7 @@ export class ProtobufSerializer {
   // --- end validate-only reads ---
 
   /** Appends one frame to `writer`; on failure the writer is unchanged. */
-  serialize(value: DynamicMessage, writer: FrameWriter): void {
+  serialize(value: DynamicMessage | DynamicInit, writer: FrameWriter): void {
     if (!(writer instanceof FrameWriter)) throw new TypeError("serialize expects a FrameWriter");
     this.#writer.writeFrame(value, writer);
   }

@@ -37,19 +37,19 @@ function hex(b: Uint8Array): string {
   return Buffer.from(b).toString("hex");
 }
 
-describe("values that are not DynamicMessage are rejected before any byte", () => {
+describe("values that are neither DynamicMessage nor plain init objects are rejected before any byte", () => {
   test.each([
     [null, "null"],
     [undefined, "undefined"],
-    [{ id: 1 }, "an object"],
+    [new Map([["id", 1]]), "an object Map"],
     [5, "number 5"],
-    [fromBinary(v2.Order, new Uint8Array()), "an object"],
+    [fromBinary(v2.Order, new Uint8Array()), "a @bufbuild/protobuf message acme.Order"],
   ])("%o", (value, got) => {
     const out = new FrameWriter();
     const e = codecError(() => writer(v2.Order).writeFrame(value, out));
     expect(e.code).toBe("NOT_A_DYNAMIC_MESSAGE");
     expect(e.message).toBe(
-      `cannot write acme.Order: expected a DynamicMessage, got ${got}; build values with DynamicMessage.create(descriptor, init)`,
+      `cannot write acme.Order: expected a DynamicMessage or a plain init object, got ${got}; build values with DynamicMessage.create(descriptor, init), or pass the init object itself`,
     );
     expect(out.length).toBe(0);
   });

@@ -16,8 +16,10 @@
 import type { DescMessage } from "@bufbuild/protobuf";
 import { CodecError, internalError } from "../errors.js";
 import type { Settings } from "../settings.js";
-import { describeValue } from "../message/coerce.js";
+import { at, describeValue, isPlainObject } from "../message/coerce.js";
+import { initValues } from "../message/create.js";
 import { isDynamicMessage, type DynamicMessage } from "../message/dynamic-message.js";
+import { EMPTY_UNKNOWN } from "../message/unknown-fields.js";
 import { K_ENUM, K_LIST, K_MAP, K_MESSAGE } from "../message/field-info.js";
 import { Acceptance, type Acceptor, type Failer, type PayloadRuleCheck } from "./acceptance.js";
 import { writeArena } from "./arena.js";
@@ -39,13 +41,19 @@ export interface WriterOptions {
   readonly payloadRules?: PayloadRuleCheck;
 }
 
+/** A plain init object in place of a DynamicMessage (what DynamicMessage.create takes). */
+type InitObject = Readonly<Record<string, unknown>>;
+
 /** Frames write their bytes; a sizing frame only checks and counts (see `Frame.sizing`). */
 const WRITE = 0;
 const SIZE = 1;
 
 /** One open message of a write. */
 class Frame {
+  /** The value: a DynamicMessage, or a plain init object (then `plain`). */
   msg!: DynamicMessage;
+  /** A plain init object read with the paired declaration (no descriptor, memos or unknown fields). */
+  plain = false;
   values!: readonly unknown[];
   plan!: WritePlan;
   /** The reader's declaration for this value (undefined: it is read as an unknown field). */
@@ -154,7 +162,7 @@ class Writer extends FieldWriter implements Failer {
    * Checks and writes one root value at `pos`, with its length prefix when `framed`; returns its
    * body size. `sizing`: checks and counts without writing.
    */
-  root(value: DynamicMessage, framed: boolean, sizing: boolean): number {
+  root(value: DynamicMessage | InitObject, framed: boolean, sizing: boolean): number {
     this.sizing = sizing;
     if (sizing) this.sorted = false;
     this.rootBody = this.pos + (framed ? 1 : 0);
@@ -178,7 +186,7 @@ class Writer extends FieldWriter implements Failer {
    * it. Returns true when a frame was opened.
    */
   private enter(
-    m: DynamicMessage,
+    m: DynamicMessage | InitObject,
     paired: DescMessage | undefined,
     declared: DescMessage | undefined,
     depth: number,
@@ -190,6 +198,14 @@ class Writer extends FieldWriter implements Failer {
     const c = this.c;
     const parent = this.sp > 0 ? this.frames[this.sp - 1]! : undefined;
     const mode = parent !== undefined ? parent.mode : this.sizing ? SIZE : WRITE;
+    if (!isDynamicMessage(m)) {
+      if (!isPlainObject(m)) {
+        // What create says for the same value (only an init object's elements get here unchecked).
+        const target = (paired ?? declared)!.typeName;
+        throw new TypeError(`${via === undefined ? "value" : at(via.fi.where, key)} expects a DynamicMessage or a plain object for ${target}, got ${describeValue(m)}`);
+      }
+      return this.enterPlain(m, paired!, depth, via, key, entryAt, prefixed, mode);
+    }
     const trusted = paired !== undefined && m._okFor === paired && m._height > 0 && depth - 1 + m._height <= c.maxDepth;
     if (trusted && !c.det) {
       const src = m._src;
@@ -199,23 +215,8 @@ class Writer extends FieldWriter implements Failer {
         return false;
       }
     }
-    const f = (this.frames[this.sp] ??= new Frame());
-    this.sp++;
+    const f = this.push(via, key, depth, paired, entryAt, prefixed, mode);
     f.msg = m;
-    f.via = via;
-    f.key = key;
-    f.depth = depth;
-    f.paired = paired;
-    f.entryAt = entryAt;
-    f.prefixed = prefixed;
-    f.i = 0;
-    f.j = 0;
-    f.keys = undefined;
-    f.h = 1;
-    f.size = 0;
-    f.copySource = false;
-    f.mode = mode;
-    f.lenAt = -1;
     if (trusted) {
       f.impure = false;
     } else {
@@ -233,6 +234,63 @@ class Writer extends FieldWriter implements Failer {
     f.plan = plan;
     f.pairedPlan = paired === undefined ? undefined : paired === desc ? plan : planOf(paired);
     f.values = m._values;
+    this.open(f, prefixed);
+    return true;
+  }
+
+  /**
+   * A plain init object where a message goes: read with the paired declaration itself (a plain
+   * object has no descriptor of its own), checked field by field with create's rules and errors.
+   */
+  private enterPlain(
+    init: InitObject,
+    paired: DescMessage,
+    depth: number,
+    via: FieldPlan | undefined,
+    key: unknown,
+    entryAt: number,
+    prefixed: boolean,
+    mode: number,
+  ): boolean {
+    const c = this.c;
+    const f = this.push(via, key, depth, paired, entryAt, prefixed, mode);
+    f.msg = init as unknown as DynamicMessage;
+    f.plain = true;
+    f.impure = false;
+    // Depth first: a cyclic init object ends here, named by its path.
+    if (depth > c.maxDepth) this.depthError(depth);
+    const plan = via !== undefined ? childPlan(via, paired) : paired === c.root ? c.rootPlan : planOf(paired);
+    f.plan = plan;
+    f.pairedPlan = plan;
+    f.values = initValues(paired, init);
+    this.open(f, prefixed);
+    return true;
+  }
+
+  /** A new top frame for a value under `via`, fields reset. */
+  private push(via: FieldPlan | undefined, key: unknown, depth: number, paired: DescMessage | undefined, entryAt: number, prefixed: boolean, mode: number): Frame {
+    const f = (this.frames[this.sp] ??= new Frame());
+    this.sp++;
+    f.plain = false;
+    f.via = via;
+    f.key = key;
+    f.depth = depth;
+    f.paired = paired;
+    f.entryAt = entryAt;
+    f.prefixed = prefixed;
+    f.i = 0;
+    f.j = 0;
+    f.keys = undefined;
+    f.h = 1;
+    f.size = 0;
+    f.copySource = false;
+    f.mode = mode;
+    f.lenAt = -1;
+    return f;
+  }
+
+  /** Reserves the length byte of a frame that writes, and marks its body's start. */
+  private open(f: Frame, prefixed: boolean): void {
     if (f.mode === WRITE) {
       if (prefixed) {
         this.ensure(1);
@@ -240,7 +298,6 @@ class Writer extends FieldWriter implements Failer {
       }
       f.body = this.pos;
     }
-    return true;
   }
 
   /** Writes (or counts) a decoded value's source bytes as the value of `via`. */
@@ -277,9 +334,9 @@ class Writer extends FieldWriter implements Failer {
   /** Ends the top frame: unknown fields, length, memos; hands its size and height to its parent. */
   private close(f: Frame): void {
     const m = f.msg;
+    const u = f.plain ? EMPTY_UNKNOWN : m._unknown;
     let n: number;
     if (f.mode === WRITE) {
-      const u = m._unknown;
       for (let i = 0; i < u.length; i++) {
         const d = u[i]!.data;
         this.ensure(d.length);
@@ -290,11 +347,12 @@ class Writer extends FieldWriter implements Failer {
       if (f.entryAt >= 0) this.closeLen(f.entryAt);
     } else {
       n = f.size;
-      const u = m._unknown;
       for (let i = 0; i < u.length; i++) n += u[i]!.data.length;
     }
-    m._height = f.h;
-    if (!f.impure && f.paired !== undefined) m._okFor = f.paired;
+    if (!f.plain) {
+      m._height = f.h;
+      if (!f.impure && f.paired !== undefined) m._okFor = f.paired;
+    }
     this.sp--;
     const parent = this.sp > 0 ? this.frames[this.sp - 1]! : undefined;
     if (f.copySource) {
@@ -437,9 +495,11 @@ export class MessageWriter {
   }
 
   private notAMessage(value: unknown): never {
+    const es = typeof (value as { $typeName?: unknown } | null)?.$typeName === "string";
+    const got = es ? `a @bufbuild/protobuf message ${(value as { $typeName: string }).$typeName}` : describeValue(value);
     throw new CodecError(
       "NOT_A_DYNAMIC_MESSAGE",
-      `cannot write ${this.root.typeName}: expected a DynamicMessage, got ${describeValue(value)}; build values with DynamicMessage.create(descriptor, init)`,
+      `cannot write ${this.root.typeName}: expected a DynamicMessage or a plain init object, got ${got}; build values with DynamicMessage.create(descriptor, init), or pass the init object itself`,
       { path: this.root.typeName },
     );
   }
@@ -466,7 +526,7 @@ export class MessageWriter {
    * bad value in insertion order, or the exact size of a value over the limit).
    */
   private writeRoot(w: Writer, value: unknown, framed: boolean): void {
-    if (!isDynamicMessage(value)) this.notAMessage(value);
+    if (!isDynamicMessage(value) && (!isPlainObject(value) || typeof (value as { $typeName?: unknown }).$typeName === "string")) this.notAMessage(value);
     try {
       w.root(value, framed, false);
     } catch (e) {

@@ -305,8 +305,43 @@ export function newList(fi: FieldInfo): unknown[] {
   return kind === NL_INT ? newIntList() : kind === NL_DOUBLE ? newDoubleList() : [];
 }
 
+/**
+ * True when `v` is a typed array whose element type guarantees the range of list field `fi`'s
+ * elements (no per-element check needed): Float64Array for double, Float32Array for float,
+ * Int32Array for int32/sint32/sfixed32 and enums, Uint32Array for uint32/fixed32, BigInt64Array
+ * and BigUint64Array for 64-bit fields held as bigint.
+ */
+export function typedFits(fi: FieldInfo, v: unknown): v is ArrayLike<unknown> {
+  if (!ArrayBuffer.isView(v)) return false;
+  if (fi.elemKind === K_ENUM) return v instanceof Int32Array;
+  switch (fi.scalar) {
+    case ScalarType.DOUBLE:
+      return v instanceof Float64Array;
+    case ScalarType.FLOAT:
+      return v instanceof Float32Array;
+    case ScalarType.INT32:
+    case ScalarType.SINT32:
+    case ScalarType.SFIXED32:
+      return v instanceof Int32Array;
+    case ScalarType.UINT32:
+    case ScalarType.FIXED32:
+      return v instanceof Uint32Array;
+    case ScalarType.INT64:
+    case ScalarType.SINT64:
+    case ScalarType.SFIXED64:
+      return fi.long === L_BIGINT && v instanceof BigInt64Array;
+    case ScalarType.UINT64:
+    case ScalarType.FIXED64:
+      return fi.long === L_BIGINT && v instanceof BigUint64Array;
+    default:
+      return false;
+  }
+}
+
 /** A list field's elements as an array, or a TypeError naming the field. */
 export function listInput(fi: FieldInfo, v: unknown): readonly unknown[] {
+  // A typed array is a list of its elements (checked one by one unless typedFits).
+  if (ArrayBuffer.isView(v) && !(v instanceof DataView)) return v as unknown as readonly unknown[];
   if (!Array.isArray(v)) {
     throw new TypeError(`field ${fi.label} is repeated and expects an array, got ${describeValue(v)}`);
   }
@@ -334,6 +369,8 @@ export function mapInput(fi: FieldInfo, v: unknown): [unknown, unknown][] {
 export function coerceValueField(fi: FieldInfo, v: unknown): unknown {
   switch (fi.kind) {
     case K_LIST: {
+      // A fitting typed array is copied natively, without a check per element.
+      if (typedFits(fi, v)) return v.length === 0 ? undefined : Array.from(v);
       const input = listInput(fi, v);
       if (input.length === 0) return undefined;
       const out = newList(fi);
@@ -350,4 +387,28 @@ export function coerceValueField(fi: FieldInfo, v: unknown): unknown {
       return !fi.explicit && isImplicitZero(fi.scalar, s) ? undefined : s;
     }
   }
+}
+
+/**
+ * A list for a write that does not keep it: the elements checked like `coerceValueField`, but the
+ * input itself when no element changes form (a fitting typed array is not even read), a copy only
+ * when one does (enum names, 64-bit numbers). Floats count as unchanged: the writer rounds them.
+ */
+export function listForWrite(fi: FieldInfo, v: unknown): readonly unknown[] | undefined {
+  if (typedFits(fi, v)) return v.length === 0 ? undefined : (v as unknown as readonly unknown[]);
+  const input = listInput(fi, v);
+  if (input.length === 0) return undefined;
+  const float = fi.scalar === ScalarType.FLOAT;
+  let out: unknown[] | undefined;
+  for (let i = 0; i < input.length; i++) {
+    const e = input[i];
+    const s = coerceElement(fi.where, fi, e, i);
+    if (out !== undefined) out.push(s);
+    else if (s !== e && !float && !(s !== s && e !== e)) {
+      out = newList(fi);
+      for (let j = 0; j < i; j++) out.push(coerceElement(fi.where, fi, input[j], j));
+      out.push(s);
+    }
+  }
+  return out ?? input;
 }

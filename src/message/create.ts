@@ -3,7 +3,7 @@
 // nested as deep as maxDepth allows is fine, and one that contains itself is refused by name
 // instead of overflowing the stack.
 import type { DescMessage } from "@bufbuild/protobuf";
-import { coerceValueField, describeValue, isPlainObject, listInput, mapInput } from "./coerce.js";
+import { coerceValueField, describeValue, isPlainObject, listForWrite, listInput, mapInput } from "./coerce.js";
 import { DynamicMessage, isDynamicMessage } from "./dynamic-message.js";
 import { K_LIST, K_MAP, K_MESSAGE, messageInfo, type FieldInfo, type MessageInfo } from "./field-info.js";
 import { EMPTY_UNKNOWN } from "./unknown-fields.js";
@@ -226,4 +226,43 @@ export function storedMessage(where: string, fi: FieldInfo, v: unknown): Dynamic
   if (isDynamicMessage(v)) return v;
   if (!isPlainObject(v)) throw messageExpected(where, fi, v);
   return build(fi.field.message!, v);
+}
+
+/**
+ * The values of one level of a plain init object for a write that does not keep them (the
+ * serializer writing init objects directly): indexed like `desc.fields`, checked with create's
+ * rules and errors; message-holding fields keep their raw input (nested init objects, or
+ * DynamicMessage values, checked when the writer reaches them), maps as a Map of stored keys.
+ */
+export function initValues(desc: DescMessage, init: Readonly<Record<string, unknown>>): unknown[] {
+  const info = messageInfo(desc);
+  const values = new Array<unknown>(info.fields.length);
+  let oneofSet: (string | undefined)[] | undefined;
+  for (const name in init) {
+    const fi = fieldByName(info, name);
+    const raw = init[name];
+    if (raw === undefined || raw === null) continue;
+    if (fi.oneof >= 0) {
+      oneofSet ??= new Array<string | undefined>(info.oneofs.length);
+      const other = oneofSet[fi.oneof];
+      if (other !== undefined) {
+        throw new TypeError(`oneof ${desc.typeName}.${info.oneofs[fi.oneof]!.name} has two members set: "${other}" and "${fi.name}"; set at most one`);
+      }
+      oneofSet[fi.oneof] = fi.name;
+    }
+    let stored: unknown;
+    if (fi.kind === K_LIST) stored = fi.elemKind === K_MESSAGE ? nonEmpty(listInput(fi, raw)) : listForWrite(fi, raw);
+    else if (fi.elemKind !== K_MESSAGE) stored = coerceValueField(fi, raw);
+    else if (fi.kind === K_MESSAGE) stored = raw;
+    else {
+      const m = new Map(mapInput(fi, raw));
+      stored = m.size === 0 ? undefined : m;
+    }
+    if (stored !== undefined) values[fi.index] = stored;
+  }
+  return values;
+}
+
+function nonEmpty(list: readonly unknown[]): readonly unknown[] | undefined {
+  return list.length === 0 ? undefined : list;
 }
