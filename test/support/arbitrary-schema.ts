@@ -409,7 +409,9 @@ function schemaOf(plan: SchemaPlan, sortedFields: boolean, files: FileInit[], me
   const registry = createFileRegistry(set);
   const root = registry.getMessage(rootName);
   if (root === undefined) throw new Error(`generated schema has no root ${rootName}`);
-  return { plan, sortedFields, set, registry, root, messageNames };
+  // fast-check prints a counterexample's plan and root, not the registry.
+  const toString = () => `Schema(root ${rootName}, plan ${JSON.stringify(plan)}${sortedFields ? ", sorted fields" : ""})`;
+  return { plan, sortedFields, set, registry, root, messageNames, [fc.toStringMethod]: toString } as Schema;
 }
 
 /** The schema of a plan. */

@@ -83,7 +83,8 @@ export function contentOf(v: DynamicMessage): Record<string, unknown> {
       if (a.length > 0) out[f.name] = a.map(plain);
     } else if (f.fieldKind === "map") {
       const m = v.getField(f) as ReadonlyMap<unknown, unknown>;
-      if (m.size > 0) out[f.name] = [...m].map(([k, x]) => [plain(k), plain(x)]);
+      // Entries by key: map order is not content.
+      if (m.size > 0) out[f.name] = [...m].map(([k, x]) => [plain(k), plain(x)] as [string, unknown]).sort((p, q) => (p[0] < q[0] ? -1 : p[0] > q[0] ? 1 : 0));
     } else if (v.hasField(f)) out[f.name] = plain(v.getField(f));
   }
   const unknown = [...v.unknownFields].map(([no, occurrences]) => [no, occurrences.map(hex)]);
