@@ -10,11 +10,12 @@
 import { create, toBinary } from "@bufbuild/protobuf";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { DynamicMessage, FrameReader, FrameWriter, ProtobufType, readSnapshot, writeSnapshot } from "../src/index.js";
+import { CodecError, DynamicMessage, FrameReader, FrameWriter, ProtobufType, readSnapshot, writeSnapshot } from "../src/index.js";
 import { messageArb, type ArbOptions, type Sample } from "./support/arbitrary-message.js";
 import { buildSchema, schemaArb, schemaPlanArb, type Schema, type SchemaArbOptions } from "./support/arbitrary-schema.js";
-import { esContent, frame, hex, isLazy, padWithUnknown, splitFrames } from "./support/differential.js";
+import { contentOf, esContent, frame, hex, isLazy, padWithUnknown, splitFrames } from "./support/differential.js";
 import { check, trickyStrings } from "./support/property.js";
+import { rng, scramble } from "./support/wire-scramble.js";
 
 const strings = trickyStrings();
 
@@ -91,14 +92,21 @@ describe("protokeel writes, @bufbuild/protobuf reads", () => {
 });
 
 describe("@bufbuild/protobuf writes, protokeel reads", () => {
-  test("eager, framed and FrameReader decodes give the generated content", () => {
-    check("es to ours", 70, schemaAndValues({ wideOneofWeight: 1 }, 3), ([s, samples]) => {
+  test("eager, framed and FrameReader decodes of @bufbuild/protobuf's bytes and of other legal encodings give the generated content", () => {
+    check("es to ours", 70, schemaAndValues({ wideOneofWeight: 1 }, 3), fc.integer(), ([s, samples], seed) => {
       const { ser, det } = codec(s);
       for (const sample of samples) {
         const expected = DynamicMessage.create(s.root, sample.ours);
         const esBytes = esBytesOf(s, sample);
         const want = esContent(s.root, esBytes);
-        for (const decoded of [ser.fromBinary(esBytes), ser.decode(frame(esBytes)), ser.deserialize(new FrameReader(frame(esBytes)))]) {
+        // Fields in another order, packed runs split or unpacked, overridden and merging occurrences.
+        const scrambled = scramble(s.root, esBytes, rng(seed), { splitMessages: true });
+        expect(esContent(s.root, scrambled)).toBe(want);
+        ser.validate(scrambled);
+        const pad = padWithUnknown(s.root, scrambled);
+        const lazy = ser.fromBinary(pad.bytes);
+        expect(esContent(s.root, det.toBinary(lazy))).toBe(esContent(s.root, new Uint8Array([...esBytes, ...pad.occurrence])));
+        for (const decoded of [ser.fromBinary(esBytes), ser.decode(frame(esBytes)), ser.deserialize(new FrameReader(frame(esBytes))), ser.fromBinary(scrambled)]) {
           expect(decoded.descriptor).toBe(s.root);
           expect(decoded.equals(expected)).toBe(true);
           expect(esContent(s.root, det.toBinary(decoded))).toBe(want);
@@ -169,6 +177,51 @@ describe("long chains of types", () => {
       expect(hex(det.toBinary(value))).toBe(hex(esBytes));
       expect(ser.fromBinary(esBytes).equals(value)).toBe(true);
       expect(ser.fromBinary(padWithUnknown(s.root, esBytes).bytes).get(chainField.name)).toBeDefined();
+    });
+  });
+});
+
+describe("corrupt input", () => {
+  /** "ok", or the CodecError's code (any other error fails the property). */
+  function outcome(run: () => void): string {
+    try {
+      run();
+      return "ok";
+    } catch (e) {
+      if (!(e instanceof CodecError)) throw e;
+      return e.code;
+    }
+  }
+
+  test("validate, fromBinary (eager and lazy), decode and decodeAll agree on typed errors; what protokeel accepts, @bufbuild/protobuf reads as the same content", () => {
+    const how = fc.constantFrom("truncate", "flip", "insert", "delete");
+    check("corrupt input", 80, schemaAndValues({}, 1), fc.integer(), how, ([s, [sample]], seed, kind) => {
+      const { ser, det } = codec(s);
+      const good = esBytesOf(s, sample!);
+      const r = rng(seed);
+      const at = Math.floor(r() * (good.length + 1));
+      let bad: Uint8Array;
+      if (kind === "truncate") bad = good.slice(0, Math.min(at, Math.max(0, good.length - 1)));
+      else if (kind === "flip") {
+        bad = good.slice();
+        if (bad.length > 0) bad[at % bad.length]! ^= 1 << Math.floor(r() * 8);
+      } else if (kind === "insert") bad = new Uint8Array([...good.subarray(0, at), Math.floor(r() * 256), ...good.subarray(at)]);
+      else bad = new Uint8Array([...good.subarray(0, at), ...good.subarray(at + 1)]);
+      const v = outcome(() => ser.validate(bad));
+      let decoded: DynamicMessage | undefined;
+      expect(outcome(() => (decoded = ser.fromBinary(bad)))).toBe(v);
+      expect(outcome(() => ser.decode(frame(bad)))).toBe(v);
+      expect(outcome(() => ser.validateAll(frame(bad)))).toBe(v);
+      expect(outcome(() => ser.decodeAll(new Uint8Array([...frame(good), ...frame(bad)])))).toBe(v);
+      // Lazily: the same verdict for the bytes followed by padding, at decode or first access.
+      const padded = new Uint8Array([...bad, ...padWithUnknown(s.root, new Uint8Array(0)).bytes]);
+      const lazyVerdict = outcome(() => ser.validate(padded));
+      expect(outcome(() => contentOf(ser.fromBinary(padded)))).toBe(lazyVerdict);
+      if (v === "ok") {
+        let es = "";
+        expect(() => (es = esContent(s.root, bad))).not.toThrow();
+        expect(esContent(s.root, det.toBinary(decoded!))).toBe(es);
+      }
     });
   });
 });

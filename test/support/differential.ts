@@ -135,9 +135,9 @@ export function splitFrames(bytes: Uint8Array): Uint8Array[] {
   return out;
 }
 
-/** A field number `desc` does not declare (the largest free one). */
-export function freeNumber(desc: DescMessage): number {
-  const used = new Set(desc.fields.map((f) => f.number));
+/** A field number that none of `descs` declares (the largest free one). */
+export function freeNumber(...descs: DescMessage[]): number {
+  const used = new Set(descs.flatMap((d) => d.fields.map((f) => f.number)));
   let n = 536_870_911;
   while (used.has(n)) n--;
   return n;
@@ -152,14 +152,16 @@ export interface Padding {
 }
 
 /**
- * `bytes` with an unknown field (a number `desc` does not declare) appended so that the message
- * is at least `size` bytes, the size at which `fromBinary` decodes lazily by default.
+ * `bytes` with an unknown field (a number that `desc` — and every other version of it given in
+ * `versions` — does not declare) appended so that the message is at least `size` bytes, the size
+ * at which `fromBinary` decodes lazily by default.
  */
-export function padWithUnknown(desc: DescMessage, bytes: Uint8Array, size = LAZY_MIN_BYTES, fill = 0x5a): Padding {
-  const number = freeNumber(desc);
+export function padWithUnknown(desc: DescMessage, bytes: Uint8Array, options: { versions?: DescMessage[]; size?: number } = {}): Padding {
+  const size = options.size ?? LAZY_MIN_BYTES;
+  const number = freeNumber(desc, ...(options.versions ?? []));
   const head = tag(number, 2);
   const n = Math.max(0, size - bytes.length - head.length - 1);
-  const occurrence = new Uint8Array([...head, ...varint(n), ...new Uint8Array(n).fill(fill)]);
+  const occurrence = new Uint8Array([...head, ...varint(n), ...new Uint8Array(n).fill(0x5a)]);
   const out = new Uint8Array(bytes.length + occurrence.length);
   out.set(bytes);
   out.set(occurrence, bytes.length);
