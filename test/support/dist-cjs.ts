@@ -18,6 +18,7 @@ export const {
   isProtokeelError,
   initWasm,
   ProtobufType,
+  ProtobufTypeBuilder,
   typeFor,
   DynamicMessage,
   DynamicMessageBuilder,
@@ -28,4 +29,5 @@ export const {
   formatFindings,
   writeSnapshot,
   readSnapshot,
+  ProtobufDynamicSerializerSnapshot,
 } = pk;
