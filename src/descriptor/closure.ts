@@ -21,12 +21,13 @@ export interface Closure {
 }
 
 /**
- * The deepest nesting of a declaration (the number of messages around it) whose normalized set
- * still decodes. protoc and @bufbuild/protobuf stop decoding a descriptor set at 100 levels of
- * messages, and a declaration inside k messages puts its deepest part at level k + 5 (the set,
- * the file, k + 1 message protos, a field or enum value, its options).
+ * The deepest nesting of a declaration (the number of messages around it) that can still decode.
+ * protoc and @bufbuild/protobuf stop decoding a descriptor set at 100 levels of messages, and a
+ * message inside k messages is at level k + 3 (the set, the file, the k protos around it, its
+ * own): past 97 no normalized set can be read back. Up to 97 its fields and options may still
+ * reach level 101; rule 8 (the rebuild at construction) rejects those as REBUILD_FAILED.
  */
-export const MAX_NESTING_DEPTH = 95;
+export const MAX_NESTING_DEPTH = 97;
 
 export const ClosureCode = {
   NESTING_TOO_DEEP: "NESTING_TOO_DEEP",
@@ -37,7 +38,7 @@ export function nestingTooDeep(root: string, what: string, depth: number): Inval
   return invalid(
     root,
     ClosureCode.NESTING_TOO_DEEP,
-    `${what} is nested ${depth} levels deep, above ${MAX_NESTING_DEPTH}; protoc and @bufbuild/protobuf read a descriptor set only to 100 levels of nesting, so this schema could not be read back; declare it at top level or nearer to it`,
+    `${what} is nested ${depth} levels deep, above ${MAX_NESTING_DEPTH}; protoc and @bufbuild/protobuf read a descriptor set only to 100 levels of nesting, so this schema could never be read back; declare it at top level or nearer to it`,
   );
 }
 
