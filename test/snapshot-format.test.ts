@@ -1,9 +1,9 @@
 import { describe, expect, test } from "vitest";
 import { sha256 } from "@noble/hashes/sha2";
-import { ProtobufType, SnapshotFormatError, readSnapshot, writeSnapshot } from "../src/index.js";
+import { ProtobufType, readSnapshot, writeSnapshot } from "../src/index.js";
 import { ProtobufDynamicSerializerSnapshot } from "../src/snapshot/dynamic.js";
 import { messageFromDir } from "./support/buf.js";
-import { assemble, crc32cReference, defaultFields, withCheck, type SnapshotFields } from "./support/snapshot-bytes.js";
+import { assemble, crc32cReference, defaultFields, snapshotError, withCheck, type SnapshotFields } from "./support/snapshot-bytes.js";
 
 // The normalized set of the v1 schema, as a ProtobufType records it.
 const SET = ProtobufType.of(messageFromDir("fixtures/snapshot/v1", "acme.Order")).normalizedDescriptorSet();
@@ -39,15 +39,7 @@ const flip = (bytes: Uint8Array, at: number, mask: number): Uint8Array => {
 /** The first `n` bytes of a valid snapshot, with a fresh integrity check: a cut that the check does not catch. */
 const cut = (n: number, over: Partial<SnapshotFields> = {}): Uint8Array => withCheck(valid(over).subarray(0, n));
 
-function formatError(bytes: Uint8Array): SnapshotFormatError {
-  try {
-    readSnapshot(bytes);
-  } catch (e) {
-    if (e instanceof SnapshotFormatError) return e;
-    throw e;
-  }
-  throw new Error("readSnapshot accepted the bytes");
-}
+const formatError = snapshotError;
 
 /** A FileDescriptorSet whose first message nests `depth` levels deep (hostile input). */
 function deeplyNestedSet(depth: number): Uint8Array {

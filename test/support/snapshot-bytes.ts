@@ -1,5 +1,6 @@
 // Assembles snapshot bytes field by field (DESIGN §10), so tests can make exact corruptions.
 import { sha256 } from "@noble/hashes/sha2";
+import { SnapshotFormatError, readSnapshot } from "../../src/index.js";
 
 export const CLASS_NAME = "protokeel.ProtobufDynamicSerializerSnapshot";
 
@@ -98,4 +99,15 @@ export function crc32cReference(bytes: Uint8Array): number {
 /** `body` followed by a 4-byte big-endian check: `check`, or the CRC-32C of `body`. */
 export function withCheck(body: Uint8Array, check = crc32cReference(body)): Uint8Array {
   return Uint8Array.from([...body, ...u32(check)]);
+}
+
+/** The SnapshotFormatError of `bytes`; fails when readSnapshot accepts them or throws anything else. */
+export function snapshotError(bytes: Uint8Array): SnapshotFormatError {
+  try {
+    readSnapshot(bytes);
+  } catch (e) {
+    if (e instanceof SnapshotFormatError) return e;
+    throw e;
+  }
+  throw new Error("readSnapshot accepted the bytes");
 }
