@@ -24,8 +24,8 @@ export interface Closure {
  * The deepest nesting of a declaration (the number of messages around it) that can still decode.
  * protoc and @bufbuild/protobuf stop decoding a descriptor set at 100 levels of messages, and a
  * message inside k messages is at level k + 3 (the set, the file, the k protos around it, its
- * own): past 97 no normalized set can be read back. Up to 97 its fields and options may still
- * reach level 101; rule 8 (the rebuild at construction) rejects those as REBUILD_FAILED.
+ * own): past 97 no normalized set can be read back. At 96 or 97 its fields and options may
+ * still pass level 100; rule 8 (the rebuild at construction) rejects those as REBUILD_FAILED.
  */
 export const MAX_NESTING_DEPTH = 97;
 
