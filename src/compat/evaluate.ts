@@ -553,7 +553,7 @@ class Walk {
           this.note("ENUM_VALUE_RENAMED", vpath, enumValueRenamed(vpath, current.typeName, missing, cv.names));
         }
         for (const name of cv.names) {
-          if (!sv.nameSet.has(name) && reservesName(saved, name)) {
+          if (reservesName(saved, name) && !sv.nameSet.has(name)) {
             this.incompatible("ENUM_RESERVED_NAME_REUSED", vpath, enumReservedNameReused(vpath, name, saved.typeName));
           }
         }
