@@ -10,6 +10,7 @@ import { checkClosure, checkRootName } from "./descriptor/rules.js";
 import { shortName } from "./descriptor/names.js";
 import { resolveSettings, settingsEqual, type Settings } from "./settings.js";
 import { ProtobufSerializer } from "./serializer.js";
+import { CHECK_BYTES, checksOf, hex32, writeCheck } from "./snapshot/crc32c.js";
 
 /** Framing version 1: a varint length followed by the message (DESIGN §8.2). */
 export const FRAMING_VERSION = 1;
@@ -189,7 +190,8 @@ export class ProtobufType {
 
   /**
    * The transfer form for worker threads and job plans: kind, settings, versions, full name and
-   * the normalized set. Never a descriptor object or a function.
+   * the normalized set, ended by an integrity check over every byte. Never a descriptor object
+   * or a function.
    */
   toBytes(): Uint8Array {
     return writeTransfer(this);
@@ -273,7 +275,8 @@ export function typeFor(valueOrClass: unknown): ProtobufType {
 // --- transfer form, version 1 (big-endian) ---
 // "PKTY" | u8 version | u8 kind | u8 framing | u8 normalization | u32 maxMessageBytes |
 // u32 maxDepth | u8 deterministic | u32 aliasThreshold | u16 + UTF-8 full name |
-// u32 + normalized set | 32-byte SHA-256 of the set. Nothing may follow.
+// u32 + normalized set | 32-byte SHA-256 of the set | 4-byte CRC-32C of every byte before it.
+// Nothing may follow.
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: true });
@@ -281,7 +284,7 @@ const decoder = new TextDecoder("utf-8", { fatal: true });
 function writeTransfer(type: ProtobufType): Uint8Array {
   const name = encoder.encode(type.fullName);
   const set = normalizedBytesOf(type);
-  const out = new Uint8Array(4 + 4 + 13 + 2 + name.length + 4 + set.length + 32);
+  const out = new Uint8Array(4 + 4 + 13 + 2 + name.length + 4 + set.length + 32 + CHECK_BYTES);
   const view = new DataView(out.buffer);
   let p = 0;
   out.set(TRANSFER_MAGIC, p);
@@ -302,6 +305,7 @@ function writeTransfer(type: ProtobufType): Uint8Array {
   out.set(set, p + 4);
   p += 4 + set.length;
   out.set(sha256(set), p);
+  writeCheck(out);
   return out;
 }
 
@@ -323,22 +327,36 @@ function readTransfer(bytes: Uint8Array): Transfer {
   if (!(bytes instanceof Uint8Array)) throw bad("TRANSFER_NOT_BYTES", "expected a Uint8Array");
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let p = 0;
+  // Where the readable bytes end: before the integrity check once it was verified.
+  let end = bytes.length;
   const need = (n: number, what: string): void => {
-    if (bytes.length - p < n) {
-      throw bad("TRANSFER_TRUNCATED", `truncated at offset ${p} reading ${what} (${n} bytes needed, ${bytes.length - p} left)`);
+    if (end - p < n) {
+      throw bad("TRANSFER_TRUNCATED", `truncated at offset ${p} reading ${what} (${n} bytes needed, ${end - p} left)`);
     }
   };
   need(4, "the magic");
   if (TRANSFER_MAGIC.some((b, i) => bytes[i] !== b)) throw bad("TRANSFER_BAD_MAGIC", "the magic is not PKTY");
   p = 4;
-  need(4, "the versions");
+  need(1, "the transfer version");
   const version = bytes[p]!;
-  const kind = bytes[p + 1]!;
-  const framing = bytes[p + 2]!;
-  const normalization = bytes[p + 3]!;
   if (version !== TRANSFER_VERSION) {
     throw bad("TRANSFER_UNSUPPORTED_VERSION", `transfer version ${version} is not supported (this package reads ${TRANSFER_VERSION})`);
   }
+  p += 1;
+  // The version says where the check is; nothing after it is read before the check holds.
+  need(CHECK_BYTES, "the integrity check");
+  const { recorded, computed } = checksOf(bytes);
+  end -= CHECK_BYTES;
+  if (recorded !== computed) {
+    throw bad(
+      "TRANSFER_CORRUPT",
+      `the bytes are corrupt: the CRC-32C of bytes 0..${end - 1} is ${hex32(computed)}, but the transfer form records ${hex32(recorded)}, so they were damaged, cut short or modified on the way`,
+    );
+  }
+  need(3, "the versions");
+  const kind = bytes[p]!;
+  const framing = bytes[p + 1]!;
+  const normalization = bytes[p + 2]!;
   if (kind !== KIND_DYNAMIC) throw bad("TRANSFER_UNSUPPORTED_KIND", `type kind ${kind} is not supported (1 = dynamic)`);
   if (framing !== FRAMING_VERSION) {
     throw bad("TRANSFER_UNSUPPORTED_VERSION", `framing version ${framing} is not supported (this package writes ${FRAMING_VERSION})`);
@@ -349,7 +367,7 @@ function readTransfer(bytes: Uint8Array): Transfer {
       `normalization version ${normalization} is not supported (this package writes ${NORMALIZATION_VERSION})`,
     );
   }
-  p += 4;
+  p += 3;
   need(13, "the settings");
   const deterministicByte = bytes[p + 8]!;
   if (deterministicByte > 1) throw bad("TRANSFER_BAD_SETTINGS", `deterministic is ${deterministicByte}, not 0 or 1`);
@@ -392,7 +410,7 @@ function readTransfer(bytes: Uint8Array): Transfer {
     throw bad("TRANSFER_DIGEST_MISMATCH", `the SHA-256 digest of ${fullName}'s descriptor set does not match`);
   }
   p += 32;
-  if (p !== bytes.length) throw bad("TRANSFER_TRAILING_BYTES", `${bytes.length - p} bytes follow the digest`);
+  if (p !== end) throw bad("TRANSFER_TRAILING_BYTES", `${end - p} bytes follow the digest`);
   return { fullName, settings, normalized };
 }
 

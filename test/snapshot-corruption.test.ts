@@ -2,7 +2,6 @@
 // a valid snapshot; never in another exception, a hang or an oversized allocation.
 import { describe, expect, test } from "vitest";
 import fc from "fast-check";
-import { sha256 } from "@noble/hashes/sha2";
 import { ProtobufType, readSnapshot, writeSnapshot } from "../src/index.js";
 import type { ProtobufDynamicSerializerSnapshot } from "../src/snapshot/dynamic.js";
 import { messageFromDir } from "./support/buf.js";
@@ -41,28 +40,19 @@ describe("snapshot corruption", () => {
     }
   });
 
-  test("every single-byte flip is a SnapshotFormatError or a snapshot that restores", () => {
-    const readable: string[] = [];
+  test("every single-byte flip is a SnapshotFormatError", () => {
+    // Before the integrity check, flips in the settings bytes (56..68) read as snapshots that
+    // restored with other limits.
     for (let i = 0; i < VALID.length; i++) {
       for (const mask of [0x01, 0x80, 0xff]) {
         const bytes = VALID.slice();
         bytes[i]! ^= mask;
-        const o = outcome(bytes);
-        expect(o, `${i}^${mask}`).not.toBe("RestoreError");
-        if (o === "restored") readable.push(`${i}^${mask}`);
+        expect(outcome(bytes), `${i}^${mask}`).toBe("SnapshotFormatError");
       }
     }
-    // Only setting bytes can change and stay readable: the low bytes of maxMessageBytes (56..59),
-    // maxDepth (62..63, within 1..10000), deterministic (64) and aliasThreshold (65..68).
-    for (const r of readable) {
-      const at = Number(r.split("^")[0]);
-      expect(at >= 56 && at <= 68, r).toBe(true);
-    }
-    expect(readable).toContain("64^1");
   });
 
-  test("a tampered descriptor set with a recomputed fingerprint never escapes as another error", () => {
-    const setAt = 85;
+  test("a tampered descriptor set with a recomputed fingerprint and check never escapes as another error", () => {
     const seen = new Set<Outcome>();
     fc.assert(
       fc.property(
@@ -70,10 +60,7 @@ describe("snapshot corruption", () => {
         (flips) => {
           const set = SET.slice();
           for (const [i, mask] of flips) set[i]! ^= mask;
-          const bytes = VALID.slice();
-          bytes.set(set, setAt);
-          bytes.set(sha256(set), setAt + set.length);
-          seen.add(outcome(bytes));
+          seen.add(outcome(assemble(defaultFields("acme.Order", set))));
         },
       ),
       { numRuns: 500, seed: 6 },

@@ -1,9 +1,9 @@
 import { describe, expect, test } from "vitest";
 import { sha256 } from "@noble/hashes/sha2";
-import { ProtobufType, SnapshotFormatError, readSnapshot, writeSnapshot } from "../src/index.js";
+import { ProtobufType, readSnapshot, writeSnapshot } from "../src/index.js";
 import { ProtobufDynamicSerializerSnapshot } from "../src/snapshot/dynamic.js";
 import { messageFromDir } from "./support/buf.js";
-import { assemble, defaultFields, type SnapshotFields } from "./support/snapshot-bytes.js";
+import { assemble, crc32cReference, defaultFields, snapshotError, withCheck, type SnapshotFields } from "./support/snapshot-bytes.js";
 
 // The normalized set of the v1 schema, as a ProtobufType records it.
 const SET = ProtobufType.of(messageFromDir("fixtures/snapshot/v1", "acme.Order")).normalizedDescriptorSet();
@@ -25,21 +25,21 @@ const AT = {
   setLength: 81,
   set: 85,
   fingerprint: 85 + L,
-  end: 85 + L + 32,
+  check: 85 + L + 32,
+  end: 85 + L + 32 + 4,
 };
 
 const valid = (over: Partial<SnapshotFields> = {}): Uint8Array =>
   assemble({ ...defaultFields("acme.Order", SET), ...over });
+const flip = (bytes: Uint8Array, at: number, mask: number): Uint8Array => {
+  const out = bytes.slice();
+  out[at]! ^= mask;
+  return out;
+};
+/** The first `n` bytes of a valid snapshot, with a fresh integrity check: a cut that the check does not catch. */
+const cut = (n: number, over: Partial<SnapshotFields> = {}): Uint8Array => withCheck(valid(over).subarray(0, n));
 
-function formatError(bytes: Uint8Array): SnapshotFormatError {
-  try {
-    readSnapshot(bytes);
-  } catch (e) {
-    if (e instanceof SnapshotFormatError) return e;
-    throw e;
-  }
-  throw new Error("readSnapshot accepted the bytes");
-}
+const formatError = snapshotError;
 
 /** A FileDescriptorSet whose first message nests `depth` levels deep (hostile input). */
 function deeplyNestedSet(depth: number): Uint8Array {
@@ -85,6 +85,13 @@ describe("snapshot format", () => {
     expect(AT.end).toBe(valid().length);
   });
 
+  test("the last 4 bytes are the CRC-32C of every byte before them, big-endian", () => {
+    expect(crc32cReference(new TextEncoder().encode("123456789"))).toBe(0xe3069283);
+    const bytes = valid();
+    const check = new DataView(bytes.buffer, bytes.byteOffset).getUint32(AT.check);
+    expect(check).toBe(crc32cReference(bytes.subarray(0, AT.check)));
+  });
+
   test("reads from a Buffer and from a view at a non-zero offset", () => {
     const bytes = valid();
     const padded = new Uint8Array(bytes.length + 7);
@@ -109,8 +116,9 @@ describe("snapshot format", () => {
     ["wrong magic", () => valid({ magic: Uint8Array.of(0x50, 0x4b, 0x53, 0x54) }), "SNAPSHOT_BAD_MAGIC", 0],
     ["envelope version 0", () => valid({ envelopeVersion: 0 }), "SNAPSHOT_UNSUPPORTED_ENVELOPE_VERSION", AT.envelopeVersion],
     ["envelope version 2", () => valid({ envelopeVersion: 2 }), "SNAPSHOT_UNSUPPORTED_ENVELOPE_VERSION", AT.envelopeVersion],
-    ["no class name length", () => valid().subarray(0, 6), "SNAPSHOT_TRUNCATED", AT.classNameLength],
-    ["class name past the end", () => valid({ classNameLength: 0xffff }).subarray(0, 60), "SNAPSHOT_TRUNCATED", AT.className],
+    ["no integrity check", () => valid().subarray(0, 6), "SNAPSHOT_TRUNCATED", AT.classNameLength],
+    ["no class name length", () => cut(6), "SNAPSHOT_TRUNCATED", AT.classNameLength],
+    ["class name past the end", () => cut(60, { classNameLength: 0xffff }), "SNAPSHOT_TRUNCATED", AT.className],
     ["unknown class", () => valid({ className: "acme.Other" }), "SNAPSHOT_UNKNOWN_CLASS", AT.classNameLength],
     ["empty class name", () => valid({ className: "" }), "SNAPSHOT_UNKNOWN_CLASS", AT.classNameLength],
     [
@@ -136,7 +144,7 @@ describe("snapshot format", () => {
       "SNAPSHOT_SETTING_OUT_OF_RANGE",
       AT.aliasThreshold,
     ],
-    ["settings cut short", () => valid().subarray(0, AT.maxDepth + 2), "SNAPSHOT_TRUNCATED", AT.maxDepth],
+    ["settings cut short", () => cut(AT.maxDepth + 2), "SNAPSHOT_TRUNCATED", AT.maxDepth],
     ["empty root name", () => valid({ fullName: "", setLength: L }), "SNAPSHOT_EMPTY_NAME", AT.nameLength],
     ["root name not UTF-8", () => valid({ fullName: Uint8Array.of(0x61, 0xff) }), "SNAPSHOT_INVALID_UTF8", AT.name],
     ["set length 0", () => valid({ setLength: 0 }), "SNAPSHOT_SET_LENGTH_OUT_OF_RANGE", AT.setLength],
@@ -144,7 +152,7 @@ describe("snapshot format", () => {
     ["set length 2^32-1", () => valid({ setLength: 0xffffffff }), "SNAPSHOT_SET_LENGTH_OUT_OF_RANGE", AT.setLength],
     ["set length 64 MiB past the input", () => valid({ setLength: 64 * 1024 * 1024 }), "SNAPSHOT_TRUNCATED", AT.set],
     ["set length one past the input", () => valid({ setLength: L + 33 }), "SNAPSHOT_TRUNCATED", AT.set],
-    ["fingerprint cut short", () => valid().subarray(0, AT.end - 1), "SNAPSHOT_TRUNCATED", AT.fingerprint],
+    ["fingerprint cut short", () => cut(AT.check - 1), "SNAPSHOT_TRUNCATED", AT.fingerprint],
     ["fingerprint of other bytes", () => valid({ fingerprint: new Uint8Array(32) }), "SNAPSHOT_FINGERPRINT_MISMATCH", AT.fingerprint],
     [
       "set that is not a FileDescriptorSet (fingerprint recomputed)",
@@ -166,8 +174,13 @@ describe("snapshot format", () => {
       "SNAPSHOT_ROOT_AMBIGUOUS",
       AT.set,
     ],
-    ["one trailing byte", () => valid({ trailing: Uint8Array.of(0) }), "SNAPSHOT_TRAILING_BYTES", AT.end],
-    ["a second snapshot appended", () => Uint8Array.from([...valid(), ...valid()]), "SNAPSHOT_TRAILING_BYTES", AT.end],
+    ["one trailing byte inside the check", () => valid({ trailing: Uint8Array.of(0) }), "SNAPSHOT_TRAILING_BYTES", AT.check],
+    ["one byte after the check", () => Uint8Array.from([...valid(), 0]), "SNAPSHOT_CORRUPT", AT.end - 3],
+    ["a second snapshot appended", () => Uint8Array.from([...valid(), ...valid()]), "SNAPSHOT_CORRUPT", 2 * AT.end - 4],
+    ["the last byte cut", () => valid().subarray(0, AT.end - 1), "SNAPSHOT_CORRUPT", AT.end - 5],
+    ["a wrong check", () => valid({ check: 0 }), "SNAPSHOT_CORRUPT", AT.check],
+    // Before the check, this read as a snapshot with maxMessageBytes 1,140,850,688.
+    ["a flipped settings bit", () => flip(valid(), AT.maxMessageBytes, 0x40), "SNAPSHOT_CORRUPT", AT.check],
   ])("%s", (_name, make, code, offset) => {
     const e = formatError(make());
     expect(e.name).toBe("SnapshotFormatError");
@@ -179,8 +192,18 @@ describe("snapshot format", () => {
   test.each<[string, () => Uint8Array, string]>([
     [
       "truncated",
-      () => valid().subarray(0, AT.version + 2),
+      () => cut(AT.version + 2),
       "invalid snapshot at byte 50: the snapshot version needs 4 bytes but 2 remain; pass the complete snapshot bytes",
+    ],
+    [
+      "corrupt",
+      () => valid({ check: 0x01020304 }),
+      `invalid snapshot at byte ${AT.check}: the bytes are corrupt: the CRC-32C of bytes 0..${AT.check - 1} is 0x${crc32cReference(valid().subarray(0, AT.check)).toString(16).padStart(8, "0")}, but the snapshot records 0x01020304; the snapshot was damaged, cut short or modified; restore it from an intact copy`,
+    ],
+    [
+      "too short for the check",
+      () => valid().subarray(0, 7),
+      "invalid snapshot at byte 5: the integrity check needs 4 bytes but 2 remain; pass the complete snapshot bytes",
     ],
     [
       "bad magic",
@@ -220,7 +243,7 @@ describe("snapshot format", () => {
     [
       "trailing bytes",
       () => valid({ trailing: Uint8Array.of(1, 2) }),
-      `invalid snapshot of acme.Order at byte ${AT.end}: 2 bytes follow the end of the snapshot; pass exactly the bytes written by writeSnapshot`,
+      `invalid snapshot of acme.Order at byte ${AT.check}: 2 bytes follow the end of the snapshot; pass exactly the bytes written by writeSnapshot`,
     ],
   ])("message: %s", (_name, make, message) => {
     expect(formatError(make()).message).toBe(message);

@@ -4,6 +4,7 @@
 // and still change meaning, and presence decides what survives a re-write.
 import { ScalarType, type DescEnum, type DescField, type DescMessage, type DescOneof } from "@bufbuild/protobuf";
 import { resolveRoot, type DescriptorInput } from "../descriptor/input.js";
+import { mergeRanges } from "../descriptor/normalize.js";
 import { checkPayloadRules } from "../descriptor/rules.js";
 import { resolveSettings, type Settings } from "../settings.js";
 import {
@@ -220,16 +221,46 @@ function findByNumber(sorted: readonly DescField[], number: number): DescField |
   return undefined;
 }
 
-function messageReservesNumber(desc: DescMessage, number: number): boolean {
-  // DescriptorProto.ReservedRange: start inclusive, end exclusive.
-  for (const r of desc.proto.reservedRange) if (number >= r.start && number < r.end) return true;
+/** A declaration's reserved numbers (merged, inclusive ranges by start) and names. */
+interface Reserved {
+  readonly ranges: ReadonlyArray<readonly [number, number]>;
+  readonly names: ReadonlySet<string>;
+}
+
+// Each added or removed field asks its message whether a number or name is reserved: answered
+// from sorted ranges and a set, so N fields against R ranges cost N log R, not N x R.
+const reservedCache = new WeakMap<DescMessage | DescEnum, Reserved>();
+
+function reservedOf(desc: DescMessage | DescEnum): Reserved {
+  let r = reservedCache.get(desc);
+  if (r === undefined) {
+    // DescriptorProto.ReservedRange ends are exclusive; EnumReservedRange ends are inclusive.
+    const endShift = desc.kind === "message" ? 1 : 0;
+    r = {
+      ranges: mergeRanges(desc.proto.reservedRange.map((x) => [x.start, x.end - endShift] as const)),
+      names: new Set(desc.proto.reservedName),
+    };
+    reservedCache.set(desc, r);
+  }
+  return r;
+}
+
+function reservesNumber(desc: DescMessage | DescEnum, number: number): boolean {
+  const ranges = reservedOf(desc).ranges;
+  let lo = 0;
+  let hi = ranges.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const [from, to] = ranges[mid]!;
+    if (number < from) hi = mid - 1;
+    else if (number > to) lo = mid + 1;
+    else return true;
+  }
   return false;
 }
 
-function enumReservesNumber(desc: DescEnum, number: number): boolean {
-  // EnumDescriptorProto.EnumReservedRange: start and end both inclusive.
-  for (const r of desc.proto.reservedRange) if (number >= r.start && number <= r.end) return true;
-  return false;
+function reservesName(desc: DescMessage | DescEnum, name: string): boolean {
+  return reservedOf(desc).names.has(name);
 }
 
 function hasExplicitPresence(f: DescField): boolean {
@@ -278,10 +309,10 @@ interface OneofEvent {
 class Walk {
   incompatibilities: Finding[] | undefined;
   notes: Finding[] | undefined;
-  private visitedMessages: Map<DescMessage, DescMessage[]> | undefined;
+  private visitedMessages: Map<DescMessage, Set<DescMessage>> | undefined;
   /** A message pair that the field just compared asks to descend into. */
   private pending: { saved: DescMessage; current: DescMessage; path: PathNode } | undefined;
-  private visitedEnums: Map<DescEnum, DescEnum[]> | undefined;
+  private visitedEnums: Map<DescEnum, Set<DescEnum>> | undefined;
 
   incompatible(rule: CompatibilityRule, path: PathNode, message: string | ((path: string) => string)): void {
     (this.incompatibilities ??= []).push(finding(rule, path, message));
@@ -331,11 +362,7 @@ class Walk {
   /** Pushes a message pair unless it is one instance or was compared before. */
   private enter(stack: Frame[], saved: DescMessage, current: DescMessage, path: PathNode): void {
     if (saved === current) return;
-    const map = (this.visitedMessages ??= new Map());
-    const seen = map.get(saved);
-    if (seen === undefined) map.set(saved, [current]);
-    else if (seen.includes(current)) return;
-    else seen.push(current);
+    if (!firstVisit((this.visitedMessages ??= new Map()), saved, current)) return;
     stack.push({
       saved,
       current,
@@ -350,19 +377,19 @@ class Walk {
 
   private removed(current: DescMessage, sf: DescField, parent: PathNode): void {
     const path = new PathNode(parent, sf.name, sf.number);
-    if (!messageReservesNumber(current, sf.number)) {
+    if (!reservesNumber(current, sf.number)) {
       this.incompatible("FIELD_REMOVED_NOT_RESERVED", path, fieldRemovedNotReserved(path, sf, current.typeName));
-    } else if (!current.proto.reservedName.includes(sf.name)) {
+    } else if (!reservesName(current, sf.name)) {
       this.note("FIELD_NAME_NOT_RESERVED", path, fieldNameNotReserved(path, sf, current.typeName));
     }
   }
 
   private added(saved: DescMessage, cf: DescField, parent: PathNode): void {
-    if (messageReservesNumber(saved, cf.number)) {
+    if (reservesNumber(saved, cf.number)) {
       const path = new PathNode(parent, cf.name, cf.number);
       this.incompatible("FIELD_RESERVED_NUMBER_REUSED", path, fieldReservedNumberReused(path, cf.number, saved.typeName));
     }
-    if (saved.proto.reservedName.includes(cf.name)) {
+    if (reservesName(saved, cf.name)) {
       const path = new PathNode(parent, cf.name, cf.number);
       this.incompatible("FIELD_RESERVED_NAME_REUSED", path, fieldReservedNameReused(path, cf.name, saved.typeName));
     }
@@ -374,6 +401,7 @@ class Walk {
    */
   private oneofEvents(saved: DescMessage, current: DescMessage): Map<number, OneofEvent> | undefined {
     const savedFields = fieldsByNumber(saved);
+    const currentNames = new Set(current.oneofs.map((o) => o.name));
     let events: Map<number, OneofEvent> | undefined;
     for (const oneof of current.oneofs) {
       const members = [...oneof.fields].sort((a, b) => a.number - b.number);
@@ -388,7 +416,7 @@ class Walk {
           firstGroup = group;
           firstField = cf;
           const from = sf.oneof?.name;
-          if (from !== undefined && from !== oneof.name && !current.oneofs.some((o) => o.name === from)) {
+          if (from !== undefined && from !== oneof.name && !currentNames.has(from)) {
             (events ??= new Map()).set(cf.number, { renamed: { from, to: oneof.name } });
           }
         } else if (group !== firstGroup) {
@@ -410,7 +438,7 @@ class Walk {
     // Paths are built only for findings and descent: most fields compare equal.
     if (sf.name !== cf.name) {
       this.note("FIELD_RENAMED", pathOf(parent, cf), (p) => fieldRenamed(p, sf, cf));
-      if (savedMsg.proto.reservedName.includes(cf.name)) {
+      if (reservesName(savedMsg, cf.name)) {
         this.incompatible("FIELD_RESERVED_NAME_REUSED", pathOf(parent, cf), (p) => fieldReservedNameReused(p, cf.name, savedMsg.typeName));
       }
     } else if (sf.jsonName !== cf.jsonName) {
@@ -509,11 +537,7 @@ class Walk {
 
   private enumPair(saved: DescEnum, current: DescEnum, path: PathNode): void {
     if (saved === current) return;
-    const map = (this.visitedEnums ??= new Map());
-    const seen = map.get(saved);
-    if (seen === undefined) map.set(saved, [current]);
-    else if (seen.includes(current)) return;
-    else seen.push(current);
+    if (!firstVisit((this.visitedEnums ??= new Map()), saved, current)) return;
 
     const s = valuesByNumber(saved);
     const c = valuesByNumber(current);
@@ -524,12 +548,12 @@ class Walk {
       const cv = c[j];
       if (sv !== undefined && cv !== undefined && sv.number === cv.number) {
         const vpath = new PathNode(path, cv.names[0]!, cv.number);
-        const missing = sv.names.filter((n) => !cv.names.includes(n));
+        const missing = sv.names.filter((n) => !cv.nameSet.has(n));
         if (missing.length > 0) {
           this.note("ENUM_VALUE_RENAMED", vpath, enumValueRenamed(vpath, current.typeName, missing, cv.names));
         }
         for (const name of cv.names) {
-          if (!sv.names.includes(name) && saved.proto.reservedName.includes(name)) {
+          if (reservesName(saved, name) && !sv.nameSet.has(name)) {
             this.incompatible("ENUM_RESERVED_NAME_REUSED", vpath, enumReservedNameReused(vpath, name, saved.typeName));
           }
         }
@@ -537,10 +561,10 @@ class Walk {
         j++;
       } else if (cv === undefined || (sv !== undefined && sv.number < cv.number)) {
         const vpath = new PathNode(path, sv!.names[0]!, sv!.number);
-        if (!enumReservesNumber(current, sv!.number)) {
+        if (!reservesNumber(current, sv!.number)) {
           this.incompatible("ENUM_VALUE_REMOVED_NOT_RESERVED", vpath, enumValueRemoved(vpath, sv!.names[0]!, sv!.number, current.typeName));
         } else {
-          const unreserved = sv!.names.filter((n) => !current.proto.reservedName.includes(n));
+          const unreserved = sv!.names.filter((n) => !reservesName(current, n));
           if (unreserved.length > 0) {
             this.note("ENUM_VALUE_NAME_NOT_RESERVED", vpath, enumValueNameNotReserved(vpath, unreserved, current.typeName));
           }
@@ -548,11 +572,11 @@ class Walk {
         i++;
       } else {
         const vpath = new PathNode(path, cv.names[0]!, cv.number);
-        if (enumReservesNumber(saved, cv.number)) {
+        if (reservesNumber(saved, cv.number)) {
           this.incompatible("ENUM_RESERVED_NUMBER_REUSED", vpath, enumReservedNumberReused(vpath, cv.number, saved.typeName));
         }
         for (const name of cv.names) {
-          if (saved.proto.reservedName.includes(name)) {
+          if (reservesName(saved, name)) {
             this.incompatible("ENUM_RESERVED_NAME_REUSED", vpath, enumReservedNameReused(vpath, name, saved.typeName));
           }
         }
@@ -560,6 +584,18 @@ class Walk {
       }
     }
   }
+}
+
+/** Records the pair and says whether it is new; each instance pair is compared once. */
+function firstVisit<T extends object>(visited: Map<T, Set<T>>, saved: T, current: T): boolean {
+  const seen = visited.get(saved);
+  if (seen === undefined) {
+    visited.set(saved, new Set([current]));
+    return true;
+  }
+  if (seen.has(current)) return false;
+  seen.add(current);
+  return true;
 }
 
 function isDelimited(f: DescField): boolean {
@@ -570,6 +606,7 @@ interface EnumNumber {
   readonly number: number;
   /** Declaration order; the first is the primary name. */
   readonly names: string[];
+  readonly nameSet: ReadonlySet<string>;
 }
 
 const enumCache = new WeakMap<DescEnum, readonly EnumNumber[]>();
@@ -583,7 +620,7 @@ function valuesByNumber(desc: DescEnum): readonly EnumNumber[] {
       if (names === undefined) byNumber.set(v.number, [v.name]);
       else names.push(v.name);
     }
-    out = [...byNumber].map(([number, names]) => ({ number, names })).sort((a, b) => a.number - b.number);
+    out = [...byNumber].map(([number, names]) => ({ number, names, nameSet: new Set(names) })).sort((a, b) => a.number - b.number);
     enumCache.set(desc, out);
   }
   return out;

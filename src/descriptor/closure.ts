@@ -2,6 +2,9 @@
 // reachable through field, map-value and enum types, each with all of its nested types. The
 // import graph does not matter: unused and option-only imports never enter the closure.
 import type { DescEnum, DescField, DescMessage } from "@bufbuild/protobuf";
+import type { InvalidDescriptorError } from "../errors.js";
+import { invalid } from "./invalid.js";
+import { shortName } from "./names.js";
 
 export type Decl = DescMessage | DescEnum;
 
@@ -17,10 +20,47 @@ export interface Closure {
   readonly edges: ReadonlyMap<Decl, ReadonlySet<Decl>>;
 }
 
-export function topOf(desc: Decl): Decl {
-  let d: Decl = desc;
-  while (d.parent !== undefined) d = d.parent;
-  return d;
+/**
+ * The deepest nesting of a declaration (the number of messages around it) that can still decode.
+ * protoc and @bufbuild/protobuf stop decoding a descriptor set at 100 levels of messages, and a
+ * message inside k messages is at level k + 3 (the set, the file, the k protos around it, its
+ * own): past 97 no normalized set can be read back. At 96 or 97 its fields and options may
+ * still pass level 100; rule 8 (the rebuild at construction) rejects those as REBUILD_FAILED.
+ */
+export const MAX_NESTING_DEPTH = 97;
+
+export const ClosureCode = {
+  NESTING_TOO_DEEP: "NESTING_TOO_DEEP",
+} as const;
+
+/** The error for a declaration `what` (e.g. `message acme.A.B`) nested `depth` levels deep. */
+export function nestingTooDeep(root: string, what: string, depth: number): InvalidDescriptorError {
+  return invalid(
+    root,
+    ClosureCode.NESTING_TOO_DEEP,
+    `${what} is nested ${depth} levels deep, above ${MAX_NESTING_DEPTH}; protoc and @bufbuild/protobuf read a descriptor set only to 100 levels of nesting, so this schema could never be read back; declare it at top level or nearer to it`,
+  );
+}
+
+function what(d: Decl): string {
+  return `${d.kind} ${shortName(d.typeName)}`;
+}
+
+/**
+ * The top-level declaration around `d`. Climbing stops past MAX_NESTING_DEPTH with
+ * NESTING_TOO_DEEP, so a reference into a deep nest costs at most that many steps.
+ */
+function topOf(rootName: string, d: Decl): Decl {
+  let t: Decl = d;
+  let depth = 0;
+  while (t.parent !== undefined) {
+    t = t.parent;
+    if (++depth > MAX_NESTING_DEPTH) {
+      for (let p = t.parent; p !== undefined; p = p.parent) depth++;
+      throw nestingTooDeep(rootName, what(d), depth);
+    }
+  }
+  return t;
 }
 
 export function isMapEntry(m: DescMessage): boolean {
@@ -43,14 +83,20 @@ export function referencedType(field: DescField): Decl | undefined {
   }
 }
 
+/**
+ * Collects the closure of `root`. Throws NESTING_TOO_DEEP for a reachable declaration nested
+ * deeper than MAX_NESTING_DEPTH. Nesting and chains come from the input, so the walk keeps its
+ * own stack and never recurses.
+ */
 export function collectClosure(root: DescMessage): Closure {
+  const rootName = root.typeName;
   const tops = new Set<Decl>();
   const messages: DescMessage[] = [];
   const enums: DescEnum[] = [];
   const edges = new Map<Decl, Set<Decl>>();
   const queue: Decl[] = [];
   const reach = (d: Decl): Decl => {
-    const top = topOf(d);
+    const top = topOf(rootName, d);
     if (!tops.has(top)) {
       tops.add(top);
       queue.push(top);
@@ -58,25 +104,28 @@ export function collectClosure(root: DescMessage): Closure {
     return top;
   };
   reach(root);
+  const stack: Array<{ decl: Decl; depth: number }> = [];
   while (queue.length > 0) {
     const top = queue.pop()!;
     const out = new Set<Decl>();
     edges.set(top, out);
-    const walk = (d: Decl): void => {
+    stack.push({ decl: top, depth: 0 });
+    while (stack.length > 0) {
+      const { decl: d, depth } = stack.pop()!;
+      if (depth > MAX_NESTING_DEPTH) throw nestingTooDeep(rootName, what(d), depth);
       if (d.kind === "enum") {
         enums.push(d);
-        return;
+        continue;
       }
-      if (isMapEntry(d)) return;
+      if (isMapEntry(d)) continue;
       messages.push(d);
       for (const f of d.fields) {
         const ref = referencedType(f);
         if (ref !== undefined) out.add(reach(ref));
       }
-      for (const e of d.nestedEnums) walk(e);
-      for (const m of d.nestedMessages) walk(m);
-    };
-    walk(top);
+      for (const e of d.nestedEnums) stack.push({ decl: e, depth: depth + 1 });
+      for (const m of d.nestedMessages) stack.push({ decl: m, depth: depth + 1 });
+    }
   }
   const byName = (a: Decl, b: Decl): number => compareNames(a.typeName, b.typeName);
   return {

@@ -1,7 +1,7 @@
 // The three inputs of ProtobufType.of / newBuilder (DESIGN §4.1), resolved to a root DescMessage.
 import { createFileRegistry, fromBinary, type DescMessage } from "@bufbuild/protobuf";
-import { FileDescriptorSetSchema, type FileDescriptorSet } from "@bufbuild/protobuf/wkt";
-import { invalid } from "./rules.js";
+import { FileDescriptorSetSchema, type FileDescriptorProto, type FileDescriptorSet } from "@bufbuild/protobuf/wkt";
+import { invalid } from "./invalid.js";
 import { isProtobufjsType, lowerProtobufjsType, protobufjsClassName } from "./protobufjs.js";
 import { reason } from "./rebuild.js";
 
@@ -106,6 +106,7 @@ function fromFileDescriptorSet(input: FileDescriptorSetInput): DescMessage {
       `the file descriptor set does not decode (${reason(e)}); pass the bytes written by protoc --descriptor_set_out or buf build`,
     );
   }
+  set.file = inDependencyOrder(name, set.file);
   let root: DescMessage | undefined;
   try {
     root = createFileRegistry(set).getMessage(name);
@@ -124,4 +125,48 @@ function fromFileDescriptorSet(input: FileDescriptorSetInput): DescMessage {
     throw invalid(name, InputCode.MESSAGE_NOT_FOUND, `the file descriptor set declares no message ${name}; check messageName`);
   }
   return root;
+}
+
+/**
+ * The files in dependency order (each after the files it imports), keeping the given order where
+ * it already is one. createFileRegistry reads a set front to back and fails with "Cannot find
+ * x.proto" on a file listed before its imports: protoc and buf write dependency order, a set
+ * assembled by hand need not. A missing import is left for createFileRegistry to report. The
+ * walk keeps its own stack: import chains come from the input.
+ */
+function inDependencyOrder(root: string, files: readonly FileDescriptorProto[]): FileDescriptorProto[] {
+  const byName = new Map<string, FileDescriptorProto>();
+  for (const f of files) if (!byName.has(f.name)) byName.set(f.name, f);
+  const ON_STACK = 1;
+  const DONE = 2;
+  const state = new Map<FileDescriptorProto, number>();
+  const out: FileDescriptorProto[] = [];
+  const stack: Array<{ file: FileDescriptorProto; next: number }> = [];
+  for (const start of files) {
+    if (state.has(start)) continue;
+    state.set(start, ON_STACK);
+    stack.push({ file: start, next: 0 });
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1]!;
+      if (top.next === top.file.dependency.length) {
+        stack.pop();
+        state.set(top.file, DONE);
+        out.push(top.file);
+        continue;
+      }
+      const depName = top.file.dependency[top.next++]!;
+      const dep = byName.get(depName);
+      if (dep === undefined || state.get(dep) === DONE) continue;
+      if (state.get(dep) === ON_STACK) {
+        throw invalid(
+          root,
+          InputCode.DESCRIPTOR_SET_INVALID,
+          `file ${top.file.name} imports ${depName}, which imports it back (directly or through other files); protobuf forbids import cycles, pass the set that protoc or buf wrote`,
+        );
+      }
+      state.set(dep, ON_STACK);
+      stack.push({ file: dep, next: 0 });
+    }
+  }
+  return out;
 }

@@ -1,6 +1,14 @@
 // Normalization version 1 (DESIGN §4.3): equal schema content gives identical bytes, whatever
 // the input's file layout, declaration order, file options or custom options.
-import { create, isFieldSet, toBinary, type DescEnum, type DescField, type DescMessage } from "@bufbuild/protobuf";
+import {
+  create,
+  isFieldSet,
+  toBinary,
+  type DescEnum,
+  type DescField,
+  type DescMessage,
+  type DescOneof,
+} from "@bufbuild/protobuf";
 import {
   DescriptorProto_ReservedRangeSchema,
   DescriptorProtoSchema,
@@ -27,14 +35,14 @@ import { sha256 } from "@noble/hashes/sha2";
 import { bytesToHex } from "@noble/hashes/utils";
 import { collectClosure, compareNames, isMapEntry, type Closure, type Decl } from "./closure.js";
 import { mapEntryName, protocJsonName } from "./names.js";
-import { invalid } from "./rules.js";
+import { groupIntoFiles } from "./file-groups.js";
+import { invalid } from "./invalid.js";
 
 export const NORMALIZATION_VERSION = 1;
 /** The snapshot format's fixed limit on the normalized set (DESIGN §10.2 item 5). */
 export const MAX_NORMALIZED_BYTES = 64 * 1024 * 1024;
 
 export const NormalizeCode = {
-  CYCLE_SPANS_PACKAGES: "CYCLE_SPANS_PACKAGES",
   NORMALIZED_SET_EMPTY: "NORMALIZED_SET_EMPTY",
   NORMALIZED_SET_TOO_LARGE: "NORMALIZED_SET_TOO_LARGE",
 } as const;
@@ -72,132 +80,10 @@ export function fingerprintOf(bytes: Uint8Array): string {
   return bytesToHex(sha256(bytes));
 }
 
-// --- files: one per strongly connected component of top-level declarations ---
+// --- files ---
 
 function packageOf(d: Decl): string {
   return d.file.proto.package;
-}
-
-/** Tarjan's algorithm; components come out in reverse topological order of the condensation. */
-export function stronglyConnected<T>(nodes: readonly T[], next: (n: T) => Iterable<T>): T[][] {
-  const index = new Map<T, number>();
-  const low = new Map<T, number>();
-  const onStack = new Set<T>();
-  const stack: T[] = [];
-  const out: T[][] = [];
-  let counter = 0;
-  // Iterative, so a long chain of references cannot overflow the call stack.
-  for (const start of nodes) {
-    if (index.has(start)) continue;
-    const work: Array<{ node: T; it: Iterator<T> }> = [];
-    const enter = (n: T): void => {
-      index.set(n, counter);
-      low.set(n, counter);
-      counter++;
-      stack.push(n);
-      onStack.add(n);
-      work.push({ node: n, it: next(n)[Symbol.iterator]() });
-    };
-    enter(start);
-    while (work.length > 0) {
-      const frame = work[work.length - 1]!;
-      const step = frame.it.next();
-      if (!step.done) {
-        const w = step.value;
-        if (!index.has(w)) enter(w);
-        else if (onStack.has(w)) low.set(frame.node, Math.min(low.get(frame.node)!, index.get(w)!));
-        continue;
-      }
-      work.pop();
-      const v = frame.node;
-      if (work.length > 0) {
-        const parent = work[work.length - 1]!.node;
-        low.set(parent, Math.min(low.get(parent)!, low.get(v)!));
-      }
-      if (low.get(v) === index.get(v)) {
-        const comp: T[] = [];
-        let w: T;
-        do {
-          w = stack.pop()!;
-          onStack.delete(w);
-          comp.push(w);
-        } while (w !== v);
-        out.push(comp);
-      }
-    }
-  }
-  return out;
-}
-
-export interface FileGroup<T> {
-  readonly name: string;
-  readonly members: readonly T[];
-  readonly dependencies: readonly string[];
-}
-
-/**
- * Groups top-level declarations into files, one per strongly connected component, named after
- * its smallest full name, in dependency order with ties by name. Throws when a component spans
- * packages (one file has one package). Shared with the protobufjs lowering.
- */
-export function groupIntoFiles<T>(
-  rootName: string,
-  tops: readonly T[],
-  fullName: (t: T) => string,
-  packageName: (t: T) => string,
-  refs: (t: T) => Iterable<T>,
-): FileGroup<T>[] {
-  const comps = stronglyConnected(tops, refs);
-  const fileOf = new Map<T, string>();
-  const groups = new Map<string, { members: T[]; deps: Set<string> }>();
-  for (const comp of comps) {
-    comp.sort((a, b) => compareNames(fullName(a), fullName(b)));
-    const pkg = packageName(comp[0]!);
-    const other = comp.find((t) => packageName(t) !== pkg);
-    if (other !== undefined) {
-      throw invalid(
-        rootName,
-        NormalizeCode.CYCLE_SPANS_PACKAGES,
-        `${fullName(comp[0]!)} and ${fullName(other)} reference each other across packages ${pkg || "(none)"} and ${packageName(other) || "(none)"}; move mutually recursive types into one package`,
-      );
-    }
-    const name = `${fullName(comp[0]!)}.proto`;
-    for (const t of comp) fileOf.set(t, name);
-    groups.set(name, { members: comp, deps: new Set() });
-  }
-  for (const [name, g] of groups) {
-    for (const t of g.members) {
-      for (const r of refs(t)) {
-        const dep = fileOf.get(r)!;
-        if (dep !== name) g.deps.add(dep);
-      }
-    }
-  }
-  // Kahn's algorithm, always taking the smallest ready name: a total, input-independent order.
-  const remaining = new Map<string, number>();
-  const dependents = new Map<string, string[]>();
-  for (const [name, g] of groups) {
-    remaining.set(name, g.deps.size);
-    for (const d of g.deps) {
-      const list = dependents.get(d);
-      if (list) list.push(name);
-      else dependents.set(d, [name]);
-    }
-  }
-  const ready = [...remaining].filter(([, n]) => n === 0).map(([name]) => name);
-  const out: FileGroup<T>[] = [];
-  while (ready.length > 0) {
-    ready.sort(compareNames);
-    const name = ready.shift()!;
-    const g = groups.get(name)!;
-    out.push({ name, members: g.members, dependencies: [...g.deps].sort(compareNames) });
-    for (const dep of dependents.get(name) ?? []) {
-      const left = remaining.get(dep)! - 1;
-      remaining.set(dep, left);
-      if (left === 0) ready.push(dep);
-    }
-  }
-  return out;
 }
 
 function buildFiles(closure: Closure): FileDescriptorProto[] {
@@ -230,24 +116,50 @@ function sortByName<T extends { name: string }>(list: readonly T[]): T[] {
 
 // --- messages ---
 
-function messageProto(m: DescMessage): DescriptorProto {
+/**
+ * A top-level message with all its nested messages. Nesting comes from the input, so nested
+ * messages are built from an explicit stack and attached to their parent's list, not by recursion.
+ */
+function messageProto(top: DescMessage): DescriptorProto {
+  const first = ownProto(top);
+  const work: Array<{ m: DescMessage; proto: DescriptorProto }> = [{ m: top, proto: first }];
+  const built: DescriptorProto[] = [];
+  while (work.length > 0) {
+    const { m, proto } = work.pop()!;
+    built.push(proto);
+    for (const n of m.nestedMessages) {
+      if (isMapEntry(n)) continue;
+      const child = ownProto(n);
+      proto.nestedType.push(child);
+      work.push({ m: n, proto: child });
+    }
+  }
+  for (const p of built) p.nestedType.sort((a, b) => compareNames(a.name, b.name));
+  return first;
+}
+
+/** One message without its nested messages (map entries included: they derive from fields). */
+function ownProto(m: DescMessage): DescriptorProto {
   const fields = [...m.fields].sort((a, b) => a.number - b.number);
   const out = create(DescriptorProtoSchema, { name: m.name });
-  const nested: DescriptorProto[] = m.nestedMessages.filter((n) => !isMapEntry(n)).map(messageProto);
   for (const f of fields) {
-    if (f.fieldKind === "map") nested.push(mapEntryProto(f));
+    if (f.fieldKind === "map") out.nestedType.push(mapEntryProto(f));
   }
-  nested.sort((a, b) => compareNames(a.name, b.name));
-  out.nestedType = nested;
   out.enumType = sortByName(m.nestedEnums).map(enumProto);
 
   // Real oneofs by their lowest member number, then the synthetic oneofs of proto3 `optional`.
-  const real = [...m.oneofs].sort(
-    (a, b) => Math.min(...a.fields.map((f) => f.number)) - Math.min(...b.fields.map((f) => f.number)),
-  );
-  const oneofIndex = new Map<string, number>();
-  real.forEach((o, i) => oneofIndex.set(o.name, i));
-  const taken = new Set<string>([...m.fields.map((f) => f.name), ...real.map((o) => o.name)]);
+  const lowest = new Map<DescOneof, number>();
+  for (const o of m.oneofs) {
+    let min = Infinity;
+    for (const f of o.fields) if (f.number < min) min = f.number;
+    lowest.set(o, min);
+  }
+  const real = [...m.oneofs].sort((a, b) => lowest.get(a)! - lowest.get(b)!);
+  const oneofIndex = new Map<DescOneof, number>();
+  real.forEach((o, i) => oneofIndex.set(o, i));
+  const taken = new Set<string>();
+  for (const f of m.fields) taken.add(f.name);
+  for (const o of real) taken.add(o.name);
   const synthetic: string[] = [];
   const syntheticIndex = new Map<DescField, number>();
   for (const f of fields) {
@@ -262,7 +174,7 @@ function messageProto(m: DescMessage): DescriptorProto {
   out.oneofDecl = [...real.map((o) => o.name), ...synthetic].map((name) => create(OneofDescriptorProtoSchema, { name }));
   out.field = fields.map((f) => {
     const fp = fieldProto(m, f);
-    const idx = f.oneof !== undefined ? oneofIndex.get(f.oneof.name) : syntheticIndex.get(f);
+    const idx = f.oneof !== undefined ? oneofIndex.get(f.oneof) : syntheticIndex.get(f);
     if (idx !== undefined) fp.oneofIndex = idx;
     return fp;
   });

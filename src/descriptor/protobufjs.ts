@@ -27,9 +27,11 @@ import {
   type EnumDescriptorProto,
   type FieldDescriptorProto,
 } from "@bufbuild/protobuf/wkt";
-import { mapEntryName, protocJsonName } from "./names.js";
-import { groupIntoFiles } from "./normalize.js";
-import { invalid, RuleCode } from "./rules.js";
+import { mapEntryName, protocJsonName, shortName } from "./names.js";
+import { MAX_NESTING_DEPTH, nestingTooDeep } from "./closure.js";
+import { groupIntoFiles } from "./file-groups.js";
+import { invalid } from "./invalid.js";
+import { RuleCode } from "./rules.js";
 import { reason } from "./rebuild.js";
 
 type Options = Record<string, unknown> | undefined;
@@ -113,35 +115,79 @@ export function isProtobufjsType(x: unknown): boolean {
 
 const isType = (o: PbObject): o is PbType => o.constructor.className === "Type";
 const isEnum = (o: PbObject): o is PbEnum => o.constructor.className === "Enum";
-const dotless = (fullName: string): string => (fullName.startsWith(".") ? fullName.slice(1) : fullName);
 
-function topOf(o: PbObject): PbObject {
-  let t = o;
-  while (t.parent !== null && isType(t.parent)) t = t.parent;
+/**
+ * Names and editions of protobufjs objects, computed once per object for one lowering.
+ * protobufjs's own `fullName` rebuilds the whole path on every read (an unshift per parent), and
+ * the edition is found by climbing to the file's namespace, so both are memoized along the way
+ * up: each object is climbed past once, however deep its package or nesting.
+ */
+class Names {
+  readonly #full = new Map<PbObject, string>();
+  readonly #edition = new Map<PbObject, string>();
+
+  /** `acme.Order.Item` (protobufjs writes `.acme.Order.Item`; the root namespace is ""). */
+  fullName(o: PbObject): string {
+    return this.#up(o, this.#full, (t, parent) => (parent ? `${parent}.${t.name}` : t.name));
+  }
+
+  /** The edition of the file that declares `o`: proto2 unless a namespace says otherwise. */
+  edition(o: PbObject): string {
+    return this.#up(o, this.#edition, (t, parent) => t._edition || (parent ?? "proto2"));
+  }
+
+  /** `value(t, value of t.parent)` for `o`, filling the cache for every object climbed past. */
+  #up(o: PbObject, cache: Map<PbObject, string>, value: (t: PbObject, parent: string | undefined) => string): string {
+    const path: PbObject[] = [];
+    let t: PbObject | null = o;
+    let known: string | undefined;
+    for (; t !== null; t = t.parent) {
+      known = cache.get(t);
+      if (known !== undefined) break;
+      path.push(t);
+    }
+    for (let i = path.length - 1; i >= 0; i--) {
+      const v = value(path[i]!, i === path.length - 1 && t === null ? undefined : known);
+      cache.set(path[i]!, v);
+      known = v;
+    }
+    return known!;
+  }
+}
+
+/** The top-level type around `o`; past MAX_NESTING_DEPTH it throws NESTING_TOO_DEEP. */
+function topOf(rootName: string, names: Names, o: PbObject): PbObject {
+  let t: PbObject = o;
+  let depth = 0;
+  while (t.parent !== null && isType(t.parent)) {
+    t = t.parent;
+    if (++depth > MAX_NESTING_DEPTH) {
+      for (let p: PbObject | null = t.parent; p !== null && isType(p); p = p.parent) depth++;
+      throw nestingTooDeep(rootName, `${kindOf(o)} ${shortName(names.fullName(o))}`, depth);
+    }
+  }
   return t;
 }
 
-function packageOf(top: PbObject): string {
-  return top.parent === null ? "" : dotless(top.parent.fullName);
+function kindOf(o: PbObject): string {
+  return isEnum(o) ? "enum" : "message";
 }
 
-function editionOf(o: PbObject): string {
-  for (let t: PbObject | null = o; t !== null; t = t.parent) {
-    if (t._edition) return t._edition;
-  }
-  return "proto2";
+function packageOf(names: Names, top: PbObject): string {
+  return top.parent === null ? "" : names.fullName(top.parent);
 }
 
 /** Lowers the protobufjs `Type` and every type it reaches into a registry and returns the root. */
 export function lowerProtobufjsType(input: unknown): DescMessage {
   const type = input as PbType;
-  const rootName = dotless(type.fullName);
+  const names = new Names();
+  const rootName = names.fullName(type);
   const resolved = new Map<PbField, PbObject>();
   const tops = new Set<PbObject>();
   const edges = new Map<PbObject, Set<PbObject>>();
   const queue: PbObject[] = [];
   const reach = (o: PbObject): PbObject => {
-    const top = topOf(o);
+    const top = topOf(rootName, names, o);
     if (!tops.has(top)) {
       tops.add(top);
       queue.push(top);
@@ -149,12 +195,18 @@ export function lowerProtobufjsType(input: unknown): DescMessage {
     return top;
   };
   reach(type);
+  // Nesting comes from the input: an explicit stack, and the depth limit of the closure walk
+  // (checked here, before @bufbuild/protobuf's registry recurses over the nesting).
+  const stack: Array<{ o: PbObject; depth: number }> = [];
   while (queue.length > 0) {
     const top = queue.pop()!;
     const out = new Set<PbObject>();
     edges.set(top, out);
-    const walk = (o: PbObject): void => {
-      if (!isType(o)) return;
+    stack.push({ o: top, depth: 0 });
+    while (stack.length > 0) {
+      const { o, depth } = stack.pop()!;
+      if (depth > MAX_NESTING_DEPTH) throw nestingTooDeep(rootName, `${kindOf(o)} ${shortName(names.fullName(o))}`, depth);
+      if (!isType(o)) continue;
       for (const f of o.fieldsArray) {
         if (SCALARS[f.type] !== undefined) continue;
         let target = f.resolvedType;
@@ -169,7 +221,7 @@ export function lowerProtobufjsType(input: unknown): DescMessage {
           throw invalid(
             rootName,
             "UNRESOLVED_TYPE",
-            `field ${dotless(o.fullName)}.${f.protoName ?? f.name} references type ${f.type}, which does not resolve; load the file that declares it into the same protobufjs Root`,
+            `field ${names.fullName(o)}.${f.protoName ?? f.name} references type ${f.type}, which does not resolve; load the file that declares it into the same protobufjs Root`,
           );
         }
         resolved.set(f, target);
@@ -181,35 +233,34 @@ export function lowerProtobufjsType(input: unknown): DescMessage {
           throw invalid(
             rootName,
             RuleCode.EXTENSION_DECLARED,
-            `message ${dotless(o.fullName)} declares extension ${dotless(n.fullName)}; payload types declare no extensions, move the extend block out of the message`,
+            `message ${names.fullName(o)} declares extension ${names.fullName(n)}; payload types declare no extensions, move the extend block out of the message`,
           );
         }
-        walk(n);
+        stack.push({ o: n, depth: depth + 1 });
       }
-    };
-    walk(top);
+    }
   }
 
   const groups = groupIntoFiles(
     rootName,
     [...tops],
-    (t) => dotless(t.fullName),
-    packageOf,
+    (t) => names.fullName(t),
+    (t) => packageOf(names, t),
     (t) => edges.get(t) ?? [],
   );
+  const lower = new Lowering(names, resolved);
   const files = groups.map((g) => {
     const file = create(FileDescriptorProtoSchema, {
       name: g.name,
       dependency: [...g.dependencies],
-      messageType: g.members.filter(isType).map((t) => messageProto(t, resolved)),
+      messageType: g.members.filter(isType).map((t) => lower.message(t)),
       enumType: g.members.filter(isEnum).map(enumProto),
     });
-    const pkg = packageOf(g.members[0]!);
+    const pkg = packageOf(names, g.members[0]!);
     if (pkg !== "") file.package = pkg;
     // A file has one syntax: when members came from files of different syntax, keep the one
     // the payload rules reject so that the violation is reported, not hidden.
-    const editions = g.members.map(editionOf);
-    const edition = editions.find((e) => e !== "proto3") ?? "proto3";
+    const edition = g.members.map((m) => names.edition(m)).find((e) => e !== "proto3") ?? "proto3";
     if (edition === "proto3" || edition === "proto2") {
       file.syntax = edition;
     } else {
@@ -218,7 +269,7 @@ export function lowerProtobufjsType(input: unknown): DescMessage {
         throw invalid(
           rootName,
           RuleCode.EDITIONS_NOT_SUPPORTED,
-          `${dotless(g.members[0]!.fullName)} is declared with edition ${edition}; editions are not supported, declare it in a proto3 file (syntax = "proto3")`,
+          `${names.fullName(g.members[0]!)} is declared with edition ${edition}; editions are not supported, declare it in a proto3 file (syntax = "proto3")`,
         );
       }
       file.syntax = "editions";
@@ -242,41 +293,64 @@ function fieldName(f: PbField): string {
   return f.protoName ?? f.name;
 }
 
-function messageProto(t: PbType, resolved: ReadonlyMap<PbField, PbObject>): DescriptorProto {
-  const oneofIndex = new Map<PbOneOf, number>();
-  t.oneofsArray.forEach((o, i) => oneofIndex.set(o, i));
-  const nested: DescriptorProto[] = [];
-  const enums: EnumDescriptorProto[] = [];
-  for (const n of t.nestedArray) {
-    if (isType(n)) nested.push(messageProto(n, resolved));
-    else if (isEnum(n)) enums.push(enumProto(n));
-  }
-  const fields = t.fieldsArray.map((f) => {
-    const fp = fieldProto(t, f, resolved.get(f));
-    if (f.map) nested.push(mapEntryProto(f, resolved.get(f)));
-    if (f.partOf !== null) {
-      const idx = oneofIndex.get(f.partOf);
-      if (idx !== undefined) fp.oneofIndex = idx;
+/** DescriptorProtos of protobufjs types, with the names and resolved field types of one lowering. */
+class Lowering {
+  constructor(
+    private readonly names: Names,
+    private readonly resolved: ReadonlyMap<PbField, PbObject>,
+  ) {}
+
+  /** A top-level type with its nested types, from an explicit stack (nesting comes from the input). */
+  message(top: PbType): DescriptorProto {
+    const first = this.own(top);
+    const work: Array<{ t: PbType; proto: DescriptorProto; entries: DescriptorProto[] }> = [{ t: top, ...first }];
+    while (work.length > 0) {
+      const { t, proto, entries } = work.pop()!;
+      for (const n of t.nestedArray) {
+        if (isType(n)) {
+          const child = this.own(n);
+          proto.nestedType.push(child.proto);
+          work.push({ t: n, ...child });
+        } else if (isEnum(n)) {
+          proto.enumType.push(enumProto(n));
+        }
+      }
+      for (const e of entries) proto.nestedType.push(e);
     }
-    return fp;
-  });
-  const out = create(DescriptorProtoSchema, {
-    name: t.name,
-    field: fields,
-    nestedType: nested,
-    enumType: enums,
-    oneofDecl: t.oneofsArray.map((o) => create(OneofDescriptorProtoSchema, { name: o.name })),
-  });
-  for (const r of t.extensions ?? []) {
-    if (typeof r !== "string") out.extensionRange.push(create(DescriptorProto_ExtensionRangeSchema, { start: r[0], end: r[1] + 1 }));
+    return first.proto;
   }
-  for (const r of t.reserved ?? []) {
-    // protobufjs ranges are inclusive; DescriptorProto's end is exclusive.
-    if (typeof r === "string") out.reservedName.push(r);
-    else out.reservedRange.push(create(DescriptorProto_ReservedRangeSchema, { start: r[0], end: r[1] + 1 }));
+
+  /** One type without its nested declarations, and the map entries its map fields need. */
+  own(t: PbType): { proto: DescriptorProto; entries: DescriptorProto[] } {
+    const oneofIndex = new Map<PbOneOf, number>();
+    t.oneofsArray.forEach((o, i) => oneofIndex.set(o, i));
+    const entries: DescriptorProto[] = [];
+    const fields = t.fieldsArray.map((f) => {
+      const target = this.resolved.get(f);
+      const fp = fieldProto(this.names.fullName(t), f, target === undefined ? undefined : this.names.fullName(target), target);
+      if (f.map) entries.push(mapEntryProto(f, target === undefined ? undefined : this.names.fullName(target), target));
+      if (f.partOf !== null) {
+        const idx = oneofIndex.get(f.partOf);
+        if (idx !== undefined) fp.oneofIndex = idx;
+      }
+      return fp;
+    });
+    const out = create(DescriptorProtoSchema, {
+      name: t.name,
+      field: fields,
+      oneofDecl: t.oneofsArray.map((o) => create(OneofDescriptorProtoSchema, { name: o.name })),
+    });
+    for (const r of t.extensions ?? []) {
+      if (typeof r !== "string") out.extensionRange.push(create(DescriptorProto_ExtensionRangeSchema, { start: r[0], end: r[1] + 1 }));
+    }
+    for (const r of t.reserved ?? []) {
+      // protobufjs ranges are inclusive; DescriptorProto's end is exclusive.
+      if (typeof r === "string") out.reservedName.push(r);
+      else out.reservedRange.push(create(DescriptorProto_ReservedRangeSchema, { start: r[0], end: r[1] + 1 }));
+    }
+    if (t.options?.deprecated === true) out.options = create(MessageOptionsSchema, { deprecated: true });
+    return { proto: out, entries };
   }
-  if (t.options?.deprecated === true) out.options = create(MessageOptionsSchema, { deprecated: true });
-  return out;
 }
 
 function typeOf(target: PbObject): FieldType {
@@ -284,7 +358,7 @@ function typeOf(target: PbObject): FieldType {
   return (target as PbType).group === true ? FieldType.GROUP : FieldType.MESSAGE;
 }
 
-function fieldProto(parent: PbType, f: PbField, target: PbObject | undefined): FieldDescriptorProto {
+function fieldProto(parentName: string, f: PbField, targetName: string | undefined, target: PbObject | undefined): FieldDescriptorProto {
   const name = fieldName(f);
   const opts = f.options;
   const explicitJson = f.jsonName ?? (typeof opts?.json_name === "string" ? opts.json_name : undefined);
@@ -296,10 +370,10 @@ function fieldProto(parent: PbType, f: PbField, target: PbObject | undefined): F
   });
   if (f.map) {
     out.type = FieldType.MESSAGE;
-    out.typeName = `${parent.fullName}.${mapEntryName(name)}`;
+    out.typeName = `.${parentName}.${mapEntryName(name)}`;
   } else if (target !== undefined) {
     out.type = typeOf(target);
-    out.typeName = target.fullName;
+    out.typeName = `.${targetName}`;
   } else {
     out.type = SCALARS[f.type]!;
   }
@@ -316,7 +390,7 @@ function fieldProto(parent: PbType, f: PbField, target: PbObject | undefined): F
   return out;
 }
 
-function mapEntryProto(f: PbField, target: PbObject | undefined): DescriptorProto {
+function mapEntryProto(f: PbField, targetName: string | undefined, target: PbObject | undefined): DescriptorProto {
   const key = create(FieldDescriptorProtoSchema, {
     name: "key",
     number: 1,
@@ -327,7 +401,7 @@ function mapEntryProto(f: PbField, target: PbObject | undefined): DescriptorProt
   const value = create(FieldDescriptorProtoSchema, { name: "value", number: 2, label: Label.OPTIONAL, jsonName: "value" });
   if (target !== undefined) {
     value.type = typeOf(target);
-    value.typeName = target.fullName;
+    value.typeName = `.${targetName}`;
   } else {
     value.type = SCALARS[f.type]!;
   }

@@ -2,7 +2,7 @@
 // through here, so construction, type transfer and snapshot restore agree on what resolves.
 import { createFileRegistry, fromBinary, type DescMessage } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema, type DescriptorProto, type FileDescriptorSet } from "@bufbuild/protobuf/wkt";
-import { invalid } from "./rules.js";
+import { invalid } from "./invalid.js";
 
 export const RebuildCode = {
   REBUILD_FAILED: "REBUILD_FAILED",
@@ -26,25 +26,14 @@ export function rebuildRoot(normalized: Uint8Array, fullName: string): DescMessa
   // count declarations ourselves: the root must resolve exactly once, and nothing may repeat.
   const seen = new Set<string>();
   let rootCount = 0;
-  const visit = (prefix: string, names: readonly string[], nested: readonly DescriptorProto[]): void => {
-    for (const n of names) declare(`${prefix}${n}`);
-    for (const m of nested) {
-      const name = `${prefix}${m.name}`;
-      if (name === fullName) rootCount++;
-      declare(name);
-      visit(`${name}.`, m.enumType.map((e) => e.name), m.nestedType);
-    }
-  };
-  const declare = (name: string): void => {
+  forEachDeclaration(set, (name, kind) => {
+    if (kind === "service") return;
+    if (kind === "message" && name === fullName) rootCount++;
     if (seen.has(name) && name !== fullName) {
       throw invalid(fullName, RebuildCode.REBUILD_FAILED, `the descriptor set declares ${name} more than once`);
     }
     seen.add(name);
-  };
-  for (const file of set.file) {
-    const prefix = file.package === "" ? "" : `${file.package}.`;
-    visit(prefix, file.enumType.map((e) => e.name), file.messageType);
-  }
+  });
   if (rootCount === 0) {
     throw invalid(fullName, RebuildCode.ROOT_NOT_FOUND, `the descriptor set does not declare message ${fullName}`);
   }
@@ -61,6 +50,31 @@ export function rebuildRoot(normalized: Uint8Array, fullName: string): DescMessa
     throw invalid(fullName, RebuildCode.ROOT_NOT_FOUND, `the descriptor set does not declare message ${fullName}`);
   }
   return root;
+}
+
+/**
+ * Calls `visit` with the full name of every message, enum and service a set declares, in file
+ * order, each message before what it nests. An explicit stack: a set read from bytes nests as
+ * deep as its decoder allows, and a set built in memory as deep as its builder made it.
+ */
+export function forEachDeclaration(
+  set: FileDescriptorSet,
+  visit: (name: string, kind: "message" | "enum" | "service") => void,
+): void {
+  const stack: Array<{ prefix: string; message: DescriptorProto }> = [];
+  for (const file of set.file) {
+    const prefix = file.package === "" ? "" : `${file.package}.`;
+    for (const e of file.enumType) visit(prefix + e.name, "enum");
+    for (const s of file.service) visit(prefix + s.name, "service");
+    for (let i = file.messageType.length - 1; i >= 0; i--) stack.push({ prefix, message: file.messageType[i]! });
+    while (stack.length > 0) {
+      const { prefix: p, message: m } = stack.pop()!;
+      const name = p + m.name;
+      visit(name, "message");
+      for (const e of m.enumType) visit(`${name}.${e.name}`, "enum");
+      for (let i = m.nestedType.length - 1; i >= 0; i--) stack.push({ prefix: `${name}.`, message: m.nestedType[i]! });
+    }
+  }
 }
 
 export function reason(e: unknown): string {

@@ -7,9 +7,9 @@ import {
   FieldDescriptorProto_Type,
   FieldDescriptorProtoSchema,
 } from "@bufbuild/protobuf/wkt";
-import { InvalidDescriptorError } from "../errors.js";
 import { collectClosure, type Closure, type Decl } from "./closure.js";
-import { protocJsonName, shortName, utf8Length } from "./names.js";
+import { invalid } from "./invalid.js";
+import { protocJsonName, utf8Length } from "./names.js";
 
 /** Largest field number: the tag is the number shifted left by 3 in an unsigned 32-bit varint. */
 export const MAX_FIELD_NUMBER = 536_870_911;
@@ -37,11 +37,6 @@ export const RuleCode = {
   ENUM_FIRST_VALUE_NOT_ZERO: "ENUM_FIRST_VALUE_NOT_ZERO",
   ENUM_ALIAS_NOT_ALLOWED: "ENUM_ALIAS_NOT_ALLOWED",
 } as const;
-
-export function invalid(root: string | undefined, code: string, detail: string): InvalidDescriptorError {
-  const head = root === undefined ? "invalid descriptor" : `invalid descriptor ${shortName(root)}`;
-  return new InvalidDescriptorError(code, `${head}: ${detail}`);
-}
 
 /**
  * Checks rules 1–6 of DESIGN §4.2 on every type of the root's closure and throws the first

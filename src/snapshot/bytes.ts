@@ -2,6 +2,7 @@
 // every length against the bytes that remain before it reads or allocates, so malformed input
 // ends in a SnapshotFormatError with the byte offset, never in a RangeError from a typed array.
 import { SnapshotFormatError } from "../errors.js";
+import { CHECK_BYTES, checksOf, hex32, writeCheck } from "./crc32c.js";
 
 const utf8Decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 const utf8Encoder = new TextEncoder();
@@ -11,11 +12,35 @@ export class SnapshotInput {
   pos = 0;
   /** Names the snapshot in messages once its root full name is known, e.g. ` of acme.Order`. */
   subject = "";
+  /** Where the readable bytes end: before the integrity check once it was verified. */
+  #end: number;
 
-  constructor(readonly bytes: Uint8Array) {}
+  constructor(readonly bytes: Uint8Array) {
+    this.#end = bytes.length;
+  }
 
   get remaining(): number {
-    return this.bytes.length - this.pos;
+    return this.#end - this.pos;
+  }
+
+  /**
+   * Verifies the integrity check (the last 4 bytes: the CRC-32C of every byte before them) and
+   * ends the input before it, so that nothing after the envelope version is read from bytes
+   * that the check does not vouch for.
+   */
+  verifyCheck(): void {
+    this.need(CHECK_BYTES, "the integrity check");
+    const { recorded, computed } = checksOf(this.bytes);
+    const at = this.bytes.length - CHECK_BYTES;
+    if (recorded !== computed) {
+      this.fail(
+        "SNAPSHOT_CORRUPT",
+        at,
+        `the bytes are corrupt: the CRC-32C of bytes 0..${at - 1} is ${hex32(computed)}, but the snapshot records ${hex32(recorded)}`,
+        "the snapshot was damaged, cut short or modified; restore it from an intact copy",
+      );
+    }
+    this.#end = at;
   }
 
   fail(code: string, offset: number, rule: string, fix: string): never {
@@ -124,7 +149,18 @@ export class SnapshotOutput {
   }
 
   finish(): Uint8Array {
-    const out = new Uint8Array(this.length);
+    return this.#join(0);
+  }
+
+  /** The fields followed by the integrity check over all of them (DESIGN §10.2 item 7). */
+  finishWithCheck(): Uint8Array {
+    const out = this.#join(CHECK_BYTES);
+    writeCheck(out);
+    return out;
+  }
+
+  #join(extra: number): Uint8Array {
+    const out = new Uint8Array(this.length + extra);
     let at = 0;
     for (const part of this.parts) {
       out.set(part, at);

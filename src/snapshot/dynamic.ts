@@ -1,7 +1,7 @@
 // The dynamic snapshot, payload version 1 (DESIGN §10.2): the generated payload without the
 // generated type name.
 import { fromBinary } from "@bufbuild/protobuf";
-import { FileDescriptorSetSchema, type DescriptorProto, type FileDescriptorSet } from "@bufbuild/protobuf/wkt";
+import { FileDescriptorSetSchema, type FileDescriptorSet } from "@bufbuild/protobuf/wkt";
 import { sha256 } from "@noble/hashes/sha2";
 import { bytesToHex } from "@noble/hashes/utils";
 import type { DescMessage } from "@bufbuild/protobuf";
@@ -9,6 +9,7 @@ import { formatFindings } from "../compat/format.js";
 import { evaluateMessages } from "../compat/evaluate.js";
 import { RestoreError, isProtokeelError } from "../errors.js";
 import { shortName } from "../descriptor/names.js";
+import { forEachDeclaration } from "../descriptor/rebuild.js";
 import { MAX_DEPTH_LIMIT, MAX_MESSAGE_BYTES_LIMIT, type Settings } from "../settings.js";
 import type { ProtobufSerializer } from "../serializer.js";
 import { normalizedBytesOf, typeFromNormalized, type ProtobufType } from "../type.js";
@@ -313,21 +314,10 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 function countDeclarations(set: FileDescriptorSet, fullName: string): { messages: number; others: number } {
   let messages = 0;
   let others = 0;
-  // An explicit stack: nesting depth comes from the input and must not reach the call stack.
-  const stack: { prefix: string; messages: DescriptorProto[]; enums: { name: string }[] }[] = [];
-  for (const file of set.file) {
-    const prefix = file.package === "" ? "" : `${file.package}.`;
-    stack.push({ prefix, messages: file.messageType, enums: file.enumType });
-    for (const s of file.service) if (prefix + s.name === fullName) others++;
-  }
-  while (stack.length > 0) {
-    const { prefix, messages: ms, enums } = stack.pop()!;
-    for (const e of enums) if (prefix + e.name === fullName) others++;
-    for (const m of ms) {
-      const name = prefix + m.name;
-      if (name === fullName) messages++;
-      stack.push({ prefix: `${name}.`, messages: m.nestedType, enums: m.enumType });
-    }
-  }
+  forEachDeclaration(set, (name, kind) => {
+    if (name !== fullName) return;
+    if (kind === "message") messages++;
+    else others++;
+  });
   return { messages, others };
 }

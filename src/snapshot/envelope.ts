@@ -1,5 +1,7 @@
 // The snapshot envelope (DESIGN §10.1): "PKSS", u8 envelope version, u16+UTF-8 class name,
-// u32 snapshot version, then the payload of that class. Each class has its own payload reader
+// u32 snapshot version, then the payload of that class, then a 4-byte CRC-32C of every byte
+// before it (DESIGN §10.2 item 7). The check is verified right after the envelope version: the
+// version says where the check is, and nothing after it is read unverified. Each class has its own payload reader
 // and version line, so a new snapshot kind adds one entry to PAYLOAD_READERS and nothing else.
 import { SnapshotInput, SnapshotOutput } from "./bytes.js";
 import { DYNAMIC_SNAPSHOT_CLASS, readDynamicPayload } from "./dynamic.js";
@@ -30,12 +32,13 @@ export function writeSnapshot(snapshot: SerializerSnapshot): Uint8Array {
   out.utf8(snapshot.className, "the snapshot class name");
   out.u32(snapshot.version);
   snapshot.writePayload(out);
-  return out.finish();
+  return out.finishWithCheck();
 }
 
 /**
- * Decodes and checks a snapshot without any application input: magic, versions, class, lengths,
- * limits, fingerprint, that the descriptor set declares the root once, and that nothing follows.
+ * Decodes and checks a snapshot without any application input: magic, envelope version, the
+ * integrity check over every byte, class, versions, lengths, limits, fingerprint, that the
+ * descriptor set declares the root once, and that nothing follows.
  * Throws `SnapshotFormatError` with a stable `code` and the byte `offset`.
  */
 export function readSnapshot(bytes: Uint8Array, options: ReadSnapshotOptions = {}): SerializerSnapshot {
@@ -57,6 +60,7 @@ export function readSnapshot(bytes: Uint8Array, options: ReadSnapshotOptions = {
       "read it with the protokeel version that wrote it or a newer one",
     );
   }
+  input.verifyCheck();
   at = input.pos;
   const className = input.utf8("the snapshot class name");
   const reader = PAYLOAD_READERS.get(className);

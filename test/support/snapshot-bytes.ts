@@ -1,5 +1,6 @@
 // Assembles snapshot bytes field by field (DESIGN §10), so tests can make exact corruptions.
 import { sha256 } from "@noble/hashes/sha2";
+import { SnapshotFormatError, readSnapshot } from "../../src/index.js";
 
 export const CLASS_NAME = "protokeel.ProtobufDynamicSerializerSnapshot";
 
@@ -23,7 +24,10 @@ export interface SnapshotFields {
   setLength?: number;
   /** Defaults to the SHA-256 of `set`. */
   fingerprint?: Uint8Array;
+  /** Bytes after the fingerprint, inside the checked bytes. */
   trailing: Uint8Array;
+  /** Overrides the integrity check, which defaults to the CRC-32C of everything before it. */
+  check?: number;
 }
 
 export function defaultFields(fullName: string, set: Uint8Array): SnapshotFields {
@@ -76,5 +80,34 @@ export function assemble(f: SnapshotFields): Uint8Array {
     ...(f.fingerprint ?? sha256(f.set)),
     ...f.trailing,
   ];
-  return Uint8Array.from(parts);
+  return withCheck(Uint8Array.from(parts), f.check);
+}
+
+/**
+ * CRC-32C bit by bit, written apart from the package's table-driven one, so the format tests
+ * check the package against the definition (polynomial 0x1edc6f41, reflected 0x82f63b78).
+ */
+export function crc32cReference(bytes: Uint8Array): number {
+  let c = 0xffffffff;
+  for (const b of bytes) {
+    c ^= b;
+    for (let k = 0; k < 8; k++) c = c & 1 ? (c >>> 1) ^ 0x82f63b78 : c >>> 1;
+  }
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+/** `body` followed by a 4-byte big-endian check: `check`, or the CRC-32C of `body`. */
+export function withCheck(body: Uint8Array, check = crc32cReference(body)): Uint8Array {
+  return Uint8Array.from([...body, ...u32(check)]);
+}
+
+/** The SnapshotFormatError of `bytes`; fails when readSnapshot accepts them or throws anything else. */
+export function snapshotError(bytes: Uint8Array): SnapshotFormatError {
+  try {
+    readSnapshot(bytes);
+  } catch (e) {
+    if (e instanceof SnapshotFormatError) return e;
+    throw e;
+  }
+  throw new Error("readSnapshot accepted the bytes");
 }
