@@ -26,7 +26,9 @@ const PUBLIC = [
   "initWasm",
   "isProtokeelError",
   "readSnapshot",
+  "releaseMemory",
   "typeFor",
+  "wasmMemoryBytes",
   "writeSnapshot",
 ];
 
