@@ -54,8 +54,8 @@ let gBase: usize = 0;
 let gMaxDepth: u32 = 0;
 let gStack: usize = 0;
 
-// A paused walk: in a message body (gInBody) at gP of the body ending at gEnd, of the type at gT,
-// with the stack pointer gSp and the body's flags gFlags.
+// A paused walk: in a message body (gInBody, set by pause) at gP of the body ending at gEnd, of
+// the type at gT, with the stack pointer gSp and the body's flags gFlags; else between frames at gP.
 let gInBody: bool = false;
 let gP: usize = 0;
 let gEnd: usize = 0;
@@ -132,9 +132,12 @@ let gStatus: i32 = 0;
 
 /**
  * A packed run of a repeated numeric field at p (after its tag at `at`): checks its length and
- * writes its first chunk (packedChunk). Returns the position after the elements written, with
- * gRunEnd = the end of the run; or 0 with gStatus: an error, or S_PAUSED when the window has no
- * room for a single element (nothing is written; the field is read again in the next window).
+ * decodes the elements that fit in the window (all of them when they do) below gPk, writing their
+ * PACKED entry at tp. Returns the position after the last element decoded, with gRunEnd = the
+ * end of the run; or 0 with gStatus: an error, or S_PAUSED when the window has no room for one
+ * element (nothing is written; the field is read again in the next window). A run larger than
+ * the window becomes several entries, one per window, which the tape format allows (a field may
+ * have several runs): with `at` = 0, p is where the run goes on (its end gRunEnd) after a pause.
  * Kept out of walkBody (with skipUnknown, which binaryen inlines back): V8 keeps no register
  * across a call, so every value live across one in the field loop is spilled where it is
  * defined; with this path, `depth` (now from sp), and the 1-byte length and 1-8-byte varint
@@ -143,32 +146,24 @@ let gStatus: i32 = 0;
  */
 function walkPacked(tbl: usize, T: usize, base: usize, at: usize, p: usize, end: usize, a: u32, num: u32, levels: usize, tp: usize): usize {
   let wt: u32 = 2;
-  let q = readVarint(p, end);
-  if (q == 0) return fail(stop(failStatus, failAt, base, num, wt, levels, T, tbl));
-  let len = varintValue;
-  if (len > <u64>(end - q)) return fail(stop(E_LENGTH_PAST_END, at, base, num, wt, levels, T, tbl));
   let kind = a & A_KIND_MASK;
-  if (kind == KIND_FIXED32 || kind == KIND_SFIXED32 || kind == KIND_FLOAT) {
-    if ((len & 3) != 0) return fail(stop(E_PACKED_LENGTH, at, base, num, wt, levels, T, tbl));
-  } else if (kind == KIND_FIXED64 || kind == KIND_SFIXED64 || kind == KIND_DOUBLE) {
-    if ((len & 7) != 0) return fail(stop(E_PACKED_LENGTH, at, base, num, wt, levels, T, tbl));
+  let s = p;
+  let pend = gRunEnd;
+  if (at != 0) {
+    s = readVarint(p, end);
+    if (s == 0) return fail(stop(failStatus, failAt, base, num, wt, levels, T, tbl));
+    let len = varintValue;
+    if (len > <u64>(end - s)) return fail(stop(E_LENGTH_PAST_END, at, base, num, wt, levels, T, tbl));
+    if (kind == KIND_FIXED32 || kind == KIND_SFIXED32 || kind == KIND_FLOAT) {
+      if ((len & 3) != 0) return fail(stop(E_PACKED_LENGTH, at, base, num, wt, levels, T, tbl));
+    } else if (kind == KIND_FIXED64 || kind == KIND_SFIXED64 || kind == KIND_DOUBLE) {
+      if ((len & 7) != 0) return fail(stop(E_PACKED_LENGTH, at, base, num, wt, levels, T, tbl));
+    }
+    pend = s + <usize>len;
+    gRunEnd = pend;
   }
-  gRunEnd = q + <usize>len;
-  return packedChunk(tbl, T, base, q, gRunEnd, a, num, levels, tp);
-}
-
-/**
- * Decodes the elements of the packed run [s, pend) that fit in the window (all of them when they
- * do) below gPk, and writes their PACKED entry at tp. A run larger than the window becomes
- * several entries, one per window, which the tape format allows (a field may have several runs).
- * Returns the position after the last element decoded, or 0 with gStatus (an error, or S_PAUSED
- * when not one element fits).
- */
-function packedChunk(tbl: usize, T: usize, base: usize, s: usize, pend: usize, a: u32, num: u32, levels: usize, tp: usize): usize {
-  let wt: u32 = 2;
   let pk = gPk;
   let head = (a >>> A_SLOT_SHIFT) << SLOT_SHIFT;
-  let kind = a & A_KIND_MASK;
   // Element bytes the window holds besides this entry and 7 bytes of alignment.
   let room = pk - tp;
   let fit: usize = room > 23 ? room - 23 : 0;
@@ -308,6 +303,7 @@ function skipUnknown(at: usize, p: usize, end: usize, wt: u32): usize {
 
 /** Saves a walk stopped at p (in the body ending at `end` of the type at T) for walkResume. */
 function pause(p: usize, end: usize, T: usize, sp: usize, flags: u32, tp: usize, pk: usize, tx: usize): i32 {
+  gInBody = true;
   gP = p;
   gEnd = end;
   gT = T;
@@ -618,7 +614,6 @@ export function walk(tbl: usize, tableWords: u32, rootType: u32, base: usize, le
   gFrames = false;
   let end = base + <usize>len;
   openRoot(base, base, end);
-  gInBody = true;
   return finish(walkBody(tbl, T, base, base, end, maxDepth, stack, stack, F_ASCII_SELF | F_ASCII_TREE));
 }
 
@@ -633,7 +628,7 @@ export function walkResume(): i32 {
   gTx = gTx0;
   let levels = (gSp - gStack) >> 4;
   if (gRunP != 0) {
-    let q = packedChunk(gTbl, gT, gBase, gRunP, gRunEnd, gRunA, gRunNum, levels, gTp);
+    let q = walkPacked(gTbl, gT, gBase, 0, gRunP, gRunEnd, gRunA, gRunNum, levels, gTp);
     if (q == 0) return finish(gStatus);
     gTp += 16;
     if (q != gRunEnd) {
@@ -664,6 +659,7 @@ function walkFrameList(p: usize): i32 {
   while (p < end) {
     // A frame needs room for its START and END at least.
     if (gPk - gTp < 32) {
+      gInBody = false;
       gP = p;
       return S_PAUSED;
     }
@@ -675,10 +671,8 @@ function walkFrameList(p: usize): i32 {
     }
     let fend = q + <usize>varintValue;
     openRoot(base, q, fend);
-    gInBody = true;
     let status = walkBody(tbl, T, base, q, fend, maxDepth, stack, stack, F_ASCII_SELF | F_ASCII_TREE);
     if (status != OK) return status;
-    gInBody = false;
     p = fend;
   }
   if (more != 0) {

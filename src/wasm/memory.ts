@@ -129,7 +129,7 @@ export function enter(): CoreExports {
   if (exports !== undefined) {
     const have = views.buffer.byteLength;
     if (have < RELEASE_MIN_BYTES || callNeed * RELEASE_FACTOR > have) quietCalls = 0;
-    else if (++quietCalls > RELEASE_AFTER_CALLS) releaseMemory();
+    else if (++quietCalls >= RELEASE_AFTER_CALLS) releaseMemory();
   }
   callNeed = 0;
   return ready();
