@@ -190,6 +190,17 @@ describe("the walker's text area in linear memory", () => {
   const Scalars = registryFromDir("fixtures/core").getMessage("core.test.Scalars")!;
   const ctrlText = () => views.u32[(ready().ctrl() >>> 2) + 10]!;
 
+  /** Scalars bytes `msg` in scratch memory after the stack, a 4 KiB tape after them, then `text`. */
+  function placed(msg: Uint8Array): { tape: number; text: number; walk: (text: number, textEnd: number) => number } {
+    const stack = scratchAddress();
+    const base = stack + 1024;
+    const tape = base + 1024;
+    views.u8.set(msg, base);
+    const walk = (text: number, textEnd: number): number =>
+      ready().walk(tableAddress(), tableLength(), layoutOf(Scalars).typeOffset, base, msg.length, 1 << 20, 10, stack, tape, tape + 4096, text, textEnd);
+    return { tape, text: tape + 4096, walk };
+  }
+
   // Scalars.s (field 9) with n bytes, ending at the last byte of memory: the core's 16-byte loads
   // must not reach past it, and the text must still be exact.
   test.each([0, 1, 2, 15, 16, 17, 31, 33, 300])("a %i-byte string ending at the last byte of memory is copied without a trap", (n) => {
@@ -210,51 +221,34 @@ describe("the walker's text area in linear memory", () => {
   // The text area itself at the end of memory, sized exactly (no slack for 16-byte stores): the
   // core must copy exactly instead of storing past it.
   test.each([1, 5, 16, 17, 40, 300])("a %i-byte text area ending at the last byte of memory is filled exactly", (n) => {
-    const type = layoutOf(Scalars).typeOffset;
-    const e = ready();
-    const stack = scratchAddress();
-    const base = stack + 1024;
-    const tape = base + 1024;
     const msg = Uint8Array.from([0x4a, ...(n < 128 ? [n] : [0x80 | (n & 0x7f), n >> 7]), ...Array.from(ascii(n, 1), (c) => c.charCodeAt(0))]);
-    views.u8.set(msg, base);
+    const { walk } = placed(msg);
     const end = views.u8.length;
-    expect(e.walk(tableAddress(), tableLength(), type, base, msg.length, 1 << 20, 10, stack, tape, tape + 4096, end - n, end)).toBe(0);
+    expect(walk(end - n, end)).toBe(0);
     expect(ctrlText()).toBe(n);
     expect(Buffer.from(views.u8.subarray(end - n, end)).toString("latin1")).toBe(ascii(n, 1));
   });
 
   test("a string longer than the whole text area is left unflagged, and nothing is written past the area", () => {
-    const type = layoutOf(Scalars).typeOffset;
-    const e = ready();
-    const stack = scratchAddress();
-    const base = stack + 1024;
-    const tape = base + 1024;
-    const text = tape + 4096;
     const n = 20;
-    const msg = Uint8Array.from([0x4a, n, ...Array.from(ascii(n), (c) => c.charCodeAt(0))]);
-    views.u8.set(msg, base);
+    const { tape, text, walk } = placed(Uint8Array.from([0x4a, n, ...Array.from(ascii(n), (c) => c.charCodeAt(0))]));
     views.u8.fill(0xee, text, text + 64);
-    expect(e.walk(tableAddress(), tableLength(), type, base, msg.length, 1 << 20, 10, stack, tape, tape + 4096, text, text + n - 1)).toBe(0);
+    expect(walk(text, text + n - 1)).toBe(0);
     expect(ctrlText()).toBe(0);
     // The BYTES entry (the second) carries no ASCII flag: the reader decodes it from the input.
     expect(views.u32[(tape >>> 2) + 4]).toBe(6 | (8 << 8));
     expect([...views.u8.subarray(text, text + 64)].every((b) => b === 0xee)).toBe(true);
     // A reversed region is an empty one.
-    expect(e.walk(tableAddress(), tableLength(), type, base, msg.length, 1 << 20, 10, stack, tape, tape + 4096, text, text - 16)).toBe(0);
+    expect(walk(text, text - 16)).toBe(0);
     expect(ctrlText()).toBe(0);
   });
 
   test("a string that does not fit in what is left of the text area pauses the walk before it", () => {
-    const type = layoutOf(Scalars).typeOffset;
-    const e = ready();
-    const stack = scratchAddress();
-    const base = stack + 1024;
-    const tape = base + 1024;
-    const text = tape + 4096;
     // Scalars.s twice (a singular string read twice): 10 bytes, then 30, in a 35-byte area.
     const msg = Uint8Array.from([0x4a, 10, ...Array.from(ascii(10), (c) => c.charCodeAt(0)), 0x4a, 30, ...Array.from(ascii(30, 1), (c) => c.charCodeAt(0))]);
-    views.u8.set(msg, base);
-    expect(e.walk(tableAddress(), tableLength(), type, base, msg.length, 1 << 20, 10, stack, tape, tape + 4096, text, text + 35)).toBe(2);
+    const { tape, text, walk } = placed(msg);
+    const e = ready();
+    expect(walk(text, text + 35)).toBe(2);
     expect([views.u32[(ready().ctrl() >>> 2) + 5], ctrlText()]).toEqual([2, 10]);
     expect(Buffer.from(views.u8.subarray(text, text + 10)).toString("latin1")).toBe(ascii(10));
     // The next window starts with the second string, in an empty text area.
