@@ -1,7 +1,7 @@
 // The only export surface of the core (mirrored by the CoreExports interface in
 // src/wasm/instance.ts, one line per export). Every export returns a status or a plain number;
 // nothing here throws, aborts or allocates.
-import { CTRL, CTRL_COUNT, CTRL_FIELD, CTRL_OFFSET, CTRL_STATUS, CTRL_VALUE, CTRL_WIRE, ctrlSet } from "./ctrl";
+import { CTRL, CTRL_COUNT_BYTE, CTRL_FIELD_BYTE, CTRL_OFFSET_BYTE, CTRL_STATUS_BYTE, CTRL_VALUE_BYTE, CTRL_WIRE_BYTE, ctrlSet } from "./ctrl";
 import { OK } from "./status";
 import { readTag, tagValue, writeTag } from "./tag";
 import { checkUtf8, safeLoadEnd } from "./utf8";
@@ -11,7 +11,7 @@ import {
 } from "./varint";
 
 export { scanFrames } from "./framing";
-export { walk, walkFrames, scanUnknown } from "./scan";
+export { walk, walkFrames, walkResume, scanUnknown } from "./scan";
 export { validate, validateFrames } from "./validate";
 export { packedSize, writePacked } from "./size";
 
@@ -29,13 +29,13 @@ export function ctrl(): usize {
 export function readVarintAt(p: usize, len: u32): i32 {
   let q = readVarint(p, p + <usize>len);
   if (q == 0) {
-    ctrlSet(CTRL_OFFSET, <u32>(failAt - p));
-    ctrlSet(CTRL_STATUS, <u32>failStatus);
+    ctrlSet(CTRL_OFFSET_BYTE, <u32>(failAt - p));
+    ctrlSet(CTRL_STATUS_BYTE, <u32>failStatus);
     return failStatus;
   }
-  store<u64>(CTRL + CTRL_VALUE, varintValue);
-  ctrlSet(CTRL_COUNT, <u32>(q - p));
-  ctrlSet(CTRL_STATUS, OK);
+  store<u64>(CTRL + CTRL_VALUE_BYTE, varintValue);
+  ctrlSet(CTRL_COUNT_BYTE, <u32>(q - p));
+  ctrlSet(CTRL_STATUS_BYTE, OK);
   return OK;
 }
 
@@ -53,14 +53,14 @@ export function varintSize64(v: u64): u32 {
 export function readTagAt(p: usize, len: u32): i32 {
   let q = readTag(p, p + <usize>len);
   if (q == 0) {
-    ctrlSet(CTRL_OFFSET, <u32>(failAt - p));
-    ctrlSet(CTRL_STATUS, <u32>failStatus);
+    ctrlSet(CTRL_OFFSET_BYTE, <u32>(failAt - p));
+    ctrlSet(CTRL_STATUS_BYTE, <u32>failStatus);
     return failStatus;
   }
-  ctrlSet(CTRL_FIELD, tagValue >>> 3);
-  ctrlSet(CTRL_WIRE, tagValue & 7);
-  ctrlSet(CTRL_COUNT, <u32>(q - p));
-  ctrlSet(CTRL_STATUS, OK);
+  ctrlSet(CTRL_FIELD_BYTE, tagValue >>> 3);
+  ctrlSet(CTRL_WIRE_BYTE, tagValue & 7);
+  ctrlSet(CTRL_COUNT_BYTE, <u32>(q - p));
+  ctrlSet(CTRL_STATUS_BYTE, OK);
   return OK;
 }
 
@@ -73,7 +73,7 @@ export function writeTagAt(p: usize, fieldNumber: u32, wireType: u32): u32 {
 export function checkUtf8At(p: usize, len: u32): i32 {
   let r = checkUtf8(p, p + <usize>len);
   if (r == 0) {
-    ctrlSet(CTRL_OFFSET, <u32>(failAt - p));
+    ctrlSet(CTRL_OFFSET_BYTE, <u32>(failAt - p));
     return failStatus;
   }
   return <i32>r;

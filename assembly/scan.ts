@@ -1,20 +1,30 @@
-// The validating message walker (DESIGN §8.3, §13): one call checks a whole message against
-// the layout table and writes the decode tape. Nesting uses an explicit stack in linear memory
-// (16 bytes a level, sized by the caller from maxDepth), never recursion, so a nesting bomb
-// ends in E_DEPTH_EXCEEDED instead of a stack overflow.
+// The validating message walker (DESIGN §8.3, §13): checks a message against the layout table
+// and writes the decode tape. Nesting uses an explicit stack in linear memory (16 bytes a level,
+// sized by the caller from maxDepth), never recursion, so a nesting bomb ends in
+// E_DEPTH_EXCEEDED instead of a stack overflow.
+//
+// The tape is written into a bounded window, and the walk is resumable: when the window (entries
+// up from its start, packed arrays down from its end) or its text area is full, the walker saves
+// its state (position, end, type, stack pointer, flags; the rest of a packed run it is
+// splitting; the stack itself stays in linear memory) and returns S_PAUSED. JS reads the entries
+// written so far, then calls walkResume, which continues the walk into the same window from its
+// start. Nothing written earlier is ever patched, so a window is final once returned. Working
+// memory is then the input copy plus the window, whatever the input produces: an empty
+// sub-message (`0a 00`) gives 32 bytes of tape for 2 bytes of input, an empty frame 32 for 1.
 import {
-  CTRL_COUNT, CTRL_DEPTH, CTRL_FIELD, CTRL_OFFSET, CTRL_PACKED, CTRL_STATUS, CTRL_TEXT,
-  CTRL_TYPE, CTRL_WIRE, ctrlSet,
+  CTRL_COUNT_BYTE, CTRL_DEPTH_BYTE, CTRL_FIELD_BYTE, CTRL_NEED_BYTE, CTRL_OFFSET_BYTE, CTRL_PACKED_BYTE,
+  CTRL_STATUS_BYTE, CTRL_TEXT_BYTE, CTRL_TYPE_BYTE, CTRL_WIRE_BYTE, ctrlSet,
 } from "./ctrl";
+import { framePrefix, frameStatus } from "./framing";
 import {
-  E_BAD_TABLE, E_COLLISION, E_DEPTH_EXCEEDED, E_FIELD_NUMBER_ZERO, E_FRAME_TOO_LARGE,
-  E_FRAME_TRUNCATED, E_INVALID_WIRE_TYPE, E_LENGTH_PAST_END, E_MESSAGE_TOO_LARGE,
-  E_NEED_SPACE, E_PACKED_LENGTH, E_TRUNCATED, E_WIRE_TYPE_MISMATCH, OK,
+  E_BAD_TABLE, E_COLLISION, E_DEPTH_EXCEEDED, E_FIELD_NUMBER_ZERO, E_INVALID_WIRE_TYPE,
+  E_LENGTH_PAST_END, E_MESSAGE_TOO_LARGE, E_PACKED_LENGTH, E_TRUNCATED, E_WIRE_TYPE_MISMATCH, OK,
+  S_NEED_INPUT, S_PAUSED,
 } from "./status";
 import {
-  A_KIND_MASK, A_MESSAGE, A_PACKABLE, A_SLOT_SHIFT, A_STRING, A_WIRE_SHIFT, K_BOOL,
-  K_DOUBLE, K_FIXED32, K_FIXED64, K_FLOAT, K_INT64, K_SFIXED32, K_SFIXED64, K_SINT32,
-  K_SINT64, K_UINT64, T_DENSE_MAX, T_HEADER_BYTES, findEntry, findSparse,
+  A_KIND_MASK, A_MESSAGE, A_PACKABLE, A_SLOT_SHIFT, A_STRING, A_WIRE_SHIFT, KIND_BOOL,
+  KIND_DOUBLE, KIND_FIXED32, KIND_FIXED64, KIND_FLOAT, KIND_INT64, KIND_SFIXED32, KIND_SFIXED64, KIND_SINT32,
+  KIND_SINT64, KIND_UINT64, T_DENSE_MAX_BYTE, T_HEADER_BYTES, findEntry, findSparse,
 } from "./table";
 import {
   F_ASCII, F_ASCII_SELF, F_ASCII_TREE, F_HAS_UNKNOWN, FLAG_SHIFT, OP_BYTES, OP_END,
@@ -27,23 +37,52 @@ import {
   zigzagDecode64,
 } from "./varint";
 
-// Tape cursors shared by walk and walkFrames: entries grow up from gTp, packed arrays grow
-// down from gPk. The text area [gTx0, gTxEnd) receives the bytes of every ASCII string field,
-// back to back in tape order; gTx is its cursor.
+// The window: entries grow up from gTp, packed arrays down from gPk, within [gTape, gTapeEnd).
+// The text area [gTx0, gTxEnd) receives the bytes of the window's ASCII string fields, back to
+// back in tape order; gTx is its cursor. Every window starts empty.
+let gTape: usize = 0;
+let gTapeEnd: usize = 0;
 let gTp: usize = 0;
 let gPk: usize = 0;
 let gTx0: usize = 0;
 let gTx: usize = 0;
 let gTxEnd: usize = 0;
 
+// The call's arguments, kept for walkResume.
+let gTbl: usize = 0;
+let gBase: usize = 0;
+let gMaxDepth: u32 = 0;
+let gStack: usize = 0;
+
+// A paused walk: in a message body (gInBody, set by pause) at gP of the body ending at gEnd, of
+// the type at gT, with the stack pointer gSp and the body's flags gFlags; else between frames at gP.
+let gInBody: bool = false;
+let gP: usize = 0;
+let gEnd: usize = 0;
+let gT: usize = 0;
+let gSp: usize = 0;
+let gFlags: u32 = 0;
+// A packed run split across windows: its next element at gRunP (0 = none), its end gRunEnd,
+// its layout word A and its field number.
+let gRunP: usize = 0;
+let gRunEnd: usize = 0;
+let gRunA: u32 = 0;
+let gRunNum: u32 = 0;
+// walkFrames: the root type, the limit, the segment's end and the input bytes after it.
+let gFrames: bool = false;
+let gRoot: usize = 0;
+let gMaxBytes: u32 = 0;
+let gSegEnd: usize = 0;
+let gMore: u32 = 0;
+
 /** Cold exit: records where and why the walk stopped. */
 export function stop(status: i32, at: usize, base: usize, num: u32, wt: u32, levels: usize, T: usize, tbl: usize): i32 {
-  ctrlSet(CTRL_STATUS, <u32>status);
-  ctrlSet(CTRL_OFFSET, <u32>(at - base));
-  ctrlSet(CTRL_FIELD, num);
-  ctrlSet(CTRL_WIRE, wt);
-  ctrlSet(CTRL_DEPTH, <u32>levels);
-  ctrlSet(CTRL_TYPE, <u32>((T - tbl) >> 2));
+  ctrlSet(CTRL_STATUS_BYTE, <u32>status);
+  ctrlSet(CTRL_OFFSET_BYTE, <u32>(at - base));
+  ctrlSet(CTRL_FIELD_BYTE, num);
+  ctrlSet(CTRL_WIRE_BYTE, wt);
+  ctrlSet(CTRL_DEPTH_BYTE, <u32>levels);
+  ctrlSet(CTRL_TYPE_BYTE, <u32>((T - tbl) >> 2));
   return status;
 }
 
@@ -61,6 +100,28 @@ export function stop(status: i32, at: usize, base: usize, num: u32, wt: u32, lev
   return c;
 }
 
+/** Where countVarintsUpTo stopped. */
+let gScanEnd: usize = 0;
+
+/**
+ * Counts the varints that end in [p, end), at most `max`; gScanEnd = the position after the last
+ * one counted when `max` stopped the count, else end. Whole 16-byte blocks are taken only while
+ * even 16 more stay below max, so the stop always falls right after a varint's last byte.
+ */
+function countVarintsUpTo(p: usize, end: usize, max: usize): u32 {
+  let c: usize = 0;
+  while (end - p >= 16 && c + 16 < max) {
+    c += 16 - <usize>popcnt<i32>(i8x16.bitmask(v128.load(p)));
+    p += 16;
+  }
+  while (p < end && c < max) {
+    c += <usize>(load<u8>(p) < 0x80);
+    p++;
+  }
+  gScanEnd = c < max ? end : p;
+  return <u32>c;
+}
+
 /** The status a cold path below returned 0 for. */
 let gStatus: i32 = 0;
 
@@ -70,8 +131,13 @@ let gStatus: i32 = 0;
 }
 
 /**
- * A packed run of a repeated numeric field at p (after its tag at `at`): decodes the elements
- * below gPk and writes its entry at tp. Returns the position after the run, or 0 with gStatus.
+ * A packed run of a repeated numeric field at p (after its tag at `at`): checks its length and
+ * decodes the elements that fit in the window (all of them when they do) below gPk, writing their
+ * PACKED entry at tp. Returns the position after the last element decoded, with gRunEnd = the
+ * end of the run; or 0 with gStatus: an error, or S_PAUSED when the window has no room for one
+ * element (nothing is written; the field is read again in the next window). A run larger than
+ * the window becomes several entries, one per window, which the tape format allows (a field may
+ * have several runs): with `at` = 0, p is where the run goes on (its end gRunEnd) after a pause.
  * Kept out of walkBody (with skipUnknown, which binaryen inlines back): V8 keeps no register
  * across a call, so every value live across one in the field loop is spilled where it is
  * defined; with this path, `depth` (now from sp), and the 1-byte length and 1-8-byte varint
@@ -80,46 +146,71 @@ let gStatus: i32 = 0;
  */
 function walkPacked(tbl: usize, T: usize, base: usize, at: usize, p: usize, end: usize, a: u32, num: u32, levels: usize, tp: usize): usize {
   let wt: u32 = 2;
+  let kind = a & A_KIND_MASK;
+  let s = p;
+  let pend = gRunEnd;
+  if (at != 0) {
+    s = readVarint(p, end);
+    if (s == 0) return fail(stop(failStatus, failAt, base, num, wt, levels, T, tbl));
+    let len = varintValue;
+    if (len > <u64>(end - s)) return fail(stop(E_LENGTH_PAST_END, at, base, num, wt, levels, T, tbl));
+    if (kind == KIND_FIXED32 || kind == KIND_SFIXED32 || kind == KIND_FLOAT) {
+      if ((len & 3) != 0) return fail(stop(E_PACKED_LENGTH, at, base, num, wt, levels, T, tbl));
+    } else if (kind == KIND_FIXED64 || kind == KIND_SFIXED64 || kind == KIND_DOUBLE) {
+      if ((len & 7) != 0) return fail(stop(E_PACKED_LENGTH, at, base, num, wt, levels, T, tbl));
+    }
+    pend = s + <usize>len;
+    gRunEnd = pend;
+  }
   let pk = gPk;
   let head = (a >>> A_SLOT_SHIFT) << SLOT_SHIFT;
-  let q = readVarint(p, end);
-  if (q == 0) return fail(stop(failStatus, failAt, base, num, wt, levels, T, tbl));
-  let len = varintValue;
-  if (len > <u64>(end - q)) return fail(stop(E_LENGTH_PAST_END, at, base, num, wt, levels, T, tbl));
-  let pend = q + <usize>len;
-  let kind = a & A_KIND_MASK;
+  // Element bytes the window holds besides this entry and 7 bytes of alignment.
+  let room = pk - tp;
+  let fit: usize = room > 23 ? room - 23 : 0;
   let count: u32;
   let size: u32;
-  if (kind == K_FIXED32 || kind == K_SFIXED32 || kind == K_FLOAT) {
-    if ((len & 3) != 0) return fail(stop(E_PACKED_LENGTH, at, base, num, wt, levels, T, tbl));
-    count = <u32>(len >> 2);
+  let ce = pend;
+  if (kind == KIND_FIXED32 || kind == KIND_SFIXED32 || kind == KIND_FLOAT) {
     size = 4;
-  } else if (kind == K_FIXED64 || kind == K_SFIXED64 || kind == K_DOUBLE) {
-    if ((len & 7) != 0) return fail(stop(E_PACKED_LENGTH, at, base, num, wt, levels, T, tbl));
-    count = <u32>(len >> 3);
+    let c = (pend - s) >> 2;
+    if (c > fit >> 2) {
+      c = fit >> 2;
+      ce = s + (c << 2);
+    }
+    count = <u32>c;
+  } else if (kind == KIND_FIXED64 || kind == KIND_SFIXED64 || kind == KIND_DOUBLE) {
     size = 8;
+    let c = (pend - s) >> 3;
+    if (c > fit >> 3) {
+      c = fit >> 3;
+      ce = s + (c << 3);
+    }
+    count = <u32>c;
   } else {
-    count = countVarints(q, pend);
-    size = kind == K_BOOL ? 1 : kind == K_INT64 || kind == K_UINT64 || kind == K_SINT64 ? 8 : 4;
+    size = kind == KIND_BOOL ? 1 : kind == KIND_INT64 || kind == KIND_UINT64 || kind == KIND_SINT64 ? 8 : 4;
+    // Every element takes at least one byte: a run of n bytes needs at most n * size.
+    if (<u64>(pend - s) * <u64>size <= <u64>fit) {
+      count = countVarints(s, pend);
+    } else {
+      count = countVarintsUpTo(s, pend, fit / <usize>size);
+      ce = gScanEnd;
+    }
   }
-  let bytes = <u64>count * <u64>size;
-  if (bytes + 16 > <u64>(pk - tp)) return fail(E_NEED_SPACE);
-  let dst = (pk - <usize>bytes) & ~(<usize>7);
-  if (dst - tp < 16) return fail(E_NEED_SPACE);
-  if (size == 4 && (kind == K_FIXED32 || kind == K_SFIXED32 || kind == K_FLOAT)) {
-    memory.copy(dst, q, <usize>len);
-  } else if (kind == K_FIXED64 || kind == K_SFIXED64 || kind == K_DOUBLE) {
-    memory.copy(dst, q, <usize>len);
+  if (ce == s && s < pend) return fail(S_PAUSED);
+  let dst = (pk - (<usize>count * <usize>size)) & ~(<usize>7);
+  if (size == 4 && (kind == KIND_FIXED32 || kind == KIND_SFIXED32 || kind == KIND_FLOAT)) {
+    memory.copy(dst, s, ce - s);
+  } else if (kind == KIND_FIXED64 || kind == KIND_SFIXED64 || kind == KIND_DOUBLE) {
+    memory.copy(dst, s, ce - s);
   } else {
-    let s = q;
     let d = dst;
     if (size == 8) {
-      let zz = kind == K_SINT64;
-      while (s < pend) {
+      let zz = kind == KIND_SINT64;
+      while (s < ce) {
         let v: u64;
         let x: u64 = 0;
         let m: u64 = 0;
-        if (pend - s >= 8) {
+        if (ce - s >= 8) {
           x = load<u64>(s);
           m = ~x & 0x8080808080808080;
         }
@@ -131,12 +222,12 @@ function walkPacked(tbl: usize, T: usize, base: usize, at: usize, p: usize, end:
           let tz = ctz<u64>(m);
           s += <usize>((tz + 1) >> 3);
           v = packVarint8(x & ((<u64>2 << tz) - 1));
-        } else if (pend - s >= 9 && load<u8>(s, 8) < 0x80) {
+        } else if (ce - s >= 9 && load<u8>(s, 8) < 0x80) {
           // Nine bytes: the eight loaded plus the ninth's 7 bits on top (63-bit values).
           v = (packVarint8(x) | (<u64>load<u8>(s, 8) << 56));
           s += 9;
         } else {
-          s = readVarint(s, pend);
+          s = readVarint(s, ce);
           if (s == 0) return fail(stop(failStatus, failAt, base, num, wt, levels, T, tbl));
           v = varintValue;
         }
@@ -145,12 +236,12 @@ function walkPacked(tbl: usize, T: usize, base: usize, at: usize, p: usize, end:
         d += 8;
       }
     } else if (size == 4) {
-      let zz = kind == K_SINT32;
-      while (s < pend) {
+      let zz = kind == KIND_SINT32;
+      while (s < ce) {
         let v: u32;
         let x: u64 = 0;
         let m: u64 = 0;
-        if (pend - s >= 8) {
+        if (ce - s >= 8) {
           x = load<u64>(s);
           m = ~x & 0x8080808080808080;
         }
@@ -159,12 +250,12 @@ function walkPacked(tbl: usize, T: usize, base: usize, at: usize, p: usize, end:
           let tz = ctz<u64>(m);
           s += <usize>((tz + 1) >> 3);
           v = <u32>packVarint8(x & ((<u64>2 << tz) - 1));
-        } else if (pend - s >= 9 && load<u8>(s, 8) < 0x80) {
+        } else if (ce - s >= 9 && load<u8>(s, 8) < 0x80) {
           // Nine bytes: the eight loaded plus the ninth's 7 bits on top (63-bit values).
           v = <u32>(packVarint8(x) | (<u64>load<u8>(s, 8) << 56));
           s += 9;
         } else {
-          s = readVarint(s, pend);
+          s = readVarint(s, ce);
           if (s == 0) return fail(stop(failStatus, failAt, base, num, wt, levels, T, tbl));
           v = <u32>varintValue;
         }
@@ -173,8 +264,8 @@ function walkPacked(tbl: usize, T: usize, base: usize, at: usize, p: usize, end:
         d += 4;
       }
     } else {
-      while (s < pend) {
-        s = readVarint(s, pend);
+      while (s < ce) {
+        s = readVarint(s, ce);
         if (s == 0) return fail(stop(failStatus, failAt, base, num, wt, levels, T, tbl));
         store<u8>(d, <u8>(varintValue != 0));
         d += 1;
@@ -186,7 +277,7 @@ function walkPacked(tbl: usize, T: usize, base: usize, at: usize, p: usize, end:
   store<u32>(tp, count, 4);
   store<u32>(tp, <u32>dst, 8);
   store<u32>(tp, size, 12);
-  return pend;
+  return ce;
 }
 
 /** Skips the undeclared field at p (tag at `at`); returns the position after it, or 0 with
@@ -210,52 +301,62 @@ function skipUnknown(at: usize, p: usize, end: usize, wt: u32): usize {
   return failAt8(E_INVALID_WIRE_TYPE, at);
 }
 
+/** Saves a walk stopped at p (in the body ending at `end` of the type at T) for walkResume. */
+function pause(p: usize, end: usize, T: usize, sp: usize, flags: u32, tp: usize, pk: usize, tx: usize): i32 {
+  gInBody = true;
+  gP = p;
+  gEnd = end;
+  gT = T;
+  gSp = sp;
+  gFlags = flags;
+  gTp = tp;
+  gPk = pk;
+  gTx = tx;
+  return S_PAUSED;
+}
+
+/** Writes the START entry of a root message whose body is [p, end) (the window has room). */
+@inline function openRoot(base: usize, p: usize, end: usize): void {
+  let tp = gTp;
+  store<u64>(tp, <u64>OP_START);
+  store<u64>(tp, <u64>(p - base) | (<u64>(end - p) << 32), 8);
+  gTp = tp + 16;
+}
+
 /**
- * Walks one message body [p, end) of the type at address T. Entries start at gTp, packed
- * arrays end at gPk; both cursors are updated on success.
+ * Walks a message body from p to `end`, of the type at address T, with `sp` the stack pointer
+ * (`stack` at a root) and `flags` the body's flags so far. Entries start at gTp, packed arrays
+ * end at gPk, text at gTx. Returns OK once the root's END is written (gTp, gPk, gTx updated),
+ * S_PAUSED when the window is full (state saved by pause), or an error.
  */
-function walkBody(tbl: usize, T: usize, base: usize, p: usize, end: usize, maxDepth: u32, stack: usize, tape: usize): i32 {
+function walkBody(tbl: usize, T: usize, base: usize, p: usize, end: usize, maxDepth: u32, stack: usize, sp: usize, flags: u32): i32 {
   let tp = gTp;
   let pk = gPk;
   let tx = gTx;
   let txEnd = gTxEnd;
-  let sp = stack;
-  if (pk - tp < 32) return E_NEED_SPACE;
-  let cur = tp;
-  store<u32>(tp, OP_START);
-  store<u32>(tp, 0, 4);
-  store<u32>(tp, <u32>(p - base), 8);
-  store<u32>(tp, <u32>(end - p), 12);
-  tp += 16;
-  let flags: u32 = F_ASCII_SELF | F_ASCII_TREE;
   // The current type's dense bound, kept in a local: one load less per field.
-  let dmax = load<u32>(T, T_DENSE_MAX);
+  let dmax = load<u32>(T, T_DENSE_MAX_BYTE);
   // The UTF-8 check may read a whole v128 at or below this address. One masked
   // load per short string instead of the 8-byte and byte loops: 14.98 -> 14.48 µs on the
   // micro-walker span batch (same process, medians of 3).
   let limit = safeLoadEnd();
 
   while (true) {
-    // Every entry needs 16 bytes; one check per iteration covers every path below.
-    if (pk - tp < 16) return E_NEED_SPACE;
+    // Every entry needs 16 bytes; one check per iteration covers every path below, and a
+    // full window pauses the walk here, between two fields.
+    if (pk - tp < 16) return pause(p, end, T, sp, flags, tp, pk, tx);
     if (p >= end) {
-      let iEnd = <u32>((tp - tape) >> 4);
-      let iStart = <u32>((cur - tape) >> 4);
-      store<u32>(tp, OP_END | (flags << FLAG_SHIFT));
-      store<u32>(tp, iStart, 4);
+      store<u64>(tp, <u64>(OP_END | (flags << FLAG_SHIFT)));
       store<u64>(tp, 0, 8);
-      store<u32>(cur, load<u32>(cur) | (flags << FLAG_SHIFT));
-      store<u32>(cur, iEnd, 4);
       tp += 16;
       if (sp == stack) break;
       sp -= 16;
       let childTree = flags & F_ASCII_TREE;
       end = load<usize>(sp);
       T = load<usize>(sp, 4);
-      cur = load<usize>(sp, 8);
       flags = load<u32>(sp, 12) & 0xff;
       if (childTree == 0) flags &= ~F_ASCII_TREE;
-      dmax = load<u32>(T, T_DENSE_MAX);
+      dmax = load<u32>(T, T_DENSE_MAX_BYTE);
       continue;
     }
 
@@ -291,10 +392,22 @@ function walkBody(tbl: usize, T: usize, base: usize, p: usize, end: usize, maxDe
     if (wt != ((a >>> A_WIRE_SHIFT) & 7)) {
       if (wt == 2 && (a & A_PACKABLE) != 0) {
         gPk = pk;
-        p = walkPacked(tbl, T, base, at, p, end, a, num, (sp - stack) >> 4, tp);
-        if (p == 0) return gStatus;
+        let q = walkPacked(tbl, T, base, at, p, end, a, num, (sp - stack) >> 4, tp);
+        if (q == 0) {
+          // No room for one element: the field is read again in the next window.
+          if (gStatus == S_PAUSED) return pause(at, end, T, sp, flags, tp, pk, tx);
+          return gStatus;
+        }
         pk = gPk;
         tp += 16;
+        p = gRunEnd;
+        if (q != p) {
+          // The run goes on past the window: walkResume writes the rest first.
+          gRunP = q;
+          gRunA = a;
+          gRunNum = num;
+          return pause(p, end, T, sp, flags, tp, pk, tx);
+        }
         continue;
       }
       let bad = wt == 3 || wt == 4 || wt > 5 ? E_INVALID_WIRE_TYPE : E_WIRE_TYPE_MISMATCH;
@@ -329,9 +442,9 @@ function walkBody(tbl: usize, T: usize, base: usize, p: usize, end: usize, maxDe
         }
       }
       let kind = a & A_KIND_MASK;
-      if (kind == K_SINT32) v = <u64>(<i64>zigzagDecode32(<u32>v));
-      else if (kind == K_SINT64) v = <u64>zigzagDecode64(v);
-      else if (kind == K_BOOL) v = <u64>(v != 0);
+      if (kind == KIND_SINT32) v = <u64>(<i64>zigzagDecode32(<u32>v));
+      else if (kind == KIND_SINT64) v = <u64>zigzagDecode64(v);
+      else if (kind == KIND_BOOL) v = <u64>(v != 0);
       store<u64>(tp, <u64>(OP_VARINT | head));
       store<u64>(tp, v, 8);
       tp += 16;
@@ -353,18 +466,14 @@ function walkBody(tbl: usize, T: usize, base: usize, p: usize, end: usize, maxDe
         if (<u32>((sp - stack) >> 4) + 1 >= maxDepth) return stop(E_DEPTH_EXCEEDED, at, base, num, wt, (sp - stack) >> 4, T, tbl);
         store<usize>(sp, end);
         store<usize>(sp, T, 4);
-        store<usize>(sp, cur, 8);
         store<u32>(sp, flags | head, 12);
         sp += 16;
         T = tbl + (<usize>load<u32>(e, 4) << 2);
-        dmax = load<u32>(T, T_DENSE_MAX);
+        dmax = load<u32>(T, T_DENSE_MAX_BYTE);
         end = vend;
-        cur = tp;
         flags = F_ASCII_SELF | F_ASCII_TREE;
-        store<u32>(tp, OP_START | head);
-        store<u32>(tp, 0, 4);
-        store<u32>(tp, <u32>(q - base), 8);
-        store<u32>(tp, <u32>len, 12);
+        store<u64>(tp, <u64>(OP_START | head));
+        store<u64>(tp, <u64>(q - base) | (len << 32), 8);
         tp += 16;
         p = q;
         continue;
@@ -410,15 +519,20 @@ function walkBody(tbl: usize, T: usize, base: usize, p: usize, end: usize, maxDe
             // the text area; else an exact copy.
             if (n <= 256 && room >= 16 && room - 16 >= n && vend <= limit) {
               for (let i: usize = 0; i < n; i += 16) v128.store(tx + i, v128.load(q + i));
+              tx += n;
+              f = F_ASCII;
             } else if (room >= n) {
               memory.copy(tx, q, n);
+              tx += n;
+              f = F_ASCII;
+            } else if (tx != gTx0) {
+              // The text area is full: the field is read again in the next window, whose
+              // text area starts empty.
+              return pause(at, end, T, sp, flags, tp, pk, tx);
             } else {
-              // Marks the text area, not the tape, as what ran out.
-              ctrlSet(CTRL_TEXT, TEXT_SHORT);
-              return E_NEED_SPACE;
+              // Longer than the whole text area: left unflagged, JS decodes it from the input.
+              flags &= ~(F_ASCII_SELF | F_ASCII_TREE);
             }
-            tx += n;
-            f = F_ASCII;
           } else {
             flags &= ~(F_ASCII_SELF | F_ASCII_TREE);
           }
@@ -445,6 +559,7 @@ function walkBody(tbl: usize, T: usize, base: usize, p: usize, end: usize, maxDe
   gTp = tp;
   gPk = pk;
   gTx = tx;
+  gP = p;
   return OK;
 }
 
@@ -452,73 +567,141 @@ function walkBody(tbl: usize, T: usize, base: usize, p: usize, end: usize, maxDe
   return rootType <= tableWords && tableWords - rootType >= 4;
 }
 
-/** CTRL_TEXT after E_NEED_SPACE when the text area (not the tape) ran out. */
-const TEXT_SHORT: u32 = 0xffffffff;
-
-@inline function startText(text: usize, textEnd: usize): void {
-  ctrlSet(CTRL_TEXT, 0);
+/** Starts a call: the window [tape, tapeEnd) with its text area [text, textEnd), no walk paused. */
+function begin(tbl: usize, base: usize, maxDepth: u32, stack: usize, tape: usize, tapeEnd: usize, text: usize, textEnd: usize): void {
+  gTbl = tbl;
+  gBase = base;
+  gMaxDepth = maxDepth;
+  gStack = stack;
+  gTape = tape;
+  gTapeEnd = tapeEnd;
   gTx0 = text;
-  gTx = text;
   gTxEnd = textEnd < text ? text : textEnd;
+  gTp = tape;
+  gPk = tapeEnd;
+  gTx = text;
+  gInBody = false;
+  gRunP = 0;
 }
 
-function finish(status: i32, tape: usize): i32 {
-  ctrlSet(CTRL_STATUS, <u32>status);
-  if (status == OK) {
-    ctrlSet(CTRL_COUNT, <u32>((gTp - tape) >> 4));
-    ctrlSet(CTRL_PACKED, <u32>gPk);
-    ctrlSet(CTRL_TEXT, <u32>(gTx - gTx0));
+/** Reports a call's outcome; the window's counts too unless it failed. */
+function finish(status: i32): i32 {
+  ctrlSet(CTRL_STATUS_BYTE, <u32>status);
+  if (status >= OK) {
+    ctrlSet(CTRL_COUNT_BYTE, <u32>((gTp - gTape) >> 4));
+    ctrlSet(CTRL_PACKED_BYTE, <u32>gPk);
+    ctrlSet(CTRL_TEXT_BYTE, <u32>(gTx - gTx0));
   }
   return status;
 }
 
 /**
  * Validates the message [base, base + len) of type `rootType` (a word offset into the table at
- * `tbl`) and writes its tape into [tape, tapeEnd). `stack` holds 16 * maxDepth bytes.
+ * `tbl`) and writes its tape into the window [tape, tapeEnd). `stack` holds 16 * maxDepth bytes.
  * The bytes of every ASCII string field go to the text area [text, textEnd), back to back in
- * tape order; they total at most len, and a store may write up to 16 bytes past a string's end,
- * so len + 16 bytes always suffice (less may end in E_NEED_SPACE with CTRL_TEXT = 0xffffffff).
- * On success CTRL_COUNT = tape entries, CTRL_PACKED = lowest packed address and CTRL_TEXT =
- * text bytes; on failure CTRL_OFFSET/FIELD/WIRE/DEPTH/TYPE describe where.
+ * tape order (a store may write up to 16 bytes past a string's end, inside the area; a string
+ * longer than the whole area is left unflagged). Returns OK (the whole tape is in the window),
+ * S_PAUSED (the window is full: read it, then call walkResume), or an error with
+ * CTRL_OFFSET/FIELD/WIRE/DEPTH/TYPE describing where. After OK and S_PAUSED, CTRL_COUNT =
+ * entries in the window, CTRL_PACKED = lowest packed address, CTRL_TEXT = text bytes.
+ * The window must hold at least 64 bytes.
  */
 export function walk(tbl: usize, tableWords: u32, rootType: u32, base: usize, len: u32, maxBytes: u32, maxDepth: u32, stack: usize, tape: usize, tapeEnd: usize, text: usize, textEnd: usize): i32 {
   if (!checkRoot(tableWords, rootType)) return stop(E_BAD_TABLE, base, base, 0, 0, 0, tbl, tbl);
-  if (len > maxBytes) return stop(E_MESSAGE_TOO_LARGE, base, base, 0, 0, 0, tbl + (<usize>rootType << 2), tbl);
-  gTp = tape;
-  gPk = tapeEnd;
-  startText(text, textEnd);
-  let status = walkBody(tbl, tbl + (<usize>rootType << 2), base, base, base + <usize>len, maxDepth, stack, tape);
-  return finish(status, tape);
+  let T = tbl + (<usize>rootType << 2);
+  if (len > maxBytes) return stop(E_MESSAGE_TOO_LARGE, base, base, 0, 0, 0, T, tbl);
+  begin(tbl, base, maxDepth, stack, tape, tapeEnd, text, textEnd);
+  gFrames = false;
+  let end = base + <usize>len;
+  openRoot(base, base, end);
+  return finish(walkBody(tbl, T, base, base, end, maxDepth, stack, stack, F_ASCII_SELF | F_ASCII_TREE));
 }
 
 /**
- * walk over every frame of a framing-v1 buffer in one call: each frame's tape is a root START
- * .. END sequence, one after the other; offsets stay relative to `base`, and the text area
- * continues from frame to frame. Frame errors as in
- * scanFrames (E_FRAME_TRUNCATED, E_FRAME_TOO_LARGE, varint errors) at the frame's offset.
+ * Continues a walk (walk or walkFrames) that returned S_PAUSED, or S_NEED_INPUT for walkFrames
+ * after the input was copied in again (then call walkFrames instead): the window starts empty
+ * again. Same results as walk.
  */
-export function walkFrames(tbl: usize, tableWords: u32, rootType: u32, base: usize, len: u32, maxBytes: u32, maxDepth: u32, stack: usize, tape: usize, tapeEnd: usize, text: usize, textEnd: usize): i32 {
-  if (!checkRoot(tableWords, rootType)) return stop(E_BAD_TABLE, base, base, 0, 0, 0, tbl, tbl);
-  let T = tbl + (<usize>rootType << 2);
-  gTp = tape;
-  gPk = tapeEnd;
-  startText(text, textEnd);
-  let p = base;
-  let end = base + <usize>len;
-  while (p < end) {
-    let q = readVarint(p, end);
-    if (q == 0) {
-      let s = failStatus == E_TRUNCATED ? E_FRAME_TRUNCATED : failStatus;
-      return stop(s, p, base, 0, 0, 0, T, tbl);
+export function walkResume(): i32 {
+  gTp = gTape;
+  gPk = gTapeEnd;
+  gTx = gTx0;
+  let levels = (gSp - gStack) >> 4;
+  if (gRunP != 0) {
+    let q = walkPacked(gTbl, gT, gBase, 0, gRunP, gRunEnd, gRunA, gRunNum, levels, gTp);
+    if (q == 0) return finish(gStatus);
+    gTp += 16;
+    if (q != gRunEnd) {
+      gRunP = q;
+      return finish(S_PAUSED);
     }
-    let size = varintValue;
-    if (size > <u64>maxBytes) return stop(E_FRAME_TOO_LARGE, p, base, 0, 0, 0, T, tbl);
-    if (size > <u64>(end - q)) return stop(E_FRAME_TRUNCATED, p, base, 0, 0, 0, T, tbl);
-    let status = walkBody(tbl, T, base, q, q + <usize>size, maxDepth, stack, tape);
-    if (status != OK) return finish(status, tape);
-    p = q + <usize>size;
+    gRunP = 0;
   }
-  return finish(OK, tape);
+  if (gInBody) {
+    let status = walkBody(gTbl, gT, gBase, gP, gEnd, gMaxDepth, gStack, gSp, gFlags);
+    if (status != OK) return finish(status);
+    gInBody = false;
+  }
+  if (!gFrames) return finish(OK);
+  return finish(walkFrameList(gP));
+}
+
+/** The frames of walkFrames' segment from p on. */
+function walkFrameList(p: usize): i32 {
+  let tbl = gTbl;
+  let base = gBase;
+  let T = gRoot;
+  let end = gSegEnd;
+  let more = gMore;
+  let maxBytes = gMaxBytes;
+  let maxDepth = gMaxDepth;
+  let stack = gStack;
+  while (p < end) {
+    // A frame needs room for its START and END at least.
+    if (gPk - gTp < 32) {
+      gInBody = false;
+      gP = p;
+      return S_PAUSED;
+    }
+    let q = framePrefix(base, p, end, more, maxBytes);
+    if (q == 0) {
+      if (frameStatus != S_NEED_INPUT) return stop(frameStatus, p, base, 0, 0, 0, T, tbl);
+      ctrlSet(CTRL_OFFSET_BYTE, <u32>(p - base));
+      return S_NEED_INPUT;
+    }
+    let fend = q + <usize>varintValue;
+    openRoot(base, q, fend);
+    let status = walkBody(tbl, T, base, q, fend, maxDepth, stack, stack, F_ASCII_SELF | F_ASCII_TREE);
+    if (status != OK) return status;
+    p = fend;
+  }
+  if (more != 0) {
+    ctrlSet(CTRL_OFFSET_BYTE, <u32>(p - base));
+    ctrlSet(CTRL_NEED_BYTE, 0);
+    return S_NEED_INPUT;
+  }
+  return OK;
+}
+
+/**
+ * walk over the frames of a framing-v1 input, one segment at a time: the segment holds input
+ * offsets [from, to) at addresses base + offset (modulo 2^32, see framing.ts), and `more` input
+ * bytes follow it. Each frame's tape is a root START .. END sequence, one after the other;
+ * offsets stay those of the whole input. Returns as walk, and S_NEED_INPUT when the next frame
+ * lies past the segment (read the window, copy the input in from CTRL_OFFSET, at least up to
+ * CTRL_NEED, and call walkFrames again from there). Frame errors (E_FRAME_TRUNCATED,
+ * E_FRAME_TOO_LARGE, varint errors of the prefix) at the frame's offset; a frame over the limit
+ * is refused from its prefix alone.
+ */
+export function walkFrames(tbl: usize, tableWords: u32, rootType: u32, base: usize, from: u32, to: u32, more: u32, maxBytes: u32, maxDepth: u32, stack: usize, tape: usize, tapeEnd: usize, text: usize, textEnd: usize): i32 {
+  if (!checkRoot(tableWords, rootType)) return stop(E_BAD_TABLE, base, base, 0, 0, 0, tbl, tbl);
+  begin(tbl, base, maxDepth, stack, tape, tapeEnd, text, textEnd);
+  gFrames = true;
+  gRoot = tbl + (<usize>rootType << 2);
+  gMaxBytes = maxBytes;
+  gSegEnd = base + <usize>to;
+  gMore = more;
+  return finish(walkFrameList(base + <usize>from));
 }
 
 /**
@@ -560,7 +743,7 @@ export function scanUnknown(tbl: usize, tableWords: u32, typeOff: u32, base: usi
       if (load<u32>(findEntry(T, num)) != 0) return stop(E_COLLISION, at, base, num, wt, 0, T, tbl);
     }
   }
-  ctrlSet(CTRL_STATUS, OK);
+  ctrlSet(CTRL_STATUS_BYTE, OK);
   return OK;
 }
 

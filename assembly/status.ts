@@ -29,13 +29,19 @@ export const E_INVALID_UTF8: i32 = -11;
 export const E_FRAME_TRUNCATED: i32 = -12;
 /** A frame announces more bytes than the maxMessageBytes setting allows. */
 export const E_FRAME_TOO_LARGE: i32 = -13;
-/** The tape or output region is full: the caller grows it and calls again (never surfaces). */
-export const E_NEED_SPACE: i32 = -14;
+// -14 was E_NEED_SPACE: the walker now pauses (S_PAUSED) instead of asking for a larger tape.
 /** A packed fixed-width field whose length is not a multiple of the element size. */
 export const E_PACKED_LENGTH: i32 = -15;
 /** An unknown field carries a number that the paired declaration declares. */
 export const E_COLLISION: i32 = -16;
 /** The layout table handed in is not one that src/codec/layout.ts wrote (a bug, not input). */
 export const E_BAD_TABLE: i32 = -17;
-/** Framing scan stopped because the output region is full; resume at CTRL_OFFSET. */
+/** Framing scan stopped because the output region is full; continue from CTRL_OFFSET. */
 export const S_MORE: i32 = 1;
+/** The tape window is full: read the entries written so far, then call walkResume. */
+export const S_PAUSED: i32 = 2;
+/**
+ * The next frame lies past the bytes copied in: copy the input in again from CTRL_OFFSET (at
+ * least up to CTRL_NEED) and call again from there. Entries written so far are to be read first.
+ */
+export const S_NEED_INPUT: i32 = 3;

@@ -26,10 +26,10 @@
 // The dense part covers small, dense numbers with one load; the sparse part keeps numbers up
 // to 536,870,911 correct without a table of that size.
 
-export const T_SLOTS: usize = 0;
-export const T_DENSE_MAX: usize = 4;
-export const T_SPARSE_COUNT: usize = 8;
-export const T_WORDS: usize = 12;
+export const T_SLOTS_BYTE: usize = 0;
+export const T_DENSE_MAX_BYTE: usize = 4;
+export const T_SPARSE_COUNT_BYTE: usize = 8;
+export const T_LENGTH_BYTE: usize = 12;
 export const T_HEADER_BYTES: usize = 16;
 
 export const A_KIND_MASK: u32 = 31;
@@ -40,36 +40,36 @@ export const A_MESSAGE: u32 = 1 << 10;
 export const A_REPEATED: u32 = 1 << 11;
 export const A_SLOT_SHIFT: u32 = 12;
 
-export const K_DOUBLE: u32 = 1;
-export const K_FLOAT: u32 = 2;
-export const K_INT64: u32 = 3;
-export const K_UINT64: u32 = 4;
-export const K_INT32: u32 = 5;
-export const K_FIXED64: u32 = 6;
-export const K_FIXED32: u32 = 7;
-export const K_BOOL: u32 = 8;
-export const K_STRING: u32 = 9;
-export const K_MESSAGE: u32 = 11;
-export const K_BYTES: u32 = 12;
-export const K_UINT32: u32 = 13;
-export const K_ENUM: u32 = 14;
-export const K_SFIXED32: u32 = 15;
-export const K_SFIXED64: u32 = 16;
-export const K_SINT32: u32 = 17;
-export const K_SINT64: u32 = 18;
+export const KIND_DOUBLE: u32 = 1;
+export const KIND_FLOAT: u32 = 2;
+export const KIND_INT64: u32 = 3;
+export const KIND_UINT64: u32 = 4;
+export const KIND_INT32: u32 = 5;
+export const KIND_FIXED64: u32 = 6;
+export const KIND_FIXED32: u32 = 7;
+export const KIND_BOOL: u32 = 8;
+export const KIND_STRING: u32 = 9;
+export const KIND_MESSAGE: u32 = 11;
+export const KIND_BYTES: u32 = 12;
+export const KIND_UINT32: u32 = 13;
+export const KIND_ENUM: u32 = 14;
+export const KIND_SFIXED32: u32 = 15;
+export const KIND_SFIXED64: u32 = 16;
+export const KIND_SINT32: u32 = 17;
+export const KIND_SINT64: u32 = 18;
 
 /** Eight zero bytes: the entry of an undeclared sparse number (word A = 0). */
 const NO_ENTRY: usize = memory.data(8, 8);
 
 /** Address of the (word A, word B) pair for `num` in the type at address T. */
 @inline export function findEntry(T: usize, num: u32): usize {
-  let dmax = load<u32>(T, T_DENSE_MAX);
+  let dmax = load<u32>(T, T_DENSE_MAX_BYTE);
   if (num <= dmax) return T + T_HEADER_BYTES + (<usize>num << 3);
   return findSparse(T, dmax, num);
 }
 
 export function findSparse(T: usize, dmax: u32, num: u32): usize {
-  let n = load<u32>(T, T_SPARSE_COUNT);
+  let n = load<u32>(T, T_SPARSE_COUNT_BYTE);
   let base = T + T_HEADER_BYTES + ((<usize>dmax + 1) << 3);
   let lo: u32 = 0;
   let hi: u32 = n;

@@ -6,14 +6,14 @@
 // The stack keeps walk's layout where the error path reads it (+4 parent type address, +12 the
 // opening field's slot << 8), so ops.ts names paths the same way for both.
 import {
-  E_BAD_TABLE, E_DEPTH_EXCEEDED, E_FIELD_NUMBER_ZERO, E_FRAME_TOO_LARGE, E_FRAME_TRUNCATED,
-  E_INVALID_WIRE_TYPE, E_LENGTH_PAST_END, E_MESSAGE_TOO_LARGE, E_PACKED_LENGTH, E_TRUNCATED,
-  E_WIRE_TYPE_MISMATCH, OK,
+  E_BAD_TABLE, E_DEPTH_EXCEEDED, E_FIELD_NUMBER_ZERO, E_INVALID_WIRE_TYPE, E_LENGTH_PAST_END,
+  E_MESSAGE_TOO_LARGE, E_PACKED_LENGTH, E_TRUNCATED, E_WIRE_TYPE_MISMATCH, OK, S_NEED_INPUT,
 } from "./status";
-import { CTRL_COUNT, CTRL_STATUS, ctrlSet } from "./ctrl";
+import { CTRL_COUNT_BYTE, CTRL_NEED_BYTE, CTRL_OFFSET_BYTE, CTRL_STATUS_BYTE, ctrlSet } from "./ctrl";
+import { framePrefix, frameStatus } from "./framing";
 import {
-  A_KIND_MASK, A_MESSAGE, A_PACKABLE, A_SLOT_SHIFT, A_STRING, A_WIRE_SHIFT, K_DOUBLE,
-  K_FIXED32, K_FIXED64, K_FLOAT, K_SFIXED32, K_SFIXED64, T_DENSE_MAX, T_HEADER_BYTES, findSparse,
+  A_KIND_MASK, A_MESSAGE, A_PACKABLE, A_SLOT_SHIFT, A_STRING, A_WIRE_SHIFT, KIND_DOUBLE,
+  KIND_FIXED32, KIND_FIXED64, KIND_FLOAT, KIND_SFIXED32, KIND_SFIXED64, T_DENSE_MAX_BYTE, T_HEADER_BYTES, findSparse,
 } from "./table";
 import { SLOT_SHIFT } from "./tape";
 import { readTag, tagValue } from "./tag";
@@ -29,7 +29,7 @@ function validateBody(tbl: usize, T: usize, base: usize, p: usize, end: usize, m
   let sp = stack;
   let depth: u32 = 1;
   let height: u32 = 1;
-  let dmax = load<u32>(T, T_DENSE_MAX);
+  let dmax = load<u32>(T, T_DENSE_MAX_BYTE);
   // The UTF-8 check may read a whole v128 at or below this address.
   let limit = safeLoadEnd();
 
@@ -87,7 +87,7 @@ function validateBody(tbl: usize, T: usize, base: usize, p: usize, end: usize, m
           depth++;
           if (depth > height) height = depth;
           T = tbl + (<usize>load<u32>(e, 4) << 2);
-          dmax = load<u32>(T, T_DENSE_MAX);
+          dmax = load<u32>(T, T_DENSE_MAX_BYTE);
           end = vend;
           p = q;
           continue;
@@ -151,9 +151,9 @@ function validateBody(tbl: usize, T: usize, base: usize, p: usize, end: usize, m
       if (len > <u64>(end - q)) return stop(E_LENGTH_PAST_END, at, base, num, wt, (sp - stack) >> 4, T, tbl);
       let pend = q + <usize>len;
       let kind = a & A_KIND_MASK;
-      if (kind == K_FIXED32 || kind == K_SFIXED32 || kind == K_FLOAT) {
+      if (kind == KIND_FIXED32 || kind == KIND_SFIXED32 || kind == KIND_FLOAT) {
         if ((len & 3) != 0) return stop(E_PACKED_LENGTH, at, base, num, wt, (sp - stack) >> 4, T, tbl);
-      } else if (kind == K_FIXED64 || kind == K_SFIXED64 || kind == K_DOUBLE) {
+      } else if (kind == KIND_FIXED64 || kind == KIND_SFIXED64 || kind == KIND_DOUBLE) {
         if ((len & 7) != 0) return stop(E_PACKED_LENGTH, at, base, num, wt, (sp - stack) >> 4, T, tbl);
       } else if (!varintRunOk(q, pend, limit)) {
         // Only a run the fast check cannot clear is walked varint by varint, for the exact error.
@@ -185,33 +185,48 @@ export function validate(tbl: usize, tableWords: u32, rootType: u32, base: usize
   if (!checkRoot(tableWords, rootType)) return stop(E_BAD_TABLE, base, base, 0, 0, 0, tbl, tbl);
   if (len > maxBytes) return stop(E_MESSAGE_TOO_LARGE, base, base, 0, 0, 0, tbl + (<usize>rootType << 2), tbl);
   let status = validateBody(tbl, tbl + (<usize>rootType << 2), base, base, base + <usize>len, maxDepth, stack);
-  ctrlSet(CTRL_STATUS, <u32>status);
-  if (status == OK) ctrlSet(CTRL_COUNT, gHeight);
+  ctrlSet(CTRL_STATUS_BYTE, <u32>status);
+  if (status == OK) ctrlSet(CTRL_COUNT_BYTE, gHeight);
   return status;
 }
 
-/** validate over every frame of a framing-v1 buffer, with walkFrames' frame errors. */
-export function validateFrames(tbl: usize, tableWords: u32, rootType: u32, base: usize, len: u32, maxBytes: u32, maxDepth: u32, stack: usize): i32 {
+/**
+ * validate over the frames of a segment of a framing-v1 input (as walkFrames: offsets [from, to)
+ * at base + offset, `more` bytes after it), with walkFrames' frame errors and S_NEED_INPUT.
+ * CTRL_COUNT = the frames of this segment checked (after OK and S_NEED_INPUT).
+ */
+export function validateFrames(tbl: usize, tableWords: u32, rootType: u32, base: usize, from: u32, to: u32, more: u32, maxBytes: u32, maxDepth: u32, stack: usize): i32 {
   if (!checkRoot(tableWords, rootType)) return stop(E_BAD_TABLE, base, base, 0, 0, 0, tbl, tbl);
   let T = tbl + (<usize>rootType << 2);
-  let p = base;
-  let end = base + <usize>len;
-  while (p < end) {
-    let q = readVarint(p, end);
+  let p = base + <usize>from;
+  let end = base + <usize>to;
+  let n: u32 = 0;
+  let status = OK;
+  while (true) {
+    if (p >= end) {
+      if (more != 0) {
+        status = S_NEED_INPUT;
+        ctrlSet(CTRL_NEED_BYTE, 0);
+      }
+      break;
+    }
+    let q = framePrefix(base, p, end, more, maxBytes);
     if (q == 0) {
-      let s = failStatus == E_TRUNCATED ? E_FRAME_TRUNCATED : failStatus;
-      return stop(s, p, base, 0, 0, 0, T, tbl);
+      if (frameStatus != S_NEED_INPUT) return stop(frameStatus, p, base, 0, 0, 0, T, tbl);
+      status = S_NEED_INPUT;
+      break;
     }
-    let size = varintValue;
-    if (size > <u64>maxBytes) return stop(E_FRAME_TOO_LARGE, p, base, 0, 0, 0, T, tbl);
-    if (size > <u64>(end - q)) return stop(E_FRAME_TRUNCATED, p, base, 0, 0, 0, T, tbl);
-    let status = validateBody(tbl, T, base, q, q + <usize>size, maxDepth, stack);
-    if (status != OK) {
-      ctrlSet(CTRL_STATUS, <u32>status);
-      return status;
+    let fend = q + <usize>varintValue;
+    let s = validateBody(tbl, T, base, q, fend, maxDepth, stack);
+    if (s != OK) {
+      ctrlSet(CTRL_STATUS_BYTE, <u32>s);
+      return s;
     }
-    p = q + <usize>size;
+    n++;
+    p = fend;
   }
-  ctrlSet(CTRL_STATUS, OK);
-  return OK;
+  ctrlSet(CTRL_OFFSET_BYTE, <u32>(p - base));
+  ctrlSet(CTRL_COUNT_BYTE, n);
+  ctrlSet(CTRL_STATUS_BYTE, <u32>status);
+  return status;
 }

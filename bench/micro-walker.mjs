@@ -281,9 +281,18 @@ function denseRunner(bytes) {
     if (s !== 0) throw new Error(`wasm status ${s}`);
     return s;
   };
+  // Builds before the resumable walker (no walkResume) take the whole buffer; later ones a
+  // segment [from, to) with the bytes after it (here the whole buffer: from 0, to n, none after).
+  const segmented = typeof x.walkResume === "function";
+  const walkFrames = segmented
+    ? () => x.walkFrames(tb, smallTable.length, 0, b, 0, n, 0, 67108864, maxDepth, st, tp, tpEnd, tx, txEnd)
+    : () => x.walkFrames(tb, smallTable.length, 0, b, n, 67108864, maxDepth, st, tp, tpEnd, tx, txEnd);
+  const validateFrames = segmented
+    ? () => x.validateFrames(tb, smallTable.length, 0, b, 0, n, 0, 67108864, maxDepth, st)
+    : () => x.validateFrames(tb, smallTable.length, 0, b, n, 67108864, maxDepth, st);
   return {
-    frames: () => (m.set(framesInput, b), check(x.walkFrames(tb, smallTable.length, 0, b, n, 67108864, maxDepth, st, tp, tpEnd, tx, txEnd))),
-    framesValidate: () => (m.set(framesInput, b), check(x.validateFrames(tb, smallTable.length, 0, b, n, 67108864, maxDepth, st))),
+    frames: () => (m.set(framesInput, b), check(walkFrames())),
+    framesValidate: () => (m.set(framesInput, b), check(validateFrames())),
     small: () => (m.set(smallInput, b), check(x.walk(tb, smallTable.length, 0, b, smallInput.length, 67108864, maxDepth, st, tp, tpEnd, tx, txEnd))),
   };
 }

@@ -16,6 +16,7 @@ export type { Settings } from "./settings.js";
 
 // --- wasm loading ---
 export { initWasm } from "./wasm/instance.js";
+export { releaseMemory, wasmMemoryBytes } from "./wasm/memory.js";
 
 // --- descriptors and ProtobufType ---
 // ProtobufTypeBuilder and ProtobufDynamicSerializerSnapshot are classes: exported as values, so

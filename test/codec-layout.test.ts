@@ -3,7 +3,7 @@
 import { describe, expect, test } from "vitest";
 import { layoutOf, type MessageLayout } from "../src/codec/layout.js";
 import {
-  A_MESSAGE, A_PACKABLE, A_REPEATED, A_SLOT_SHIFT, A_STRING, A_WIRE_SHIFT, T_DENSE_MAX, T_SPARSE_COUNT, T_WORDS,
+  A_MESSAGE, A_PACKABLE, A_REPEATED, A_SLOT_SHIFT, A_STRING, A_WIRE_SHIFT, T_DENSE_MAX_WORD, T_SPARSE_COUNT_WORD, T_LENGTH_WORD,
   tableWords,
 } from "../src/wasm/table.js";
 import { registryFromDir } from "./support/buf.js";
@@ -14,10 +14,10 @@ const get = (n: string) => reg.getMessage(`core.test.${n}`)!;
 function entryWords(l: MessageLayout, n: number): [number, number] {
   const w = tableWords();
   const t = l.typeOffset;
-  const dmax = w[t + T_DENSE_MAX]!;
+  const dmax = w[t + T_DENSE_MAX_WORD]!;
   if (n <= dmax) return [w[t + 4 + 2 * n]!, w[t + 5 + 2 * n]!];
   const sparse = t + 4 + 2 * (dmax + 1);
-  for (let i = 0; i < w[t + T_SPARSE_COUNT]!; i++) if (w[sparse + 4 * i] === n) return [w[sparse + 4 * i + 1]!, w[sparse + 4 * i + 2]!];
+  for (let i = 0; i < w[t + T_SPARSE_COUNT_WORD]!; i++) if (w[sparse + 4 * i] === n) return [w[sparse + 4 * i + 1]!, w[sparse + 4 * i + 2]!];
   return [0, 0];
 }
 
@@ -81,9 +81,9 @@ describe("layoutOf", () => {
   test("small numbers are dense, large ones sparse", () => {
     const l = layoutOf(get("Sparse"));
     const w = tableWords();
-    expect(w[l.typeOffset + T_DENSE_MAX]).toBe(9);
-    expect(w[l.typeOffset + T_SPARSE_COUNT]).toBe(3);
-    expect(w[l.typeOffset + T_WORDS]).toBe(4 + 2 * 10 + 4 * 3);
+    expect(w[l.typeOffset + T_DENSE_MAX_WORD]).toBe(9);
+    expect(w[l.typeOffset + T_SPARSE_COUNT_WORD]).toBe(3);
+    expect(w[l.typeOffset + T_LENGTH_WORD]).toBe(4 + 2 * 10 + 4 * 3);
     expect(l.byNumber.get(536870911)!.field.name).toBe("top");
     expect(entryWords(l, 536870911)[0] >>> A_SLOT_SHIFT).toBe(l.byNumber.get(536870911)!.slot);
     expect(entryWords(l, 6)[0]).toBe(0);

@@ -2,13 +2,14 @@
 // tape order, and the reader takes one string of it and slices each field out (src/wasm/ops.ts
 // tapeText). These tests pin what that must preserve: every string at its field, whatever mix of
 // ASCII, non-ASCII, empty, map, oneof and frames, strings ending at the last byte of the input
-// and of linear memory, and texts larger than the first tape region offered.
+// and of linear memory, texts spread over many tape windows, and strings longer than a window's
+// whole text area.
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { describe, expect, test } from "vitest";
 import { layoutOf } from "../src/codec/layout.js";
 import { DynamicMessage, FrameReader, ProtobufType } from "../src/index.js";
 import { ready, scratchAddress, tableAddress, views } from "../src/wasm/memory.js";
-import { tapeText, walkFrames, walkMessage } from "../src/wasm/ops.js";
+import { resumeWalk, setWindowSizes, tapeText, walkFrames, walkMessage, type TapeResult } from "../src/wasm/ops.js";
 import { tableLength } from "../src/wasm/table.js";
 import { registryFromDir } from "./support/buf.js";
 
@@ -99,23 +100,42 @@ describe("ASCII strings through the text area", () => {
     expect(v.get("o_string")).toBe("three");
   });
 
-  test("many short strings: the tape outgrows its first region and the walk runs again, text included", () => {
+  test.each([
+    ["one window", {}],
+    ["4 KiB windows with 100-byte text areas", { tape: 4096, text: 100 }],
+    ["64-byte windows with 20-byte text areas", { tape: 64, text: 20 }],
+  ])("many short strings over %s: every string at its field, each window's text in order", (_, sizes) => {
     const many = Array.from({ length: 30000 }, (_, i) => (i % 7 === 0 ? "" : i % 11 === 0 ? wide(1, i) : ascii(1 + (i % 3), i)));
     const bytes = encode({ rString: many, fMaxNumber: "end" });
-    // Each entry takes 16 bytes of tape against ~3.6 bytes of input: more than the 2x offered first.
-    expect(30000 * 16).toBeGreaterThan(4096 + 2 * bytes.length);
-    const value = ser.fromBinary(bytes);
-    expectSame(value, bytes);
-    expect(value.get("r_string")).toEqual(many);
-    const t = walkMessage(layoutOf(All).typeOffset, bytes, limits);
-    expect(tapeText(t)).toBe(many.filter((x) => /^[\x00-\x7f]*$/.test(x)).join("") + "end");
+    const prev = setWindowSizes(sizes);
+    try {
+      const value = ser.fromBinary(bytes);
+      expectSame(value, bytes);
+      expect(value.get("r_string")).toEqual(many);
+      let t: TapeResult = walkMessage(layoutOf(All).typeOffset, bytes, limits);
+      let text = tapeText(t);
+      while (!t.done) {
+        t = resumeWalk(t);
+        text += tapeText(t);
+      }
+      expect(text).toBe(many.filter((x) => /^[\x00-\x7f]*$/.test(x)).join("") + "end");
+    } finally {
+      setWindowSizes(prev);
+    }
   });
 
-  test("strings beyond the first 16 MiB text offer: the text area grows to the input and the walk runs again", () => {
-    const big = ascii(17 * 1024 * 1024, 5);
+  test("a string longer than a window's whole text area is read from the input, its neighbours from the text", () => {
+    // 2 MiB against the 1 MiB text area: unflagged (the walk pauses first when the area already
+    // holds text, so that only a string longer than the whole area is left out).
+    const big = ascii(2 * 1024 * 1024, 5);
     const bytes = encode({ fString: big, rString: ["a", wide(2), "b"], fMaxNumber: "end" });
-    const t = walkMessage(layoutOf(All).typeOffset, bytes, limits);
-    expect(t.textLength).toBe(big.length + 5);
+    let t: TapeResult = walkMessage(layoutOf(All).typeOffset, bytes, limits);
+    let text = tapeText(t);
+    while (!t.done) {
+      t = resumeWalk(t);
+      text += tapeText(t);
+    }
+    expect(text).toBe("abend");
     const value = ser.fromBinary(bytes);
     expect(value.get("f_string") === big).toBe(true);
     expect(value.get("r_string")).toEqual(["a", wide(2), "b"]);
@@ -170,6 +190,17 @@ describe("the walker's text area in linear memory", () => {
   const Scalars = registryFromDir("fixtures/core").getMessage("core.test.Scalars")!;
   const ctrlText = () => views.u32[(ready().ctrl() >>> 2) + 10]!;
 
+  /** Scalars bytes `msg` in scratch memory after the stack, a 4 KiB tape after them, then `text`. */
+  function placed(msg: Uint8Array): { tape: number; text: number; walk: (text: number, textEnd: number) => number } {
+    const stack = scratchAddress();
+    const base = stack + 1024;
+    const tape = base + 1024;
+    views.u8.set(msg, base);
+    const walk = (text: number, textEnd: number): number =>
+      ready().walk(tableAddress(), tableLength(), layoutOf(Scalars).typeOffset, base, msg.length, 1 << 20, 10, stack, tape, tape + 4096, text, textEnd);
+    return { tape, text: tape + 4096, walk };
+  }
+
   // Scalars.s (field 9) with n bytes, ending at the last byte of memory: the core's 16-byte loads
   // must not reach past it, and the text must still be exact.
   test.each([0, 1, 2, 15, 16, 17, 31, 33, 300])("a %i-byte string ending at the last byte of memory is copied without a trap", (n) => {
@@ -190,36 +221,41 @@ describe("the walker's text area in linear memory", () => {
   // The text area itself at the end of memory, sized exactly (no slack for 16-byte stores): the
   // core must copy exactly instead of storing past it.
   test.each([1, 5, 16, 17, 40, 300])("a %i-byte text area ending at the last byte of memory is filled exactly", (n) => {
-    const type = layoutOf(Scalars).typeOffset;
-    const e = ready();
-    const stack = scratchAddress();
-    const base = stack + 1024;
-    const tape = base + 1024;
     const msg = Uint8Array.from([0x4a, ...(n < 128 ? [n] : [0x80 | (n & 0x7f), n >> 7]), ...Array.from(ascii(n, 1), (c) => c.charCodeAt(0))]);
-    views.u8.set(msg, base);
+    const { walk } = placed(msg);
     const end = views.u8.length;
-    expect(e.walk(tableAddress(), tableLength(), type, base, msg.length, 1 << 20, 10, stack, tape, tape + 4096, end - n, end)).toBe(0);
+    expect(walk(end - n, end)).toBe(0);
     expect(ctrlText()).toBe(n);
     expect(Buffer.from(views.u8.subarray(end - n, end)).toString("latin1")).toBe(ascii(n, 1));
   });
 
-  test("a text area too small ends in NEED_SPACE without writing past it", () => {
-    const type = layoutOf(Scalars).typeOffset;
-    const e = ready();
-    const stack = scratchAddress();
-    const base = stack + 1024;
-    const tape = base + 1024;
-    const text = tape + 4096;
+  test("a string longer than the whole text area is left unflagged, and nothing is written past the area", () => {
     const n = 20;
-    const msg = Uint8Array.from([0x4a, n, ...Array.from(ascii(n), (c) => c.charCodeAt(0))]);
-    views.u8.set(msg, base);
+    const { tape, text, walk } = placed(Uint8Array.from([0x4a, n, ...Array.from(ascii(n), (c) => c.charCodeAt(0))]));
     views.u8.fill(0xee, text, text + 64);
-    expect(e.walk(tableAddress(), tableLength(), type, base, msg.length, 1 << 20, 10, stack, tape, tape + 4096, text, text + n - 1)).toBe(-14);
-    // CTRL_TEXT tells the caller that the text area, not the tape, ran out.
-    expect(ctrlText()).toBe(0xffffffff);
-    expect([...views.u8.subarray(text + n - 1, text + 64)].every((b) => b === 0xee)).toBe(true);
+    expect(walk(text, text + n - 1)).toBe(0);
+    expect(ctrlText()).toBe(0);
+    // The BYTES entry (the second) carries no ASCII flag: the reader decodes it from the input.
+    expect(views.u32[(tape >>> 2) + 4]).toBe(6 | (8 << 8));
+    expect([...views.u8.subarray(text, text + 64)].every((b) => b === 0xee)).toBe(true);
     // A reversed region is an empty one.
-    expect(e.walk(tableAddress(), tableLength(), type, base, msg.length, 1 << 20, 10, stack, tape, tape + 4096, text, text - 16)).toBe(-14);
+    expect(walk(text, text - 16)).toBe(0);
+    expect(ctrlText()).toBe(0);
+  });
+
+  test("a string that does not fit in what is left of the text area pauses the walk before it", () => {
+    // Scalars.s twice (a singular string read twice): 10 bytes, then 30, in a 35-byte area.
+    const msg = Uint8Array.from([0x4a, 10, ...Array.from(ascii(10), (c) => c.charCodeAt(0)), 0x4a, 30, ...Array.from(ascii(30, 1), (c) => c.charCodeAt(0))]);
+    const { tape, text, walk } = placed(msg);
+    const e = ready();
+    expect(walk(text, text + 35)).toBe(2);
+    expect([views.u32[(ready().ctrl() >>> 2) + 5], ctrlText()]).toEqual([2, 10]);
+    expect(Buffer.from(views.u8.subarray(text, text + 10)).toString("latin1")).toBe(ascii(10));
+    // The next window starts with the second string, in an empty text area.
+    expect(e.walkResume()).toBe(0);
+    expect([views.u32[(ready().ctrl() >>> 2) + 5], ctrlText()]).toEqual([2, 30]);
+    expect(views.u32[(tape >>> 2)]! & 0xff).toBe(6 | (1 << 4));
+    expect(Buffer.from(views.u8.subarray(text, text + 30)).toString("latin1")).toBe(ascii(30, 1));
   });
 });
 

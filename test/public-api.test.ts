@@ -28,7 +28,9 @@ const PUBLIC = [
   "initWasm",
   "isProtokeelError",
   "readSnapshot",
+  "releaseMemory",
   "typeFor",
+  "wasmMemoryBytes",
   "writeSnapshot",
 ];
 

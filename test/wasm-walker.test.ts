@@ -12,7 +12,7 @@ import { scanUnknownFields, walkFrames, walkMessage, type ReadLimits } from "../
 import { views } from "../src/wasm/memory.js";
 import { STATUS_CODES } from "../src/wasm/status.js";
 import { registryFromDir } from "./support/buf.js";
-import { readTape, type Plain } from "./support/tape-reader.js";
+import { readAll, readTape, type Plain } from "./support/tape-reader.js";
 
 const reg = registryFromDir("fixtures/core");
 const msg = (name: string): DescMessage => reg.getMessage(`core.test.${name}`)!;
@@ -50,14 +50,14 @@ describe("tape format", () => {
     // Scalars { i32: -1 (slot 4), s: "hé" (slot 8), child (slot 9) { b: true (slot 7) }, field 99: 5 }
     const bytes = [0x28, ...Array(9).fill(0xff), 0x01, 0x4a, 3, 0x68, 0xc3, 0xa9, 0x5a, 2, 0x40, 1, 0x98, 0x06, 5];
     expect(entries(Scalars, bytes)).toEqual([
-      [1 | (4 << 4), 7, 0, bytes.length], // START root: HAS_UNKNOWN (a string is not ASCII); END at 7
+      [1, 0, 0, bytes.length], // START root: body offset 0 (a START is never written back to)
       [3 | (4 << 8), 0, 0xffffffff, 0xffffffff], // VARINT slot 4 (i32) = -1 as lo, hi
       [6 | (8 << 8), 0, 13, 3], // BYTES slot 8 (s): offset 13, length 3, not ASCII
-      [1 | (3 << 4) | (9 << 8), 5, 18, 2], // START slot 9 (child): ASCII_SELF | ASCII_TREE; END at 5
+      [1 | (9 << 8), 0, 18, 2], // START slot 9 (child)
       [3 | (7 << 8), 0, 1, 0], // VARINT slot 7 (b) = 1
-      [2 | (3 << 4), 3, 0, 0], // END of child, its START at 3
+      [2 | (3 << 4), 0, 0, 0], // END of child: ASCII_SELF | ASCII_TREE
       [8, 99, 20, 3], // UNKNOWN field 99 (wire type 0): offset 20, 3 bytes
-      [2 | (4 << 4), 0, 0, 0], // END root, its START at 0
+      [2 | (4 << 4), 0, 0, 0], // END root: HAS_UNKNOWN (a string is not ASCII)
     ]);
   });
 
@@ -227,8 +227,9 @@ describe("every status code, with its byte offset", () => {
     expect(failure(() => read(desc, bytes))).toMatchObject({ code, offset, path });
   });
 
-  test("NEED_SPACE never surfaces: a tape larger than the first guess is grown and the walk retried", () => {
-    // 200,000 one-byte packed int64 elements decode to 1.6 MB of i64, 8x the input.
+  test("a packed run larger than the tape window continues as further PACKED entries", () => {
+    // 200,000 one-byte packed int64 elements decode to 1.6 MB of i64, 8x the input: more than
+    // one 1 MiB window holds.
     const n = 200_000;
     const header = Array.from(protobuf.Writer.create().uint32((13 << 3) | 2).uint32(n).finish());
     const input = new Uint8Array(header.length + n);
@@ -439,14 +440,7 @@ describe("walkFrames", () => {
     for (let i = 0; i < 1000; i++) w.bytes(toBinary(Node, create(Node, { name: `n${i}`, v: i })));
     const buf = new Uint8Array(w.finish());
     const layout = layoutOf(Node);
-    const tape = walkFrames(layout.typeOffset, buf, limits);
-    const out: Plain[] = [];
-    let k = 0;
-    while (k < tape.count) {
-      const r = readTape(tape, layout, buf, k);
-      out.push(r.value);
-      k = r.next;
-    }
+    const out = readAll(walkFrames(layout.typeOffset, buf, limits), layout, buf);
     expect(out.length).toBe(1000);
     expect(out[999]).toEqual({ name: "n999", v: 999 });
   });

@@ -45,49 +45,66 @@ export class FrameReader {
   peekFrame(typeName: string, maxMessageBytes: number): { body: Uint8Array; bodyAt: number; next: number } {
     const buf = this.buf;
     const start = this.pos;
-    // The prefix is a varint of up to 10 bytes, read exactly as the core reads it in decodeAll
-    // (non-minimal encodings are legal varints), so that both paths accept the same frames.
-    let len = 0;
-    let p = start;
-    for (let shift = 0; ; shift += 7) {
-      if (p >= buf.length) {
-        throw new CodecError(
-          "FRAME_TRUNCATED",
-          `cannot decode ${typeName}: the frame at byte ${start} ends after the input does; the data is truncated, pass complete frames`,
-          { offset: start, path: typeName },
-        );
-      }
-      const b = buf[p++]!;
-      if (shift === 63 && b > 1) {
-        const tooLong = b >= 0x80;
-        throw new CodecError(
-          tooLong ? "VARINT_TOO_LONG" : "VARINT_OVERFLOW",
-          `cannot decode ${typeName}: varint at byte ${start} in ${typeName} ${tooLong ? "is longer than 10 bytes" : "does not fit in 64 bits"}; the input is corrupt or is not a ${typeName}`,
-          { offset: start, path: typeName },
-        );
-      }
-      len += (b & 0x7f) * 2 ** shift;
-      if (b < 0x80) break;
-    }
-    if (len > maxMessageBytes) {
+    const prefix = readFramePrefix(buf, start);
+    if (prefix === TOO_LONG || prefix === OVERFLOW) {
+      const tooLong = prefix === TOO_LONG;
       throw new CodecError(
-        "FRAME_TOO_LARGE",
-        `cannot decode ${typeName}: the frame at byte ${start} announces ${len} bytes, above maxMessageBytes ${maxMessageBytes}; raise maxMessageBytes or reject the input`,
+        tooLong ? "VARINT_TOO_LONG" : "VARINT_OVERFLOW",
+        `cannot decode ${typeName}: varint at byte ${start} in ${typeName} ${tooLong ? "is longer than 10 bytes" : "does not fit in 64 bits"}; the input is corrupt or is not a ${typeName}`,
         { offset: start, path: typeName },
       );
     }
-    if (p + len > buf.length) {
-      throw new CodecError(
-        "FRAME_TRUNCATED",
-        `cannot decode ${typeName}: the frame at byte ${start} ends after the input does; the data is truncated, pass complete frames`,
-        { offset: start, path: typeName },
-      );
+    if (prefix !== CUT) {
+      const { bodyAt, size: len } = prefix;
+      if (len > maxMessageBytes) {
+        throw new CodecError(
+          "FRAME_TOO_LARGE",
+          `cannot decode ${typeName}: the frame at byte ${start} announces ${len} bytes, above maxMessageBytes ${maxMessageBytes}; raise maxMessageBytes or reject the input`,
+          { offset: start, path: typeName },
+        );
+      }
+      if (bodyAt + len <= buf.length) return { body: buf.subarray(bodyAt, bodyAt + len), bodyAt, next: bodyAt + len };
     }
-    return { body: buf.subarray(p, p + len), bodyAt: p, next: p + len };
+    throw new CodecError(
+      "FRAME_TRUNCATED",
+      `cannot decode ${typeName}: the frame at byte ${start} ends after the input does; the data is truncated, pass complete frames`,
+      { offset: start, path: typeName },
+    );
   }
 
   /** @internal Moves to `next` after a successful read. */
   advance(next: number): void {
     this.pos = next;
   }
+}
+
+/** readFramePrefix: the input ends inside the prefix. */
+const CUT = -1;
+/** readFramePrefix: the prefix runs past 10 bytes. */
+const TOO_LONG = -2;
+/** readFramePrefix: a 10-byte prefix whose value does not fit in 64 bits. */
+const OVERFLOW = -3;
+
+/** A frame's length prefix: where the body starts and the size announced (exact up to 2^53). */
+export interface FramePrefix {
+  readonly bodyAt: number;
+  readonly size: number;
+}
+
+/**
+ * @internal Reads the length prefix of the frame at `at` exactly as the core reads it in
+ * decodeAll (a varint of up to 10 bytes; non-minimal encodings are legal varints), so that every
+ * path accepts the same frames. Returns the prefix, or CUT, TOO_LONG or OVERFLOW.
+ */
+export function readFramePrefix(buf: Uint8Array, at: number): FramePrefix | typeof CUT | typeof TOO_LONG | typeof OVERFLOW {
+  let size = 0;
+  let p = at;
+  for (let shift = 0; ; shift += 7) {
+    if (p >= buf.length) return CUT;
+    const b = buf[p++]!;
+    if (shift === 63 && b > 1) return b >= 0x80 ? TOO_LONG : OVERFLOW;
+    size += (b & 0x7f) * 2 ** shift;
+    if (b < 0x80) break;
+  }
+  return { bodyAt: p, size };
 }

@@ -14,8 +14,8 @@ import type { DescField, DescMessage } from "@bufbuild/protobuf";
 import { InvalidDescriptorError } from "../errors.js";
 import {
   A_MESSAGE, A_PACKABLE, A_REPEATED, A_SLOT_SHIFT, A_STRING, A_WIRE_SHIFT, DENSE_ENTRY_WORDS,
-  K_BYTES, K_ENUM, K_MESSAGE, K_STRING, MAX_SLOTS, SPARSE_ENTRY_WORDS, T_DENSE_MAX,
-  T_HEADER_WORDS, T_SLOTS, T_SPARSE_COUNT, T_WORDS, allocTypeRecord, freeTypeRecord, tableWords,
+  KIND_BYTES, KIND_ENUM, KIND_MESSAGE, KIND_STRING, MAX_SLOTS, SPARSE_ENTRY_WORDS, T_DENSE_MAX_WORD,
+  T_HEADER_WORDS, T_SLOTS_WORD, T_SPARSE_COUNT_WORD, T_LENGTH_WORD, allocTypeRecord, freeTypeRecord, tableWords,
   typeNames, wireTypeOf, writeTypeRecord, type TypeNames,
 } from "../wasm/table.js";
 
@@ -97,17 +97,17 @@ function planField(f: DescField): FieldPlan {
     case "scalar":
       return fieldPlan(f.number, f.scalar, f, undefined, false, false, false, undefined);
     case "enum":
-      return fieldPlan(f.number, K_ENUM, f, undefined, false, false, false, undefined);
+      return fieldPlan(f.number, KIND_ENUM, f, undefined, false, false, false, undefined);
     case "message":
-      return fieldPlan(f.number, K_MESSAGE, f, undefined, false, false, false, { desc: f.message });
+      return fieldPlan(f.number, KIND_MESSAGE, f, undefined, false, false, false, { desc: f.message });
     case "list": {
-      if (f.listKind === "message") return fieldPlan(f.number, K_MESSAGE, f, undefined, true, false, false, { desc: f.message });
-      const kind = f.listKind === "enum" ? K_ENUM : f.scalar;
-      const packable = kind !== K_STRING && kind !== K_BYTES;
+      if (f.listKind === "message") return fieldPlan(f.number, KIND_MESSAGE, f, undefined, true, false, false, { desc: f.message });
+      const kind = f.listKind === "enum" ? KIND_ENUM : f.scalar;
+      const packable = kind !== KIND_STRING && kind !== KIND_BYTES;
       return fieldPlan(f.number, kind, f, undefined, true, packable, packable && f.packed, undefined);
     }
     case "map":
-      return fieldPlan(f.number, K_MESSAGE, f, undefined, true, false, false, { map: f });
+      return fieldPlan(f.number, KIND_MESSAGE, f, undefined, true, false, false, { map: f });
   }
 }
 
@@ -117,9 +117,9 @@ function entryPlans(f: DescField & { fieldKind: "map" }): FieldPlan[] {
     case "scalar":
       return [key, fieldPlan(2, f.scalar, f, "value", false, false, false, undefined)];
     case "enum":
-      return [key, fieldPlan(2, K_ENUM, f, "value", false, false, false, undefined)];
+      return [key, fieldPlan(2, KIND_ENUM, f, "value", false, false, false, undefined)];
     case "message":
-      return [key, fieldPlan(2, K_MESSAGE, f, "value", false, false, false, { desc: f.message })];
+      return [key, fieldPlan(2, KIND_MESSAGE, f, "value", false, false, false, { desc: f.message })];
   }
 }
 
@@ -202,17 +202,17 @@ function makeNode(target: Target): Node {
 /** The table words of a node's record; nested types as their offsets, `offsetOf` gives them. */
 function recordOf(node: Node, offsetOf: (child: Node | MessageLayout) => number): Int32Array {
   const record = new Int32Array(node.words);
-  record[T_SLOTS] = node.plans.length;
-  record[T_DENSE_MAX] = node.denseMax;
-  record[T_SPARSE_COUNT] = node.sparse.length;
-  record[T_WORDS] = node.words;
+  record[T_SLOTS_WORD] = node.plans.length;
+  record[T_DENSE_MAX_WORD] = node.denseMax;
+  record[T_SPARSE_COUNT_WORD] = node.sparse.length;
+  record[T_LENGTH_WORD] = node.words;
   const sparseIndex = new Map<FieldPlan, number>();
   node.sparse.forEach((p, i) => sparseIndex.set(p, i));
   node.plans.forEach((p, slot) => {
     let a = p.kind | (wireTypeOf(p.kind) << A_WIRE_SHIFT) | (slot << A_SLOT_SHIFT);
     if (p.packable) a |= A_PACKABLE;
-    if (p.kind === K_STRING) a |= A_STRING;
-    if (p.kind === K_MESSAGE) a |= A_MESSAGE;
+    if (p.kind === KIND_STRING) a |= A_STRING;
+    if (p.kind === KIND_MESSAGE) a |= A_MESSAGE;
     if (p.repeated) a |= A_REPEATED;
     const child = node.children[slot];
     const b = child === undefined ? 0 : offsetOf(child);

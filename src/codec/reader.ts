@@ -11,7 +11,7 @@ import { K_ENUM, K_LIST, K_MAP, K_MESSAGE, L_NUMBER, L_STRING, messageInfo } fro
 import { EMPTY_BYTES, scalarZero } from "../message/coerce.js";
 import type { UnknownField } from "../message/unknown-fields.js";
 import { views } from "../wasm/memory.js";
-import { tapeText, validateMessage, walkFrames, walkMessage, type TapeResult } from "../wasm/ops.js";
+import { resumeWalk, tapeText, validateFrames, validateMessage, walkFrames, walkMessage, type TapeResult } from "../wasm/ops.js";
 import {
   F_ASCII,
   FLAG_SHIFT,
@@ -19,12 +19,15 @@ import {
   OP_END,
   OP_FIXED32,
   OP_FIXED64,
+  OP_MASK,
   OP_PACKED,
   OP_START,
   OP_UNKNOWN,
   OP_VARINT,
   SLOT_SHIFT,
 } from "../wasm/tape.js";
+import { CodecError } from "../errors.js";
+import { readFramePrefix } from "./frame-reader.js";
 import { layoutOf, type MessageLayout } from "./layout.js";
 import { readArena } from "./arena.js";
 
@@ -280,10 +283,17 @@ class TapeDecoder {
     return len === 0 ? "" : utf8String(this.input, off, len);
   }
 
-  /** Starts a call on `input` and its fresh tape (one text for all its ASCII strings). */
+  /** Starts a call on `input` and the first window of its tape (one text for all its ASCII strings). */
   begin(input: Uint8Array, source: SourceRef | undefined, tape: TapeResult): void {
     this.input = input;
     this.source = source;
+    this.text = tapeText(tape);
+    this.textPos = 0;
+  }
+
+  /** Moves to the tape's next window once every entry of this one was read (and its text). */
+  resume(tape: TapeResult): void {
+    resumeWalk(tape);
     this.text = tapeText(tape);
     this.textPos = 0;
   }
@@ -317,13 +327,14 @@ class TapeDecoder {
   next = 0;
 
   read(tape: TapeResult, k: number, root: ReadPlan): DynamicMessage {
-    const u32 = views.u32;
-    const i32 = views.i32;
-    const f32 = views.f32;
-    const f64 = views.f64;
-    const i64 = views.i64;
-    const u64 = views.u64;
-    const start = tape.start;
+    let u32 = views.u32;
+    let i32 = views.i32;
+    let f32 = views.f32;
+    let f64 = views.f64;
+    let i64 = views.i64;
+    let u64 = views.u64;
+    let start = tape.start;
+    let count = tape.count;
     const pool = this.frames;
     let depth = 0;
     let cur = pool[0]!;
@@ -335,9 +346,23 @@ class TapeDecoder {
     const rootLen = u32[e + 3]!;
     k++;
     for (;;) {
+      if (k === count) {
+        // The window is read: the core writes the next one into the same memory (a bounded
+        // tape, see src/wasm/ops.ts), so views and text are taken again.
+        this.resume(tape);
+        u32 = views.u32;
+        i32 = views.i32;
+        f32 = views.f32;
+        f64 = views.f64;
+        i64 = views.i64;
+        u64 = views.u64;
+        start = tape.start;
+        count = tape.count;
+        k = 0;
+      }
       e = start + 4 * k;
       const w0 = u32[e]!;
-      const op = w0 & 0xf;
+      const op = w0 & OP_MASK;
       const slot = w0 >>> SLOT_SHIFT;
       k++;
       if (op === OP_END) {
@@ -608,12 +633,18 @@ export class BoundDecoder implements LazySource {
   frames(input: Uint8Array): DynamicMessage[] {
     const tape = walkFrames(this.layout.typeOffset, input, this.settings);
     const dec = this.dec;
-    // One string for the strings of all frames (tape order is frame order), one source copy.
+    // One string for the strings of all frames of a window (tape order is frame order), one
+    // source copy.
     dec.begin(input, undefined, tape);
     try {
       const out: DynamicMessage[] = [];
       let k = 0;
-      while (k < tape.count) {
+      for (;;) {
+        if (k === tape.count) {
+          if (tape.done) break;
+          dec.resume(tape);
+          k = 0;
+        }
         out.push(dec.read(tape, k, this.plan));
         k = dec.next;
       }
@@ -621,5 +652,23 @@ export class BoundDecoder implements LazySource {
     } finally {
       dec.end();
     }
+  }
+
+  /**
+   * The value of an input that must hold exactly one frame (`serializer.decode`). When the first
+   * length prefix does not announce a frame that ends exactly where the input does, the input is
+   * only validated, without building any value, and refused with the error a decode would give
+   * or NOT_ONE_FRAME (4 million empty frames cost a validate pass, not 4 million values).
+   */
+  oneFrame(input: Uint8Array): DynamicMessage {
+    const prefix = readFramePrefix(input, 0);
+    if (typeof prefix !== "number" && prefix.bodyAt + prefix.size === input.length) return this.frames(input)[0]!;
+    const count = validateFrames(this.layout.typeOffset, input, this.settings);
+    const name = this.plan.desc!.typeName;
+    throw new CodecError(
+      "NOT_ONE_FRAME",
+      `cannot decode ${name}: decode expects exactly one frame, got ${count}; use decodeAll for a batch of frames`,
+      { path: name },
+    );
   }
 }

@@ -27,16 +27,18 @@ export interface CoreExports {
   unzigzag32(v: number): number;
   zigzag64(v: bigint): bigint;
   unzigzag64(v: bigint): bigint;
-  /** Status (OK, S_MORE or an error); (offset, length) pairs at out; CTRL_COUNT, CTRL_OFFSET. */
-  scanFrames(base: number, len: number, from: number, maxFrame: number, out: number, outCap: number): number;
-  /** Status; tape at [tape, tapeEnd), ASCII strings' bytes at [text, textEnd); CTRL_COUNT entries, CTRL_PACKED lowest packed address, CTRL_TEXT text bytes. */
+  /** Status (OK, S_MORE, S_NEED_INPUT or an error) over the input segment [from, to) at base + offset; (offset, length) pairs at out; CTRL_COUNT, CTRL_OFFSET, CTRL_NEED. */
+  scanFrames(base: number, from: number, to: number, more: number, maxFrame: number, out: number, outCap: number): number;
+  /** Status (OK, S_PAUSED or an error); tape window [tape, tapeEnd), its ASCII strings' bytes at [text, textEnd); CTRL_COUNT entries, CTRL_PACKED, CTRL_TEXT. */
   walk(tbl: number, tableWords: number, rootType: number, base: number, len: number, maxBytes: number, maxDepth: number, stack: number, tape: number, tapeEnd: number, text: number, textEnd: number): number;
-  /** walk over every frame of a framing-v1 buffer. */
-  walkFrames(tbl: number, tableWords: number, rootType: number, base: number, len: number, maxBytes: number, maxDepth: number, stack: number, tape: number, tapeEnd: number, text: number, textEnd: number): number;
+  /** walk over the frames of the input segment [from, to) at base + offset (more bytes after it); also S_NEED_INPUT (CTRL_OFFSET, CTRL_NEED). */
+  walkFrames(tbl: number, tableWords: number, rootType: number, base: number, from: number, to: number, more: number, maxBytes: number, maxDepth: number, stack: number, tape: number, tapeEnd: number, text: number, textEnd: number): number;
+  /** Continues a walk that returned S_PAUSED into the same window, from its start; same results. */
+  walkResume(): number;
   /** Status; walk's checks and failure details, no tape (assembly/validate.ts). */
   validate(tbl: number, tableWords: number, rootType: number, base: number, len: number, maxBytes: number, maxDepth: number, stack: number): number;
-  /** validate over every frame of a framing-v1 buffer. */
-  validateFrames(tbl: number, tableWords: number, rootType: number, base: number, len: number, maxBytes: number, maxDepth: number, stack: number): number;
+  /** validate over the frames of an input segment, as walkFrames; CTRL_COUNT = frames checked. */
+  validateFrames(tbl: number, tableWords: number, rootType: number, base: number, from: number, to: number, more: number, maxBytes: number, maxDepth: number, stack: number): number;
   /** Status (E_COLLISION with CTRL_FIELD/CTRL_OFFSET); ranges = (offset, length) pairs. */
   scanUnknown(tbl: number, tableWords: number, typeOff: number, base: number, ranges: number, count: number): number;
   /** Bytes of the packed payload of count elements at src. */
@@ -47,6 +49,8 @@ export interface CoreExports {
 
 let source: WebAssembly.Module | Uint8Array | undefined;
 let current: CoreExports | undefined;
+/** The module `current` was instantiated from, kept so that a restart does not compile again. */
+let compiled: WebAssembly.Module | undefined;
 let generation = 0;
 
 /**
@@ -88,8 +92,9 @@ function instantiate(from: WebAssembly.Module | Uint8Array | undefined): CoreExp
     );
   }
   let instance: WebAssembly.Instance;
+  let module: WebAssembly.Module;
   try {
-    const module = from instanceof WebAssembly.Module ? from : new WebAssembly.Module(from as Uint8Array<ArrayBuffer>);
+    module = from instanceof WebAssembly.Module ? from : new WebAssembly.Module(from as Uint8Array<ArrayBuffer>);
     instance = new WebAssembly.Instance(module, {});
   } catch (cause) {
     throw new CodecError(
@@ -98,6 +103,7 @@ function instantiate(from: WebAssembly.Module | Uint8Array | undefined): CoreExp
       { cause },
     );
   }
+  compiled = module;
   generation++;
   return instance.exports as unknown as CoreExports;
 }
@@ -105,6 +111,20 @@ function instantiate(from: WebAssembly.Module | Uint8Array | undefined): CoreExp
 /** The instance, created on first use. */
 export function core(): CoreExports {
   return current ?? (current = instantiate(source ?? inlineWasm));
+}
+
+/** The instance if one has started, without starting one. */
+export function coreIfStarted(): CoreExports | undefined {
+  return current;
+}
+
+/**
+ * Replaces the instance by a fresh one of the same compiled module, whose memory starts at its
+ * initial size (WebAssembly memory never shrinks; a new instance is the only way to give it
+ * back). Does nothing before the first instance.
+ */
+export function restartCore(): void {
+  if (current !== undefined) current = instantiate(compiled);
 }
 
 /** Changes whenever a new instance replaces the old one (its memory starts empty). */

@@ -1,51 +1,105 @@
-// The core calls the codec makes, one WASM call each: walk a message or a batch of frames into
-// a tape, scan frames, scan unknown fields for collisions, size and write packed runs. Each
-// copies its input into scratch memory, calls the core once, and turns a failure status into
-// a CodecError with the byte offset and the field path.
+// The core calls the codec makes: walk a message or the frames of a buffer into a tape, validate,
+// scan frames and unknown fields, size and write packed runs. Each copies its input into scratch
+// memory, calls the core, and turns a failure status into a CodecError with the byte offset and
+// the field path.
+//
+// Working memory is bounded: the tape is written into a window of at most 1 MiB (sized down to
+// what a small input can produce) that the reader consumes and the core refills (resumeWalk), and
+// a buffer of frames is copied in 1 MiB segments, each frame whole, so a frame is refused from
+// its length prefix before its body is copied. A decode then holds the input copy (a bare
+// message; frames: a segment or the largest frame) plus about 2 MiB, whatever the input's shape.
 import { CodecError } from "../errors.js";
-import { ready, views, ensureMemory, scratchAddress, tableAddress, ctrlIndex, align16 } from "./memory.js";
+import { enter, views, ensureMemory, scratchAddress, tableAddress, ctrlIndex, align16 } from "./memory.js";
 import {
-  E_FRAME_TOO_LARGE, E_MESSAGE_TOO_LARGE, E_NEED_SPACE, OK, S_MORE,
-  statusError,
-} from "./status.js";
+  CTRL_COUNT_WORD, CTRL_DEPTH_WORD, CTRL_FIELD_WORD, CTRL_NEED_WORD, CTRL_OFFSET_WORD, CTRL_TEXT_WORD,
+  CTRL_TYPE_WORD, CTRL_VALUE_WORD, CTRL_WIRE_WORD,
+} from "./ctrl.js";
+import { E_FRAME_TOO_LARGE, E_MESSAGE_TOO_LARGE, OK, S_NEED_INPUT, S_PAUSED, statusError } from "./status.js";
 import { kindName, tableLength, typeNames } from "./table.js";
 import type { CoreExports } from "./instance.js";
 
-// Control block words (assembly/ctrl.ts).
-const C_STATUS = 0;
-const C_OFFSET = 1;
-const C_FIELD = 2;
-const C_DEPTH = 3;
-const C_TYPE = 4;
-const C_COUNT = 5;
-const C_PACKED = 6;
-const C_WIRE = 7;
-const C_VALUE = 8;
-const C_TEXT = 10;
-/** C_TEXT after E_NEED_SPACE: the text area ran out, not the tape. */
-const TEXT_SHORT = 0xffffffff;
-const FIRST_TEXT_MAX = 16 * 1024 * 1024;
+const MiB = 1024 * 1024;
+
+/** The bounded regions, in bytes: tape window, its text area, and input segment of frames. */
+export interface WindowSizes {
+  /** Tape window (entries and packed arrays); at least 64. */
+  readonly tape: number;
+  /** Text area of a window (ASCII string bytes); a longer string is read from the input. */
+  readonly text: number;
+  /** Input copied in at a time when walking or validating frames (a larger frame is copied whole). */
+  readonly segment: number;
+}
+
+// 1 MiB each: a window holds 65,536 entries, so refilling it (one core call and one text string)
+// is a negligible share of building the values it describes, while the core's working memory
+// stays ~2 MiB above the input copy. The bench's inputs (up to 87 KB) fit in one window.
+let windows: WindowSizes = { tape: MiB, text: MiB, segment: MiB };
+const MIN_TAPE_WINDOW = 64;
 
 /**
- * A tape in linear memory, valid until the next core call. Entry k's words are
+ * @internal For tests that cross every window and segment boundary: sets the sizes of the
+ * bounded regions (defaults 1 MiB each) and returns the previous ones.
+ */
+export function setWindowSizes(next: Partial<WindowSizes>): WindowSizes {
+  const prev = windows;
+  const w = { ...prev, ...next };
+  if (!(Number.isInteger(w.tape) && w.tape >= MIN_TAPE_WINDOW && w.tape % 16 === 0)) throw new RangeError(`tape window must be a multiple of 16 of at least ${MIN_TAPE_WINDOW}, got ${w.tape}`);
+  if (!(Number.isInteger(w.text) && w.text >= 0)) throw new RangeError(`text area must be a non-negative integer, got ${w.text}`);
+  if (!(Number.isInteger(w.segment) && w.segment >= 16)) throw new RangeError(`segment must be an integer of at least 16, got ${w.segment}`);
+  windows = w;
+  return prev;
+}
+
+/**
+ * One window of a tape in linear memory, valid until the next core call. Entry k's words are
  * `views.u32[start + 4k .. start + 4k + 3]`; its 64-bit payload is `views.f64/i64/u64[(start >> 1) + 2k + 1]`
  * and a FIXED32 float is `views.f32[start + 4k + 2]`. BYTES/START/UNKNOWN offsets are from
- * the start of the input given to the call.
+ * the start of the input given to the call. When `done` is false, more entries follow: read
+ * these `count`, then resumeWalk refills the same object with the next window.
  */
 export interface TapeResult {
   /** Word index of entry 0 in the views (16-byte aligned, so start is a multiple of 4). */
   start: number;
-  /** Number of entries. */
+  /** Number of entries in this window. */
   count: number;
-  /** Address of the input copy in linear memory. */
+  /** Address of input offset 0 in linear memory (frames: modulo 2^32, offsets of the copied segment only). */
   base: number;
-  /** Address of the text area: the bytes of every ASCII string entry, in tape order. */
+  /** Address of the text area: the bytes of the window's ASCII string entries, in tape order. */
   text: number;
   /** Bytes in the text area. */
   textLength: number;
+  /** True when the walk is complete: no window follows this one. */
+  done: boolean;
 }
 
-const tape: TapeResult = { start: 0, count: 0, base: 0, text: 0, textLength: 0 };
+const tape: TapeResult = { start: 0, count: 0, base: 0, text: 0, textLength: 0, done: true };
+
+// Every core call made through this file counts, so that resuming a walk after another call
+// (which reuses the same scratch memory) is caught as the bug it would be.
+let calls = 0;
+
+/** What resumeWalk needs to continue the walk of the last walkMessage/walkFrames call. */
+const walk = {
+  call: 0,
+  stack: 0,
+  tapeAt: 0,
+  tapeEnd: 0,
+  textEnd: 0,
+  input: 0,
+  e: undefined as unknown as CoreExports,
+  frames: false,
+  rootType: 0,
+  bytes: new Uint8Array(0) as Uint8Array,
+  limits: { maxMessageBytes: 1, maxDepth: 1 } as ReadLimits,
+  /** S_NEED_INPUT: the offset to copy the input in again from (else -1), and up to where at least. */
+  refeed: -1,
+  need: 0,
+};
+
+function begin(): CoreExports {
+  calls++;
+  return enter();
+}
 
 // One string of the whole text area, then `substring` per field: for 5 short strings, one
 // latin1Slice + 5 substrings took 93 ns against 220 ns for String.fromCharCode per string and
@@ -64,24 +118,12 @@ const latin1Slice: Slice | undefined = ((): Slice | undefined => {
 })();
 const latin1 = new TextDecoder("latin1");
 
-/** The text area of a tape as one string (read it before the next core call). */
+/** The text area of a tape window as one string (read it before the next core call). */
 export function tapeText(t: TapeResult): string {
   const n = t.textLength;
   if (n === 0) return "";
   const at = t.text;
   return latin1Slice !== undefined ? latin1Slice.call(views.u8, at, at + n) : latin1.decode(views.u8.subarray(at, at + n));
-}
-
-// Tape bytes offered first per input byte: most messages need 1-2x their size, and a walk that
-// runs out (E_NEED_SPACE) is run again on a doubled region. Inputs of many short fields need
-// more (1000 small frames: 2.4x, so every decodeAll walked twice, 155 -> 78 µs), so the factor
-// learns from the last walk that ran out; the region is reused scratch memory.
-let tapeFactor = 2;
-const MAX_TAPE_FACTOR = 16;
-
-/** Bytes of tape to offer first; more is grown on demand. */
-function firstTapeBytes(len: number): number {
-  return 4096 + Math.min(len * tapeFactor, 16 * 1024 * 1024);
 }
 
 /** Limits a message is read with. */
@@ -96,12 +138,7 @@ function checkU32(name: string, v: number, min: number): void {
   }
 }
 
-function walkWith(
-  fn: "walk" | "walkFrames",
-  rootType: number,
-  bytes: Uint8Array,
-  limits: ReadLimits,
-): TapeResult {
+function checkLimits(limits: ReadLimits): void {
   const maxDepth = limits.maxDepth;
   const maxBytes = limits.maxMessageBytes;
   // Settings arrive validated; the full check (with its message) runs only when one is off.
@@ -109,98 +146,146 @@ function walkWith(
     checkU32("maxDepth", maxDepth, 1);
     checkU32("maxMessageBytes", maxBytes, 1);
   }
-  const e = ready();
+}
+
+/**
+ * Copies the part of `bytes` that the next call over frames reads to `at`: from `from`, at least
+ * a segment and at least up to `need` (the end of a frame the core found cut off), never past
+ * the end. Returns the end offset of the copy.
+ */
+function copySegment(bytes: Uint8Array, from: number, need: number, at: number): number {
   const len = bytes.length;
-  if (fn === "walk" && len > limits.maxMessageBytes) {
+  const to = Math.min(len, Math.max(from + windows.segment, need));
+  ensureMemory(at + (to - from) + 16);
+  views.u8.set(to - from === len ? bytes : bytes.subarray(from, to), at);
+  return to;
+}
+
+function walkWith(frames: boolean, rootType: number, bytes: Uint8Array, limits: ReadLimits): TapeResult {
+  checkLimits(limits);
+  const e = begin();
+  const len = bytes.length;
+  if (!frames && len > limits.maxMessageBytes) {
     // Refused before the input is copied, so an oversized message never grows memory.
-    throw failure(E_MESSAGE_TOO_LARGE, e, rootType, 0, 0, limits, "decode", len);
+    throw failure(E_MESSAGE_TOO_LARGE, rootType, 0, limits, "decode", len);
   }
-  const stack = scratchAddress();
-  const base = align16(stack + maxDepth * 16);
+  const w = walk;
+  w.call = calls;
+  w.e = e;
+  w.frames = frames;
+  w.rootType = rootType;
+  w.bytes = bytes;
+  w.limits = limits;
+  place(w, len, limits.maxDepth, frames);
+  w.refeed = -1;
+  tape.start = w.tapeAt >>> 2;
+  tape.text = w.tapeEnd;
+  if (frames) return settle(feed(0, 0));
+  ensureMemory(w.input + len + 16);
+  views.u8.set(bytes, w.input);
+  tape.base = w.input;
+  const status = e.walk(
+    tableAddress(), tableLength(), rootType, w.input, len, limits.maxMessageBytes, limits.maxDepth,
+    w.stack, w.tapeAt, w.tapeEnd, w.tapeEnd, w.textEnd,
+  );
+  return settle(status);
+}
+
+/** Scratch addresses of a walk or validate call (see place). */
+interface Regions {
+  stack: number;
+  tapeAt: number;
+  tapeEnd: number;
+  textEnd: number;
+  input: number;
+}
+
+/**
+ * Lays scratch memory out for a call on `len` bytes: the walker's stack, the tape window, its
+ * text area, and last the input copy, so that a larger input (or frame) grows memory without
+ * moving the rest. validate uses the same layout as walk (it only needs the stack and the
+ * input), so a lazy decode's validate and later walk of the same bytes need the same memory.
+ */
+function place(r: Regions, len: number, maxDepth: number, frames: boolean): void {
+  r.stack = scratchAddress();
+  r.tapeAt = align16(r.stack + maxDepth * 16);
+  // The first window is sized to what the input can produce, up to the window size: a field
+  // takes at least 2 bytes and gives one entry (a sub-message two, START and END), packed
+  // elements at most 8 bytes per input byte; an empty frame (1 byte) gives two entries.
+  r.tapeEnd = r.tapeAt + Math.min(windows.tape, align16((frames ? 32 : 16) * len + 64));
   // ASCII string bytes are disjoint ranges of the input, so they total at most len; the core's
-  // 16-byte stores may write up to 16 bytes past the last one. Like the tape, the first offer
-  // stops at 16 MiB, so a huge input of few strings does not double its memory.
-  const text = align16(base + len);
-  let textEnd = text + Math.min(len, FIRST_TEXT_MAX) + 16;
-  let tapeAt = align16(textEnd);
-  let tapeBytes = firstTapeBytes(len);
-  let retried = false;
-  ensureMemory(tapeAt + tapeBytes);
-  views.u8.set(bytes, base);
-  const tbl = tableAddress();
-  const words = tableLength();
+  // 16-byte stores may write up to 16 bytes past the last one.
+  r.textEnd = r.tapeEnd + Math.min(len, windows.text) + 16;
+  r.input = align16(r.textEnd);
+}
+
+const regions: Regions = { stack: 0, tapeAt: 0, tapeEnd: 0, textEnd: 0, input: 0 };
+
+/** Copies the segment of frames from `from` in and walks it (walkFrames' S_NEED_INPUT). */
+function feed(from: number, need: number): number {
+  const w = walk;
+  const to = copySegment(w.bytes, from, need, w.input);
+  // Input offset 0 sits below the segment (below address 0 too, modulo 2^32, which the core
+  // computes in): offsets stay those of the whole input.
+  const base = w.input - from;
+  tape.base = base;
+  const l = w.limits;
+  return w.e.walkFrames(
+    tableAddress(), tableLength(), w.rootType, base, from, to, w.bytes.length - to, l.maxMessageBytes,
+    l.maxDepth, w.stack, w.tapeAt, w.tapeEnd, w.tapeEnd, w.textEnd,
+  );
+}
+
+/** Turns the status of a walk call into the next window (or throws its CodecError). */
+function settle(status: number): TapeResult {
+  const w = walk;
   for (;;) {
-    const status =
-      fn === "walk"
-        ? e.walk(tbl, words, rootType, base, len, maxBytes, maxDepth, stack, tapeAt, tapeAt + tapeBytes, text, textEnd)
-        : e.walkFrames(tbl, words, rootType, base, len, maxBytes, maxDepth, stack, tapeAt, tapeAt + tapeBytes, text, textEnd);
-    if (status === OK) {
-      const u32 = views.u32;
-      if (retried) {
-        // Entries from the bottom, packed arrays from the top: what this input needed, plus a quarter.
-        const used = u32[ctrlIndex(C_COUNT)]! * 16 + (tapeAt + tapeBytes - u32[ctrlIndex(C_PACKED)]!);
-        tapeFactor = Math.min(MAX_TAPE_FACTOR, Math.max(tapeFactor, Math.ceil((used * 1.25) / Math.max(len, 1))));
-      }
-      tape.start = tapeAt >>> 2;
-      tape.count = u32[ctrlIndex(C_COUNT)]!;
-      tape.base = base;
-      tape.text = text;
-      tape.textLength = u32[ctrlIndex(C_TEXT)]!;
-      return tape;
+    if (status !== OK && status !== S_PAUSED && status !== S_NEED_INPUT) {
+      throw failure(status, w.rootType, w.stack, w.limits, "decode", w.bytes.length);
     }
-    if (status !== E_NEED_SPACE) throw failure(status, e, rootType, base, stack, limits, "decode", len);
-    if (views.u32[ctrlIndex(C_TEXT)] === TEXT_SHORT) {
-      // Room for every byte of the input, so this happens at most once.
-      textEnd = text + len + 16;
-      tapeAt = align16(textEnd);
-    } else {
-      tapeBytes *= 2;
-      retried = true;
-    }
-    ensureMemory(tapeAt + tapeBytes);
+    const u32 = views.u32;
+    tape.count = u32[ctrlIndex(CTRL_COUNT_WORD)]!;
+    tape.textLength = u32[ctrlIndex(CTRL_TEXT_WORD)]!;
+    tape.done = status === OK;
+    w.refeed = status === S_NEED_INPUT ? u32[ctrlIndex(CTRL_OFFSET_WORD)]! : -1;
+    w.need = status === S_NEED_INPUT ? u32[ctrlIndex(CTRL_NEED_WORD)]! : 0;
+    if (tape.count > 0 || tape.done) return tape;
+    // A window always takes an entry unless the segment ended first.
+    if (status === S_PAUSED) throw new Error("protokeel bug: the walker paused without writing an entry");
+    status = feed(w.refeed, w.need);
   }
+}
+
+/**
+ * The next window of the walk that returned `t` (whose `done` is false), after all `count`
+ * entries of the current one were read: the core continues into the same region, so views and
+ * text must be read again. No other core call may come between.
+ */
+export function resumeWalk(t: TapeResult): TapeResult {
+  const w = walk;
+  if (t !== tape || t.done || w.call !== calls) {
+    throw new Error("protokeel bug: a walk was resumed after it ended or after another core call");
+  }
+  return settle(w.refeed >= 0 ? feed(w.refeed, w.need) : w.e.walkResume());
 }
 
 /**
  * Validates one bare message of the type at `rootType` (a layout's `typeOffset`) and writes
- * its tape. Throws CodecError on malformed input or a limit.
+ * the first window of its tape (resumeWalk for the next). Throws CodecError on malformed input
+ * or a limit, possibly from resumeWalk after windows were read.
  */
 export function walkMessage(rootType: number, bytes: Uint8Array, limits: ReadLimits): TapeResult {
-  return walkWith("walk", rootType, bytes, limits);
+  return walkWith(false, rootType, bytes, limits);
 }
 
 /**
- * Validates every frame of a framing-v1 buffer and writes one tape: the frames' root
- * START..END sequences one after the other (the next frame starts at END index + 1). Frame
- * lengths over maxMessageBytes are refused from the prefix alone.
+ * Validates the frames of a framing-v1 buffer and writes their tape: the frames' root START..END
+ * sequences one after the other (the next frame starts after an END at depth 0), in windows as
+ * walkMessage. Frame lengths over maxMessageBytes are refused from the prefix alone, before the
+ * frame's body is copied.
  */
 export function walkFrames(rootType: number, bytes: Uint8Array, limits: ReadLimits): TapeResult {
-  return walkWith("walkFrames", rootType, bytes, limits);
-}
-
-function validateWith(fn: "validate" | "validateFrames", rootType: number, bytes: Uint8Array, limits: ReadLimits): number {
-  const maxDepth = limits.maxDepth;
-  const maxBytes = limits.maxMessageBytes;
-  if (!(maxDepth >= 1 && maxDepth <= 0xffff && maxBytes >= 1 && maxBytes <= 0xffffffff)) {
-    checkU32("maxDepth", maxDepth, 1);
-    checkU32("maxMessageBytes", maxBytes, 1);
-  }
-  const e = ready();
-  const len = bytes.length;
-  if (fn === "validate" && len > maxBytes) {
-    throw failure(E_MESSAGE_TOO_LARGE, e, rootType, 0, 0, limits, "decode", len);
-  }
-  const stack = scratchAddress();
-  const base = align16(stack + maxDepth * 16);
-  // 16 bytes past the input keep the core's one-load UTF-8 check usable up to the last string.
-  ensureMemory(base + len + 16);
-  views.u8.set(bytes, base);
-  const status =
-    fn === "validate"
-      ? e.validate(tableAddress(), tableLength(), rootType, base, len, maxBytes, maxDepth, stack)
-      : e.validateFrames(tableAddress(), tableLength(), rootType, base, len, maxBytes, maxDepth, stack);
-  if (status !== OK) throw failure(status, e, rootType, base, stack, limits, "decode", len);
-  return views.u32[ctrlIndex(C_COUNT)]!;
+  return walkWith(true, rootType, bytes, limits);
 }
 
 /**
@@ -209,12 +294,45 @@ function validateWith(fn: "validate" | "validateFrames", rootType: number, bytes
  * deepest nesting level reached (1 = no nested message; a map entry counts as a level).
  */
 export function validateMessage(rootType: number, bytes: Uint8Array, limits: ReadLimits): number {
-  return validateWith("validate", rootType, bytes, limits);
+  checkLimits(limits);
+  const e = begin();
+  const len = bytes.length;
+  if (len > limits.maxMessageBytes) throw failure(E_MESSAGE_TOO_LARGE, rootType, 0, limits, "decode", len);
+  place(regions, len, limits.maxDepth, false);
+  const { stack, input } = regions;
+  // 16 bytes past the input keep the core's one-load UTF-8 check usable up to the last string.
+  ensureMemory(input + len + 16);
+  views.u8.set(bytes, input);
+  const status = e.validate(tableAddress(), tableLength(), rootType, input, len, limits.maxMessageBytes, limits.maxDepth, stack);
+  if (status !== OK) throw failure(status, rootType, stack, limits, "decode", len);
+  return views.u32[ctrlIndex(CTRL_COUNT_WORD)]!;
 }
 
-/** Checks every frame of a framing-v1 buffer exactly as walkFrames does, without a tape. */
-export function validateFrames(rootType: number, bytes: Uint8Array, limits: ReadLimits): void {
-  validateWith("validateFrames", rootType, bytes, limits);
+/**
+ * Checks every frame of a framing-v1 buffer exactly as walkFrames does, without a tape, a
+ * segment at a time. Returns the number of frames.
+ */
+export function validateFrames(rootType: number, bytes: Uint8Array, limits: ReadLimits): number {
+  checkLimits(limits);
+  const e = begin();
+  const len = bytes.length;
+  place(regions, len, limits.maxDepth, true);
+  const { stack, input } = regions;
+  let from = 0;
+  let need = 0;
+  let frames = 0;
+  for (;;) {
+    const to = copySegment(bytes, from, need, input);
+    const status = e.validateFrames(
+      tableAddress(), tableLength(), rootType, input - from, from, to, len - to, limits.maxMessageBytes, limits.maxDepth, stack,
+    );
+    if (status < 0) throw failure(status, rootType, stack, limits, "decode", len);
+    const u32 = views.u32;
+    frames += u32[ctrlIndex(CTRL_COUNT_WORD)]!;
+    if (status === OK) return frames;
+    from = u32[ctrlIndex(CTRL_OFFSET_WORD)]!;
+    need = u32[ctrlIndex(CTRL_NEED_WORD)]!;
+  }
 }
 
 /** Frame bodies found by scanFrames: offsets and lengths from the start of the buffer. */
@@ -225,30 +343,30 @@ export interface FrameList {
 }
 
 /**
- * Splits a framing-v1 buffer into frame bodies in one core call (more only when there are
- * over 65,536 frames). `rootName` names the type in error messages.
+ * Splits a framing-v1 buffer into frame bodies, a segment at a time (see copySegment), in one
+ * core call per segment or per 65,536 frames. `rootName` names the type in error messages.
  */
 export function scanFrames(bytes: Uint8Array, maxMessageBytes: number, rootName: string): FrameList {
   checkU32("maxMessageBytes", maxMessageBytes, 1);
-  const e = ready();
+  const e = begin();
   const len = bytes.length;
-  const base = scratchAddress();
+  const out = scratchAddress();
   const cap = Math.max(1, Math.min(len, 65536));
-  const out = align16(base + len);
-  ensureMemory(out + cap * 8);
-  views.u8.set(bytes, base);
+  const input = align16(out + cap * 8);
   let offsets = new Uint32Array(Math.min(cap, 1024));
   let lengths = new Uint32Array(offsets.length);
   let count = 0;
   let from = 0;
+  let need = 0;
   for (;;) {
-    const status = e.scanFrames(base, len, from, maxMessageBytes, out, cap);
-    const n = views.u32[ctrlIndex(C_COUNT)]!;
+    const to = copySegment(bytes, from, need, input);
+    const status = e.scanFrames(input - from, from, to, len - to, maxMessageBytes, out, cap);
+    const n = views.u32[ctrlIndex(CTRL_COUNT_WORD)]!;
     if (status < 0) {
-      const offset = views.u32[ctrlIndex(C_OFFSET)]!;
+      const offset = views.u32[ctrlIndex(CTRL_OFFSET_WORD)]!;
       throw statusError(status, {
         verb: "decode", rootName, offset, messagePath: rootName, typeName: rootName, fieldNumber: 0,
-        wireType: 0, maxMessageBytes, size: status === E_FRAME_TOO_LARGE ? announced(e, base + offset, len - offset) : len,
+        wireType: 0, maxMessageBytes, size: status === E_FRAME_TOO_LARGE ? announced() : len,
       });
     }
     if (count + n > offsets.length) {
@@ -268,8 +386,10 @@ export function scanFrames(bytes: Uint8Array, maxMessageBytes: number, rootName:
       lengths[count + i] = u32[w + 2 * i + 1]!;
     }
     count += n;
-    if (status !== S_MORE) break;
-    from = views.u32[ctrlIndex(C_OFFSET)]!;
+    if (status === OK) break;
+    // S_MORE (the pairs region is full) or S_NEED_INPUT: go on from the frame it stopped at.
+    from = u32[ctrlIndex(CTRL_OFFSET_WORD)]!;
+    need = status === S_NEED_INPUT ? u32[ctrlIndex(CTRL_NEED_WORD)]! : 0;
   }
   return { count, offsets: offsets.subarray(0, count), lengths: lengths.subarray(0, count) };
 }
@@ -281,7 +401,7 @@ export function scanFrames(bytes: Uint8Array, maxMessageBytes: number, rootName:
  * CodecError (`UNKNOWN_FIELD_COLLISION`, or the malformation) naming the offset in `bytes`.
  */
 export function scanUnknownFields(typeOffset: number, bytes: Uint8Array, ranges: ArrayLike<number>): void {
-  const e = ready();
+  const e = begin();
   const len = bytes.length;
   const pairs = ranges.length >>> 1;
   const base = scratchAddress();
@@ -298,12 +418,12 @@ export function scanUnknownFields(typeOffset: number, bytes: Uint8Array, ranges:
     if (ranges[2 * i]! + ranges[2 * i + 1]! > len) throw new RangeError(`unknown-field range ${ranges[2 * i]}+${ranges[2 * i + 1]} lies outside the ${len} bytes given`);
   }
   const status = e.scanUnknown(tableAddress(), tableLength(), typeOffset, base, r, pairs);
-  if (status !== OK) throw failure(status, e, typeOffset, base, 0, undefined, "encode", len);
+  if (status !== OK) throw failure(status, typeOffset, 0, undefined, "encode", len);
 }
 
 /** Bytes of a packed payload of `count` elements in the tape's PACKED element format. */
 export function packedSize(kind: number, elements: ArrayBufferView, count: number): number {
-  const e = ready();
+  const e = begin();
   const src = scratchAddress();
   ensureMemory(src + elements.byteLength);
   views.u8.set(new Uint8Array(elements.buffer, elements.byteOffset, elements.byteLength), src);
@@ -316,7 +436,7 @@ export function packedSize(kind: number, elements: ArrayBufferView, count: numbe
  * element).
  */
 export function writePacked(kind: number, elements: ArrayBufferView, count: number, out: Uint8Array, at: number): number {
-  const e = ready();
+  const e = begin();
   const src = scratchAddress();
   const dst = align16(src + elements.byteLength);
   ensureMemory(dst + count * 10 + 16);
@@ -326,17 +446,14 @@ export function writePacked(kind: number, elements: ArrayBufferView, count: numb
   return n;
 }
 
-/** The varint at addr (for messages: the size a bad frame announced). */
-function announced(e: CoreExports, addr: number, len: number): number | undefined {
-  if (e.readVarintAt(addr, len) !== OK) return undefined;
-  return Number(views.u64[(ctrlIndex(C_VALUE)) >>> 1]!);
+/** The size a frame refused with E_FRAME_TOO_LARGE announced (the core leaves it in CTRL_VALUE). */
+function announced(): number {
+  return Number(views.u64[ctrlIndex(CTRL_VALUE_WORD) >>> 1]!);
 }
 
 function failure(
   status: number,
-  e: CoreExports,
   rootType: number,
-  base: number,
   stack: number,
   limits: ReadLimits | undefined,
   verb: string,
@@ -351,11 +468,11 @@ function failure(
       maxMessageBytes: limits?.maxMessageBytes, size: len,
     });
   }
-  const offset = u32[ctrlIndex(C_OFFSET)]!;
-  const fieldNumber = u32[ctrlIndex(C_FIELD)]!;
-  const wireType = u32[ctrlIndex(C_WIRE)]!;
-  const levels = u32[ctrlIndex(C_DEPTH)]!;
-  const typeOffset = u32[ctrlIndex(C_TYPE)]!;
+  const offset = u32[ctrlIndex(CTRL_OFFSET_WORD)]!;
+  const fieldNumber = u32[ctrlIndex(CTRL_FIELD_WORD)]!;
+  const wireType = u32[ctrlIndex(CTRL_WIRE_WORD)]!;
+  const levels = u32[ctrlIndex(CTRL_DEPTH_WORD)]!;
+  const typeOffset = u32[ctrlIndex(CTRL_TYPE_WORD)]!;
   // The walker's stack holds, per open level, the parent type's address and the slot of the
   // field that opened the next level: enough to name the path without keeping names in WASM.
   const tbl = tableAddress();
@@ -369,7 +486,7 @@ function failure(
   const here = typeNames(typeOffset);
   const declared = here?.fields.find((f) => f.number === fieldNumber);
   let size: number | undefined;
-  if (status === E_FRAME_TOO_LARGE) size = announced(e, base + offset, len - offset);
+  if (status === E_FRAME_TOO_LARGE) size = announced();
   return statusError(status, {
     verb,
     rootName,

@@ -15,11 +15,12 @@ export const E_MESSAGE_TOO_LARGE = -10;
 export const E_INVALID_UTF8 = -11;
 export const E_FRAME_TRUNCATED = -12;
 export const E_FRAME_TOO_LARGE = -13;
-export const E_NEED_SPACE = -14;
 export const E_PACKED_LENGTH = -15;
 export const E_COLLISION = -16;
 export const E_BAD_TABLE = -17;
 export const S_MORE = 1;
+export const S_PAUSED = 2;
+export const S_NEED_INPUT = 3;
 
 /** The stable CodecError code of each status. */
 export const STATUS_CODES: Readonly<Record<number, string>> = {

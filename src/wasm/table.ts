@@ -2,10 +2,10 @@
 // master copy in JS that only grows, uploaded into linear memory before each core call that
 // reads it (again in full after initWasm replaces the instance).
 
-export const T_SLOTS = 0;
-export const T_DENSE_MAX = 1;
-export const T_SPARSE_COUNT = 2;
-export const T_WORDS = 3;
+export const T_SLOTS_WORD = 0;
+export const T_DENSE_MAX_WORD = 1;
+export const T_SPARSE_COUNT_WORD = 2;
+export const T_LENGTH_WORD = 3;
 export const T_HEADER_WORDS = 4;
 /** Words per dense entry (A, B) and per sparse entry (number, A, B, 0). */
 export const DENSE_ENTRY_WORDS = 2;
@@ -22,23 +22,23 @@ export const A_SLOT_SHIFT = 12;
 export const MAX_SLOTS = 1 << 20;
 
 /** Kinds, numbered as FieldDescriptorProto.Type (so ScalarType values map to themselves). */
-export const K_DOUBLE = 1;
-export const K_FLOAT = 2;
-export const K_INT64 = 3;
-export const K_UINT64 = 4;
-export const K_INT32 = 5;
-export const K_FIXED64 = 6;
-export const K_FIXED32 = 7;
-export const K_BOOL = 8;
-export const K_STRING = 9;
-export const K_MESSAGE = 11;
-export const K_BYTES = 12;
-export const K_UINT32 = 13;
-export const K_ENUM = 14;
-export const K_SFIXED32 = 15;
-export const K_SFIXED64 = 16;
-export const K_SINT32 = 17;
-export const K_SINT64 = 18;
+export const KIND_DOUBLE = 1;
+export const KIND_FLOAT = 2;
+export const KIND_INT64 = 3;
+export const KIND_UINT64 = 4;
+export const KIND_INT32 = 5;
+export const KIND_FIXED64 = 6;
+export const KIND_FIXED32 = 7;
+export const KIND_BOOL = 8;
+export const KIND_STRING = 9;
+export const KIND_MESSAGE = 11;
+export const KIND_BYTES = 12;
+export const KIND_UINT32 = 13;
+export const KIND_ENUM = 14;
+export const KIND_SFIXED32 = 15;
+export const KIND_SFIXED64 = 16;
+export const KIND_SINT32 = 17;
+export const KIND_SINT64 = 18;
 
 export const WIRE_VARINT = 0;
 export const WIRE_FIXED64 = 1;
@@ -48,9 +48,9 @@ export const WIRE_FIXED32 = 5;
 /** The wire type each kind is written with (unpacked). */
 export function wireTypeOf(kind: number): number {
   switch (kind) {
-    case K_DOUBLE: case K_FIXED64: case K_SFIXED64: return WIRE_FIXED64;
-    case K_FLOAT: case K_FIXED32: case K_SFIXED32: return WIRE_FIXED32;
-    case K_STRING: case K_BYTES: case K_MESSAGE: return WIRE_LEN;
+    case KIND_DOUBLE: case KIND_FIXED64: case KIND_SFIXED64: return WIRE_FIXED64;
+    case KIND_FLOAT: case KIND_FIXED32: case KIND_SFIXED32: return WIRE_FIXED32;
+    case KIND_STRING: case KIND_BYTES: case KIND_MESSAGE: return WIRE_LEN;
     default: return WIRE_VARINT;
   }
 }

@@ -2,8 +2,15 @@
 // read the control block.
 import { ready, views, ensureMemory, scratchAddress, ctrlIndex } from "../../src/wasm/memory.js";
 import type { CoreExports } from "../../src/wasm/instance.js";
+import {
+  CTRL_COUNT_WORD, CTRL_DEPTH_WORD, CTRL_FIELD_WORD, CTRL_OFFSET_WORD, CTRL_PACKED_WORD, CTRL_STATUS_WORD,
+  CTRL_TYPE_WORD, CTRL_VALUE_WORD, CTRL_WIRE_WORD,
+} from "../../src/wasm/ctrl.js";
 
-export const C = { STATUS: 0, OFFSET: 1, FIELD: 2, DEPTH: 3, TYPE: 4, COUNT: 5, PACKED: 6, WIRE: 7, VALUE: 8 } as const;
+export const C = {
+  STATUS: CTRL_STATUS_WORD, OFFSET: CTRL_OFFSET_WORD, FIELD: CTRL_FIELD_WORD, DEPTH: CTRL_DEPTH_WORD, TYPE: CTRL_TYPE_WORD,
+  COUNT: CTRL_COUNT_WORD, PACKED: CTRL_PACKED_WORD, WIRE: CTRL_WIRE_WORD, VALUE: CTRL_VALUE_WORD,
+} as const;
 
 export function coreNow(): CoreExports {
   return ready();
