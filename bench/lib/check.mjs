@@ -22,7 +22,7 @@
 import { fromBinary } from "@bufbuild/protobuf";
 import { BinaryReader } from "@bufbuild/protobuf/wire";
 import { firstDifference, neutralize } from "./content.mjs";
-import { UNKNOWN_FIELDS } from "./fixtures.mjs";
+import { UNKNOWN_FIELDS } from "./build-fixtures.mjs";
 
 /** Operations per fixture kind, in table order. */
 export const OPERATIONS = { message: ["decode", "encode", "encode-plain", "relay", "validate"], frames: ["decode", "encode", "encode-plain"] };

@@ -71,7 +71,7 @@ export function formatHeader(record) {
   const m = record.machine;
   const versions = record.codecs.filter((c) => !c.skip).map((c) => `${c.name} ${c.version}`).join(", ");
   return [
-    `${record.date} · ${m.cpu} × ${m.cores} · Node ${m.node} · ${m.platform}/${m.arch}`,
+    `${record.date} · ${m.cpu} × ${m.cores} · ${record.runtime?.version ?? `Node ${m.node}`} · ${m.platform}/${m.arch}`,
     `${versions} · tinybench ${record.packages.tinybench} · ${record.settings.timeMs} ms per case, median of samples · seed ${record.settings.seed}`,
   ].join("\n");
 }
@@ -197,4 +197,43 @@ export function formatMatrix(record) {
     lines.push(`| ${key} | ${cells.join(" | ")} |`);
   }
   return lines.join("\n");
+}
+
+/** Issue 13's targets for the other runtimes: protokeel's ratio there against Node's ratio (same case), or an absolute ratio. */
+export const RUNTIME_TARGETS = [
+  { runtime: "chromium", fixture: "span", operation: "decode", ratio: 1.0 },
+  { runtime: "deno", ofNode: 0.8 },
+  { runtime: "bun", ofNode: 0.8 },
+];
+
+/**
+ * protokeel's ratio to protobufjs reflection per case (rows) and runtime (columns), each runtime
+ * in its own run; a Deno or Bun cell is marked ✗ where it is below 80% of Node's ratio for the
+ * same case (issue 13: "within 20% of Node's ratio"), and Chromium's span decode where it is
+ * below 1.0×. Records are the runtimes' results (record.runtime.name: node, deno, bun, chromium).
+ */
+export function formatRuntimeSummary(records) {
+  const names = records.map((r) => r.runtime?.name ?? "node");
+  const ratioOf = (record, key) => record.results.find((x) => x.codec === "protokeel" && `${x.fixture} ${operationLabel(x.operation)}` === key && x.check.ok)?.ratio;
+  const node = records[names.indexOf("node")];
+  const keys = [...new Set(records.flatMap((r) => r.results.map((x) => `${x.fixture} ${operationLabel(x.operation)}`)))];
+  const lines = [`| case | ${names.join(" | ")} |`, `|---|${names.map(() => "--:").join("|")}|`];
+  const missed = [];
+  for (const key of keys) {
+    const cells = records.map((record, i) => {
+      const v = ratioOf(record, key);
+      if (v === undefined) return "—";
+      let mark = "";
+      for (const t of RUNTIME_TARGETS.filter((t) => t.runtime === names[i])) {
+        if (t.ratio !== undefined && key === `${t.fixture} ${operationLabel(t.operation)}` && v < t.ratio) mark = " ✗";
+        const base = node === undefined ? undefined : ratioOf(node, key);
+        if (t.ofNode !== undefined && base !== undefined && v < t.ofNode * base) mark = " ✗";
+      }
+      if (mark) missed.push(`${names[i]} ${key}`);
+      return `${ratioText(v)}${mark}`;
+    });
+    lines.push(`| ${key} | ${cells.join(" | ")} |`);
+  }
+  const legend = "✗: below a runtime target (Chromium span decode ≥ 1.00×; Deno and Bun ≥ 80% of Node's ratio for the same case" + (node === undefined ? ", not judged without a node run" : "") + ")";
+  return `${lines.join("\n")}\n\n${legend}${missed.length > 0 ? `; missed: ${missed.join(", ")}` : "; all hold"}`;
 }
