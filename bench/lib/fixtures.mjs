@@ -1,7 +1,7 @@
 // Builds the benchmark fixtures in Node: compiles bench/fixtures/*.proto with buf into a registry;
 // the fixtures themselves (content, reference bytes, probes) come from build-fixtures.mjs.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, readdirSync } from "node:fs";
+import { mkdirSync, readFileSync, readdirSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { registryOf } from "./build-fixtures.mjs";
 import { BENCH_DIR, BIN, GENERATED_DIR } from "./paths.mjs";
@@ -19,7 +19,10 @@ export function protoFiles() {
 export function compileFixtures() {
   mkdirSync(GENERATED_DIR, { recursive: true });
   const out = join(GENERATED_DIR, "fixtures.binpb");
-  execFileSync(BIN.buf, ["build", PROTO_DIR, "--as-file-descriptor-set", "--exclude-source-info", "-o", out], { stdio: ["ignore", "ignore", "inherit"] });
+  // written beside and renamed into place, so that runs at the same time never read half a file
+  const partial = `${out}.${process.pid}`;
+  execFileSync(BIN.buf, ["build", PROTO_DIR, "--as-file-descriptor-set", "--exclude-source-info", "-o", partial], { stdio: ["ignore", "ignore", "inherit"] });
+  renameSync(partial, out);
   const fileDescriptorSet = new Uint8Array(readFileSync(out));
   return { fileDescriptorSet, registry: registryOf(fileDescriptorSet) };
 }
