@@ -22,11 +22,18 @@ const timestampProvider = hrtime === undefined ? "performanceNow" : "hrtimeNow";
 
 let sink;
 
+/** Time spent finding the repetitions of a case, ms: also warms it up so the count fits optimized code. */
+const CALIBRATION_MS = 60;
+
 /**
  * Repetitions per sample so that one sample takes about `sampleNs`. `inputs(n)` gives the arguments
  * of n calls (fresh values for encode cases), built outside the timed loop. The count doubles until
- * a run is long enough to time, and that run is repeated twice more and the fastest kept: a burst
- * of load on the shared machine during the one run would otherwise make every sample short.
+ * a run lasts 2 ms or more, then runs of a sixteenth of that repeat until CALIBRATION_MS have
+ * passed; the cost per call is the lowest seen in any run long enough to time (a tenth of a sample
+ * or more). The lowest: runs of cold code, and runs the scheduler interrupted on a loaded machine,
+ * only look slower. (Taking the first long run as the cost, as before, measured cold code and gave
+ * samples of 1–3 calls for the small fixture, where the timer's own cost is a few percent of a
+ * sample.)
  */
 function repetitions(fn, inputs, sampleNs) {
   const time = (reps) => {
@@ -35,13 +42,22 @@ function repetitions(fn, inputs, sampleNs) {
     for (let i = 0; i < reps; i++) sink = fn(args[i]);
     return now() - t0;
   };
-  for (let reps = 1; ; reps *= 2) {
+  const start = now();
+  let perCall = Infinity;
+  const consider = (ns, reps) => {
+    if (ns >= sampleNs / 10) perCall = Math.min(perCall, ns / reps);
+  };
+  let reps = 1;
+  for (;;) {
     const ns = time(reps);
-    if (ns > Math.max(2_000_000, 20 * sampleNs) || reps >= 1 << 20) {
-      const fastest = Math.min(ns, time(reps), time(reps));
-      return Math.max(1, Math.round((reps * sampleNs) / Math.max(fastest, 1)));
-    }
+    consider(ns, reps);
+    if (ns > Math.max(2_000_000, 20 * sampleNs) || reps >= 1 << 20) break;
+    reps *= 2;
   }
+  // then short runs (a sixteenth: ~0.1 ms and up), which a loaded machine's scheduler rarely cuts into
+  const short = Math.max(1, reps >> 4);
+  for (let i = 0; i < 4 || now() - start < CALIBRATION_MS * 1e6; i++) consider(time(short), short);
+  return Math.max(1, Math.round(sampleNs / perCall));
 }
 
 function quantile(sorted, q) {
