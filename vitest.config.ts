@@ -1,5 +1,25 @@
-import { readFileSync } from "node:fs";
+// Test projects:
+// - "default": every test file, on the TypeScript sources.
+// - "lazy-decode": the codec tests again with every bare message decoded lazily.
+// - "dist-esm", "dist-cjs": the adversarial suite (test/adversarial/**) and the differential
+//   properties over random schemas (test/differential-*.test.ts) against the built package
+//   (issue 11, "The built package"): their imports of src/index.js resolve to dist/index.js (ESM)
+//   or dist/index.cjs (CJS, through test/support/dist-cjs.ts). `npm test` builds dist/ first; run
+//   `npm run build` before running these projects alone.
+//
+// Rule for the dist projects: a test file that imports a module under src/ other than index.js —
+// directly or through a test/ module it imports (`import type` aside) — tests internals that the
+// package does not expose, and is left out of them automatically (`usesInternals` below). Prefer
+// the public API in new tests, so that they also run against what users install. Property tests
+// run at a quarter of their runs there (PROTOKEEL_RUNS_SCALE, test/support/property.ts): the same
+// seeds, so the first runs of each property are the ones `default` runs (a PROTOKEEL_RUNS_SCALE
+// given from outside scales both).
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { defineConfig, type Plugin } from "vitest/config";
+
+const here = dirname(fileURLToPath(import.meta.url));
 
 // Vitest runs the TypeScript sources: give `.wasm` imports the bytes, as tsup's binary loader
 // does for the built package.
@@ -13,6 +33,58 @@ const wasmBytes: Plugin = {
     return `export default new Uint8Array(Buffer.from(${JSON.stringify(b64)}, "base64"));`;
   },
 };
+
+const SRC = join(here, "src");
+const IMPORT = /^\s*(?:import|export)\s+(?!type\b)[^'"]*?from\s+["']([^"']+)["']|^\s*import\s+["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']\s*\)/gm;
+const internal = new Map<string, boolean>();
+
+/** True when `file` (a .ts under test/) imports, at run time, a src/ module other than index.js. */
+function usesInternals(file: string): boolean {
+  const known = internal.get(file);
+  if (known !== undefined) return known;
+  internal.set(file, false); // import cycles end here
+  let result = false;
+  for (const m of readFileSync(file, "utf8").matchAll(IMPORT)) {
+    const spec = m[1] ?? m[2] ?? m[3]!;
+    if (!spec.startsWith(".")) continue;
+    const target = resolve(dirname(file), spec);
+    if (target.startsWith(SRC + "/")) {
+      if (relative(SRC, target) !== "index.js") result = true;
+    } else {
+      const ts = target.replace(/\.js$/, ".ts");
+      if (ts.startsWith(join(here, "test") + "/") && existsSync(ts) && usesInternals(ts)) result = true;
+    }
+    if (result) break;
+  }
+  internal.set(file, result);
+  return result;
+}
+
+/** Test files the dist projects run: the adversarial suite and the differential properties. */
+function distTests(): string[] {
+  const adversarial = readdirSync(join(here, "test", "adversarial"), { recursive: true, encoding: "utf8" })
+    .filter((f) => f.endsWith(".test.ts"))
+    .map((f) => join("test", "adversarial", f));
+  const differential = readdirSync(join(here, "test"))
+    .filter((f) => f.startsWith("differential-") && f.endsWith(".test.ts"))
+    .map((f) => join("test", f));
+  return [...adversarial, ...differential].filter((f) => !usesInternals(join(here, f))).sort();
+}
+
+const SRC_INDEX = /^(?:\.\.\/)+src\/index\.js$/;
+
+function distProject(name: string, entry: string, format: "esm" | "cjs") {
+  return {
+    extends: true as const,
+    resolve: { alias: [{ find: SRC_INDEX, replacement: join(here, entry) }] },
+    test: {
+      name,
+      // dist-projects.test.ts checks that the alias took effect.
+      include: [...distTests(), "test/dist-projects.test.ts"],
+      env: { PROTOKEEL_DIST: format, PROTOKEEL_RUNS_SCALE: String(0.25 * Number(process.env.PROTOKEEL_RUNS_SCALE || 1)) },
+    },
+  };
+}
 
 export default defineConfig({
   plugins: [wasmBytes],
@@ -40,6 +112,8 @@ export default defineConfig({
           setupFiles: ["test/support/lazy-everywhere.ts"],
         },
       },
+      distProject("dist-esm", "dist/index.js", "esm"),
+      distProject("dist-cjs", "test/support/dist-cjs.ts", "cjs"),
     ],
   },
 });

@@ -19,6 +19,8 @@ export interface ArbOptions {
   maxMapEntries?: number;
   /** Message types never generated (fields of these types stay unset). */
   skipTypes?: readonly string[];
+  /** String values and string map keys. Defaults to short strings of every width. */
+  strings?: fc.Arbitrary<string>;
 }
 
 const INT64_MIN = -(2n ** 63n);
@@ -31,7 +33,7 @@ const strings = fc.oneof(
   fc.constantFrom("", "héllo", "日本語", "😀🎉", "a\u0000b", "\u{10FFFF}", "x".repeat(200), "é".repeat(70)),
 ).filter((s) => (s as unknown as { isWellFormed(): boolean }).isWellFormed());
 
-export function scalarArb(t: ScalarType, forKey = false): fc.Arbitrary<unknown> {
+export function scalarArb(t: ScalarType, forKey = false, stringArb?: fc.Arbitrary<string>): fc.Arbitrary<unknown> {
   switch (t) {
     case ScalarType.DOUBLE:
       return fc.oneof(fc.double(), fc.constantFrom(Number.NaN, -0, 0, Infinity, -Infinity, Number.MAX_VALUE, Number.MIN_VALUE));
@@ -54,7 +56,7 @@ export function scalarArb(t: ScalarType, forKey = false): fc.Arbitrary<unknown> 
     case ScalarType.BOOL:
       return fc.boolean();
     case ScalarType.STRING:
-      return forKey ? fc.string({ maxLength: 6 }) : strings;
+      return stringArb ?? (forKey ? fc.string({ maxLength: 6 }) : strings);
     default:
       return fc.uint8Array({ maxLength: 16 });
   }
@@ -69,17 +71,29 @@ function isWrapper(m: DescMessage): boolean {
   return m.file.name === "google/protobuf/wrappers";
 }
 
+/** A 64-bit field that protokeel holds as a JS number (`[jstype = JS_NUMBER]`; maps ignore it). */
+function isJsNumber(f: DescField): boolean {
+  return f.fieldKind !== "map" && f.proto.options?.jstype === 2 && typeof f.scalar === "number" && [ScalarType.INT64, ScalarType.UINT64, ScalarType.SINT64, ScalarType.FIXED64, ScalarType.SFIXED64].includes(f.scalar);
+}
+
 function longToEs(f: DescField, v: unknown): unknown {
   return typeof v === "bigint" && f.fieldKind !== "map" && "longAsString" in f && f.longAsString ? String(v) : v;
 }
 
-function elemArb(f: DescField, depth: number, o: Required<ArbOptions>): fc.Arbitrary<Sample | unknown> | undefined {
+type Options = Required<Omit<ArbOptions, "strings">> & Pick<ArbOptions, "strings">;
+
+function elemArb(f: DescField, depth: number, o: Options): fc.Arbitrary<Sample | unknown> | undefined {
   if (f.message !== undefined) {
     if (o.skipTypes.includes(f.message.typeName)) return undefined;
     return depth > 0 ? messageArb(f.message, depth - 1, o) : undefined;
   }
   if (f.enum !== undefined) return enumArb(f);
-  return scalarArb(f.scalar!);
+  if (isJsNumber(f)) {
+    const unsigned = f.scalar === ScalarType.UINT64 || f.scalar === ScalarType.FIXED64;
+    const max = BigInt(Number.MAX_SAFE_INTEGER);
+    return fc.oneof(fc.bigInt({ min: unsigned ? 0n : -max, max }), fc.constantFrom(0n, max, unsigned ? 1n : -max));
+  }
+  return scalarArb(f.scalar!, false, o.strings);
 }
 
 function singleToEs(f: DescField, v: unknown): unknown {
@@ -95,11 +109,12 @@ function singleToEs(f: DescField, v: unknown): unknown {
 }
 
 function singleToOurs(f: DescField, v: unknown): unknown {
+  if (isJsNumber(f)) return Number(v);
   return f.message !== undefined ? (v as Sample).ours : v;
 }
 
 /** A field's arbitrary as [ours, es] values, or undefined when the depth budget is spent. */
-function fieldArb(f: DescField, depth: number, o: Required<ArbOptions>): fc.Arbitrary<[unknown, unknown]> | undefined {
+function fieldArb(f: DescField, depth: number, o: Options): fc.Arbitrary<[unknown, unknown]> | undefined {
   if (f.fieldKind === "list") {
     const e = elemArb(f, depth, o);
     if (e === undefined) return undefined;
@@ -108,7 +123,7 @@ function fieldArb(f: DescField, depth: number, o: Required<ArbOptions>): fc.Arbi
   if (f.fieldKind === "map") {
     const e = elemArb(f, depth, o);
     if (e === undefined) return undefined;
-    const keyArb = scalarArb(f.mapKey, true);
+    const keyArb = scalarArb(f.mapKey, true, o.strings);
     return fc
       .uniqueArray(fc.tuple(keyArb, e), { maxLength: o.maxMapEntries, selector: (t) => t[0] })
       .map((unsorted) => {
@@ -125,17 +140,23 @@ function fieldArb(f: DescField, depth: number, o: Required<ArbOptions>): fc.Arbi
   return e.map((v) => [singleToOurs(f, v), singleToEs(f, v)]);
 }
 
-const cache = new Map<string, fc.Arbitrary<Sample>>();
+// Per descriptor instance (generated schemas reuse type names), then depth and options.
+const cache = new WeakMap<DescMessage, Map<string, fc.Arbitrary<Sample>>>();
+const stringArbIds = new Map<fc.Arbitrary<string>, number>();
 
 export function messageArb(desc: DescMessage, depth = 2, options: ArbOptions = {}): fc.Arbitrary<Sample> {
-  const o: Required<ArbOptions> = {
+  const o: Options = {
     depth,
     maxItems: options.maxItems ?? 4,
     maxMapEntries: options.maxMapEntries ?? 4,
     skipTypes: options.skipTypes ?? [],
+    strings: options.strings,
   };
-  const key = `${desc.typeName}|${depth}|${o.maxItems}|${o.maxMapEntries}|${o.skipTypes.join(",")}`;
-  const hit = cache.get(key);
+  if (o.strings !== undefined && !stringArbIds.has(o.strings)) stringArbIds.set(o.strings, stringArbIds.size + 1);
+  const key = `${depth}|${o.maxItems}|${o.maxMapEntries}|${o.skipTypes.join(",")}|${o.strings === undefined ? 0 : stringArbIds.get(o.strings)}`;
+  let byDesc = cache.get(desc);
+  if (byDesc === undefined) cache.set(desc, (byDesc = new Map()));
+  const hit = byDesc.get(key);
   if (hit) return hit;
   const parts: fc.Arbitrary<(s: { ours: Record<string, unknown>; es: Record<string, unknown> }) => void>[] = [];
   for (const f of desc.fields) {
@@ -167,6 +188,6 @@ export function messageArb(desc: DescMessage, depth = 2, options: ArbOptions = {
     for (const fn of fns) fn(s);
     return s;
   });
-  cache.set(key, arb);
+  byDesc.set(key, arb);
   return arb;
 }
