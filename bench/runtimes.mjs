@@ -7,7 +7,7 @@
 // bundles from lib/runtime-main.mjs, the generated code and dist/; Chromium loads it from a page
 // served on 127.0.0.1 (no CSP: protobufjs reflection compiles with new Function). Results go to
 // the gitignored bench/.results/runtimes/<runtime>/.
-// Usage: node bench/runtimes.mjs [RUNTIME ...] [--filter REGEX] [--time MS] [--seed N]
+// Usage: node bench/runtimes.mjs [RUNTIME ...] [--filter REGEX] [--time MS] [--seed N] [--results DIR]
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -37,10 +37,13 @@ const RUNTIMES = {
 
 const { values: args, positionals } = parseArgs({
   allowPositionals: true,
-  options: { filter: { type: "string" }, time: { type: "string" }, seed: { type: "string" }, help: { type: "boolean", default: false } },
+  options: { filter: { type: "string" }, time: { type: "string" }, seed: { type: "string" }, results: { type: "string" }, help: { type: "boolean", default: false } },
 });
 if (args.help) {
-  console.log(`usage: npm run bench:runtimes -- [RUNTIME ...] [--filter REGEX] [--time MS] [--seed N]\nruntimes: ${Object.keys(RUNTIMES).join(", ")} (default: all)`);
+  console.log(
+    `usage: npm run bench:runtimes -- [RUNTIME ...] [--filter REGEX] [--time MS] [--seed N] [--results DIR]\nruntimes: ${Object.keys(RUNTIMES).join(", ")} (default: all)\n` +
+      "results go to DIR/<runtime>/latest.json and latest.svg (default bench/.results/runtimes, gitignored)",
+  );
   process.exit(0);
 }
 const unknown = positionals.filter((p) => !(p in RUNTIMES));
@@ -59,6 +62,7 @@ const options = {
 };
 if (!(options.timeMs > 0) || !Number.isInteger(options.seed)) throw new Error("--time must be a positive number of ms and --seed an integer");
 
+const resultsDir = args.results ?? join(RUNS_DIR, "runtimes");
 const log = (s) => process.stderr.write(s + "\n");
 const started = Date.now();
 const ctx = await loadNodeContext();
@@ -206,7 +210,7 @@ for (const name of positionals.length > 0 ? positionals : Object.keys(RUNTIMES))
   record.targets = evaluateTargets(record).filter((t) => t.value !== undefined);
   records.push({ name, record });
   console.log(`\n${formatHeader(record)}\n\nRatio to protobufjs reflection in ${record.runtime.version} (ops/s in parentheses):\n\n${formatMatrix(record)}\n`);
-  log(`wrote ${writeOutputs([join(RUNS_DIR, "runtimes", name)], record, renderSvg(record)).join(", ")}`);
+  log(`wrote ${writeOutputs([join(resultsDir, name)], record, renderSvg(record)).join(", ")}`);
 }
 
 rmSync(bundles.dir, { recursive: true, force: true });

@@ -2,7 +2,8 @@
 // browser without any Node API), and the command runs end to end in Node on one case (Deno, Bun
 // and Chromium run the same bundle; npm run bench:runtimes runs them). No timed assertion.
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -36,12 +37,13 @@ describe("bench:runtimes", () => {
   test.skipIf(!existsSync(join(repo, "dist", "index.js")))(
     "one case end to end in Node, from the bundle: a table, the summary and the results file",
     () => {
-      const r = spawnSync(process.execPath, ["bench/runtimes.mjs", "node", "--filter", "^classic/decode/", "--time", "20"], { cwd: repo, encoding: "utf8", timeout: 240_000 });
+      const results = mkdtempSync(join(tmpdir(), "protokeel-bench-runtimes-"));
+      const r = spawnSync(process.execPath, ["bench/runtimes.mjs", "node", "--filter", "^classic/decode/", "--time", "20", "--results", results], { cwd: repo, encoding: "utf8", timeout: 240_000 });
       expect(r.status, r.stderr).toBe(0);
       const row = r.stdout.split("\n").find((l) => l.startsWith("| classic decode |"));
       expect(row?.split("|").slice(2, -1).map((c) => c.trim().replace(/ \(.*\)$/, ""))).toEqual([expect.stringMatching(/^\d+\.\d+×$/), "1.00×", ...Array(4).fill(expect.stringMatching(/^\d+\.\d+×$/))]);
       expect(r.stdout).toContain("protokeel's ratio per runtime");
-      const record = JSON.parse(readFileSync(join(repo, "bench", ".results", "runtimes", "node", "latest.json"), "utf8"));
+      const record = JSON.parse(readFileSync(join(results, "node", "latest.json"), "utf8"));
       expect(record.runtime).toMatchObject({ name: "node", id: "node", gc: true });
       expect(record.results.map((x: { codec: string; check: { ok: boolean } }) => [x.codec, x.check.ok])).toEqual([
         ["protokeel", true],
