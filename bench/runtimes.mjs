@@ -157,7 +157,8 @@ async function runChromium() {
     const errors = [];
     page.on("console", (m) => log(m.text()));
     page.on("pageerror", (e) => errors.push(e.message));
-    await page.goto(url);
+    // the run is one long task on the page's main thread: its load event comes only at the end
+    await page.goto(url, { waitUntil: "commit" });
     const handle = await page.waitForFunction(() => window.benchResult, undefined, { timeout: RUN_TIMEOUT_MS, polling: 1000 }).catch((e) => {
       throw new Error(`the page did not finish: ${e.message}; page errors: ${errors.join("; ") || "none"}`);
     });
