@@ -44,6 +44,7 @@ describe("bench fixtures", () => {
   test.each([
     // id, min bytes, max bytes, min strings, max strings
     ["small", 70, 100, 5, 5],
+    ["classic", 70, 100, 1, 1],
     ["span", 16_000, 20_000, 640, 720],
     ["numeric", 12_000, 20_000, 0, 0],
     ["nested", 1_500, 3_000, 80, 80],
@@ -54,6 +55,21 @@ describe("bench fixtures", () => {
     expect(f.stats.bytes).toBeLessThanOrEqual(maxBytes);
     expect(f.stats.strings).toBeGreaterThanOrEqual(minStrings);
     expect(f.stats.strings).toBeLessThanOrEqual(maxStrings);
+  });
+
+  test("classic has the shape of protobufjs's bench message", () => {
+    const c = (fixtures.get("classic") as Extract<Fixture, { kind: "message" }>).content;
+    expect(Object.keys(c)).toEqual(["text", "count", "inner", "flag", "ratio", "level", "digest"]);
+    expect(typeof c.text).toBe("string");
+    expect(c.count).toBeGreaterThan(0);
+    const values = (c.inner as { values: number[] }).values;
+    expect(values).toHaveLength(8);
+    expect(values.some((v) => v < 0)).toBe(true); // a negative int32 takes 10 bytes as a varint
+    expect(values.every((v) => Number.isInteger(v) && v >= -(2 ** 31) && v < 2 ** 31)).toBe(true);
+    expect(c.flag).toBe(true);
+    expect(Number.isInteger(c.ratio)).toBe(false);
+    expect(c.level).toBeGreaterThan(0);
+    expect((c.digest as Uint8Array).length).toBe(16);
   });
 
   test("span, numeric, nested and frames hold what the README says", () => {

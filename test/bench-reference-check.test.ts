@@ -14,11 +14,20 @@ const framesFixture = fixtures.get("frames") as FramesFixture;
 /** An exact codec over @bufbuild/protobuf, the base the lossy variants below modify. */
 function exact(fixture: Fixture): Bound {
   const desc = fixture.desc;
+  const encodePlain = (init: unknown) => toBinary(desc, create(desc, init as Record<string, unknown>));
+  const writeFrames = (items: unknown[], write: (item: unknown) => Uint8Array) => {
+    const writer = new BinaryWriter();
+    for (const v of items) writer.bytes(write(v));
+    return writer.finish();
+  };
   return {
     value: fixture.kind === "message" ? create(desc, toEsInit(desc, fixture.content)) : undefined,
     values: fixture.kind === "frames" ? fixture.contents.map((c) => create(desc, toEsInit(desc, c))) : undefined,
+    plain: fixture.kind === "message" ? toEsInit(desc, fixture.content) : undefined,
+    plains: fixture.kind === "frames" ? fixture.contents.map((c) => toEsInit(desc, c)) : undefined,
     decode: (bytes) => fromBinary(desc, bytes),
     encode: (value) => toBinary(desc, value as Message),
+    encodePlain,
     relay: (bytes) => toBinary(desc, fromBinary(desc, bytes)),
     decodeFrames(buf) {
       const reader = new BinaryReader(buf);
@@ -26,13 +35,13 @@ function exact(fixture: Fixture): Bound {
       while (reader.pos < reader.len) out.push(fromBinary(desc, reader.bytes()));
       return out;
     },
-    encodeFrames(values) {
-      const writer = new BinaryWriter();
-      for (const v of values) writer.bytes(toBinary(desc, v as Message));
-      return writer.finish();
-    },
+    encodeFrames: (values) => writeFrames(values, (v) => toBinary(desc, v as Message)),
+    encodePlainFrames: (inits) => writeFrames(inits, encodePlain),
   };
 }
+
+/** A class instance standing where a plain object belongs (a built value, not the plain form). */
+class Built {}
 
 /** Every bigint in a decoded value rounded through a double, as a number-only codec stores it. */
 function roundLongs(value: unknown): unknown {
@@ -91,6 +100,53 @@ describe("bench reference checks", () => {
       "encode: counters: expected 1000 elements, got 999",
     ],
     ["no validation at all", "nested", "validate", (b: Bound) => ({ ...b, validate: () => true }), "accepts a truncated message (last byte cut) and invalid UTF-8 in a string"],
+    [
+      "a field lost when writing from a plain object",
+      "classic",
+      "encode-plain",
+      (b: Bound) => ({ ...b, encodePlain: (init: unknown) => b.encodePlain({ ...(init as object), digest: new Uint8Array(0) }) }),
+      /^encode-plain: digest: missing \(expected "bytes:[0-9a-f]{32}"\)$/,
+    ],
+    [
+      "a wrong packed element written from a plain object",
+      "classic",
+      "encode-plain",
+      (b: Bound) => ({
+        ...b,
+        encodePlain: (init: unknown) => {
+          const i = init as { inner: { values: number[] } };
+          return b.encodePlain({ ...i, inner: { values: i.inner.values.map((v, k) => (k === 7 ? v + 1 : v)) } });
+        },
+      }),
+      /^encode-plain: inner\.values\[7\]: expected -?\d+, got -?\d+$/,
+    ],
+    [
+      "a built value handed in as the plain object",
+      "classic",
+      "encode-plain",
+      (b: Bound) => ({ ...b, plain: Object.assign(new Built(), b.plain) }),
+      "encode-plain: the input is Built, not a plain object",
+    ],
+    [
+      "a built nested value inside the plain object",
+      "classic",
+      "encode-plain",
+      (b: Bound) => ({ ...b, plain: { ...(b.plain as object), inner: Object.assign(new Built(), (b.plain as { inner: object }).inner) } }),
+      "encode-plain: inner is Built, not a plain object",
+    ],
+    [
+      "a codec that memoizes on the plain object",
+      "span",
+      "encode-plain",
+      (b: Bound) => ({
+        ...b,
+        encodePlain: (init: unknown) => {
+          (init as Record<symbol, number>)[Symbol.for("size")] = 18_000;
+          return b.encodePlain(init);
+        },
+      }),
+      "encode-plain: writing changed the plain object",
+    ],
     ["rejecting valid input", "small", "validate", (b: Bound) => ({ ...b, validate: () => false }), "validate rejects the reference bytes"],
     ["a throwing decoder", "small", "decode", (b: Bound) => ({ ...b, decode: () => { throw new Error("boom\nstack") } }), "decode threw: boom"],
   ] as const)("flags %s (%s %s)", (_what, id, op, lossy, reason) => {
@@ -110,6 +166,14 @@ describe("bench reference checks", () => {
     const result = checkOperation({ ...b, encodeFrames: () => b.encodeFrames(swapped) }, f, "encode");
     expect(result.ok).toBe(false);
     expect(result.ok === false && result.reason).toMatch(/^frames encode: frame 3: /);
+    const plains = [...b.plains!];
+    [plains[3], plains[4]] = [plains[4], plains[3]];
+    const plain = checkOperation({ ...b, encodePlainFrames: () => b.encodePlainFrames(plains) }, f, "encode-plain");
+    expect(plain.ok === false && plain.reason).toMatch(/^frames encode-plain: frame 3: /);
+    expect(checkOperation({ ...b, plains: b.plains!.map((p, i) => (i === 9 ? Object.assign(new Built(), p) : p)) }, f, "encode-plain")).toEqual({
+      ok: false,
+      reason: "encode-plain: frame 9 is Built, not a plain object",
+    });
   });
 
   test("accepts equivalent bytes in another field order, with a note", () => {

@@ -1,8 +1,8 @@
-// pbf: read/write functions compiled by its CLI (`pbf file.proto`), generated at run time.
-import { pathToFileURL } from "node:url";
+// pbf: read/write functions compiled by its CLI (`pbf file.proto`), generated at run time. Its
+// values are plain objects, so encode and encode from a plain object both call its writer on one.
 import { PbfReader, PbfWriter } from "pbf";
 import { mapContent } from "../lib/content.mjs";
-import { packageVersion } from "../lib/versions.mjs";
+import { encodeInputs } from "./inputs.mjs";
 
 /** pbf's object form: proto field names, 64-bit integers as numbers (its only representation), a oneof by member. */
 const toPbfObject = (desc, content) => mapContent(desc, content, { key: (f) => f.name, long: (v) => Number(v), oneof: "member" });
@@ -10,11 +10,10 @@ const toPbfObject = (desc, content) => mapContent(desc, content, { key: (f) => f
 export default {
   id: "pbf",
   name: "pbf",
-  async load({ generated }) {
-    const fns = {};
-    for (const file of generated.pbf) Object.assign(fns, await import(pathToFileURL(file).href));
+  async load({ modules, versions }) {
+    const fns = modules.pbf;
     return {
-      version: packageVersion("pbf"),
+      version: versions.pbf,
       notes: ["64-bit integers as number (exact only below 2^53)", "unknown fields skipped"],
       prepare(fixture) {
         const name = fixture.typeName.split(".").pop();
@@ -26,13 +25,17 @@ export default {
           write(value, writer);
           return writer.finish();
         };
-        const build = (content) => toPbfObject(fixture.desc, content);
+        const encodeFrames = (values) => {
+          const writer = new PbfWriter();
+          for (const v of values) writer.writeRawMessage(write, v);
+          return writer.finish();
+        };
+        const toObject = (content) => toPbfObject(fixture.desc, content);
         return {
-          value: fixture.kind === "message" ? build(fixture.content) : undefined,
-          values: fixture.kind === "frames" ? fixture.contents.map(build) : undefined,
-          build,
+          ...encodeInputs(fixture, toObject, toObject),
           decode,
           encode,
+          encodePlain: encode,
           relay: (bytes) => encode(decode(bytes)),
           decodeFrames(buf) {
             const reader = new PbfReader(buf);
@@ -43,11 +46,8 @@ export default {
             }
             return out;
           },
-          encodeFrames(values) {
-            const writer = new PbfWriter();
-            for (const v of values) writer.writeRawMessage(write, v);
-            return writer.finish();
-          },
+          encodeFrames,
+          encodePlainFrames: encodeFrames,
         };
       },
     };

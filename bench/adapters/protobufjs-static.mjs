@@ -1,30 +1,16 @@
 // protobufjs static code: `pbjs -t static-module -w es6` output, generated at run time.
-import { pathToFileURL } from "node:url";
-import { packageVersion } from "../lib/versions.mjs";
-import { keepUnknownFields, protobufjsFrames, toProtobufjsObject } from "./protobufjs-reflect.mjs";
+import { keepUnknownFields, PROTOBUFJS_NOTES, protobufjsOperations } from "./protobufjs-reflect.mjs";
 
 export default {
   id: "pbjs-static",
   name: "protobufjs (static)",
-  async load({ generated }) {
+  async load({ modules, versions }) {
     keepUnknownFields();
-    const mod = await import(pathToFileURL(generated.pbjsStatic).href);
+    const mod = modules.pbjsStatic;
     return {
-      version: packageVersion("protobufjs") + " / pbjs " + packageVersion("protobufjs-cli"),
-      notes: ["Reader.discardUnknown = false (keeps unknown fields)", "64-bit integers as Long"],
-      prepare(fixture) {
-        const T = fixture.typeName.split(".").reduce((ns, part) => ns[part], mod);
-        const build = (content) => T.fromObject(toProtobufjsObject(fixture.desc, content));
-        return {
-          value: fixture.kind === "message" ? build(fixture.content) : undefined,
-          values: fixture.kind === "frames" ? fixture.contents.map(build) : undefined,
-          build,
-          decode: (bytes) => T.decode(bytes),
-          encode: (value) => T.encode(value).finish(),
-          relay: (bytes) => T.encode(T.decode(bytes)).finish(),
-          ...protobufjsFrames(T),
-        };
-      },
+      version: versions.protobufjs + " / pbjs " + versions["protobufjs-cli"],
+      notes: PROTOBUFJS_NOTES,
+      prepare: (fixture) => protobufjsOperations(fixture.typeName.split(".").reduce((ns, part) => ns[part], mod), fixture),
     };
   },
 };

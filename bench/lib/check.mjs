@@ -8,20 +8,24 @@
 // - encode: the bytes written from a value built from the content (never a decoded value) equal the
 //   reference bytes. Different bytes pass only if @bufbuild/protobuf decodes them to the same
 //   content (a note says so).
+// - encode-plain (encode from a plain object): the bytes written from the codec's plain object
+//   form, as for encode; the input must be plain (every message level an object literal, not a
+//   built value or class instance) and left exactly as it was (a codec that memoized on it would
+//   have the timed loop, which writes the same object again, time its cache).
 // - relay: decode then encode of the reference bytes gives the reference bytes (same fallback), and
 //   of the reference bytes with two unknown fields appended gives exactly those bytes (when not
 //   byte-equal: @bufbuild/protobuf must find the same content and both unknown fields).
 // - validate: accepts the reference bytes and throws on (or returns false for) the reference bytes
 //   with the last byte cut and, where the message has a string, with one string's bytes made
 //   invalid UTF-8. Codecs without a validate-only call are checked (and timed) with a full decode.
-// - frames decode/encode: all 1000 frames as decode/encode above, on the varint-delimited buffer.
+// - frames decode/encode/encode-plain: all 1000 frames as above, on the varint-delimited buffer.
 import { fromBinary } from "@bufbuild/protobuf";
 import { BinaryReader } from "@bufbuild/protobuf/wire";
 import { firstDifference, neutralize } from "./content.mjs";
-import { UNKNOWN_FIELDS } from "./fixtures.mjs";
+import { UNKNOWN_FIELDS } from "./build-fixtures.mjs";
 
 /** Operations per fixture kind, in table order. */
-export const OPERATIONS = { message: ["decode", "encode", "relay", "validate"], frames: ["decode", "encode"] };
+export const OPERATIONS = { message: ["decode", "encode", "encode-plain", "relay", "validate"], frames: ["decode", "encode", "encode-plain"] };
 
 const ok = (note) => (note === undefined ? { ok: true } : { ok: true, note });
 const fail = (reason) => ({ ok: false, reason });
@@ -53,6 +57,53 @@ function compareWritten(op, desc, content, out, reference) {
   return d === null ? ok(`${op}: bytes differ from the reference, same content`) : fail(`${op}: ${d}`);
 }
 
+/** A oneof member in the { case, value } (@bufbuild/protobuf) or { oneofKind } (protobuf-ts) form. */
+function oneofMember(value, field) {
+  const o = field.oneof === undefined ? undefined : value[field.oneof.localName];
+  if (o?.case === field.localName) return o.value;
+  if (o?.oneofKind === field.localName) return o[field.localName];
+  return undefined;
+}
+
+/** Where a plain input is not plain: a message level that is not an object literal. */
+function notPlain(desc, value, path) {
+  const proto = value === null || typeof value !== "object" ? undefined : Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return `${path || "the input"} is ${value?.constructor?.name ?? typeof value}, not a plain object`;
+  for (const field of desc.fields) {
+    const kind = field.fieldKind === "list" ? field.listKind : field.fieldKind;
+    if (kind !== "message") continue;
+    const v = value[field.name] ?? value[field.localName] ?? oneofMember(value, field);
+    if (v === undefined || v === null) continue;
+    const items = field.fieldKind === "list" ? Array.from(v) : [v];
+    for (let i = 0; i < items.length; i++) {
+      const d = notPlain(field.message, items[i], `${path ? path + "." : ""}${field.name}${field.fieldKind === "list" ? `[${i}]` : ""}`);
+      if (d !== null) return d;
+    }
+  }
+  return null;
+}
+
+/** A deep print of a plain input (own keys, symbols included), to see whether writing changed it. */
+function snapshot(v) {
+  if (typeof v === "bigint") return `${v}n`;
+  if (v === null || typeof v !== "object") return JSON.stringify(v) ?? String(v);
+  if (ArrayBuffer.isView(v)) return `${v.constructor.name}[${Array.from(v).join(",")}]`;
+  if (v instanceof Map) return `Map{${[...v].map(([k, x]) => `${snapshot(k)}:${snapshot(x)}`).join(",")}}`;
+  const keys = Reflect.ownKeys(v);
+  return `{${keys.map((k) => `${String(k)}:${snapshot(v[k])}`).join(",")}}`;
+}
+
+/** Writes a plain input (frames: a list of them) with `write`, then checks it was plain and stayed as it was. */
+function writePlain(desc, plain, write) {
+  const d = Array.isArray(plain) ? plain.reduce((found, p, i) => found ?? notPlain(desc, p, `frame ${i}`), null) : notPlain(desc, plain, "");
+  if (d !== null) return { error: fail(`encode-plain: ${d}`) };
+  const before = snapshot(plain);
+  const r = attempt("encode-plain", () => write(plain));
+  if (r.error) return r;
+  if (snapshot(plain) !== before) return { error: fail("encode-plain: writing changed the plain object") };
+  return r;
+}
+
 function unknownNumbers(esMessage) {
   return new Set((esMessage.$unknown ?? []).map((u) => u.no));
 }
@@ -77,6 +128,10 @@ function checkMessage(bound, fixture, op) {
     case "encode": {
       const r = attempt("encode", () => bound.encode(bound.value));
       return r.error ?? compareWritten("encode", desc, content, r.value, fixture.bytes);
+    }
+    case "encode-plain": {
+      const r = writePlain(desc, bound.plain, bound.encodePlain);
+      return r.error ?? compareWritten("encode-plain", desc, content, r.value, fixture.bytes);
     }
     case "relay": {
       const r = attempt("relay", () => bound.relay(fixture.bytes));
@@ -136,15 +191,15 @@ function checkFrames(bound, fixture, op) {
     const d = framesDifference(desc, contents, r.value);
     return d === null ? ok() : fail(`frames decode: ${d}`);
   }
-  if (op === "encode") {
-    const r = attempt("encodeFrames", () => bound.encodeFrames(bound.values));
+  if (op === "encode" || op === "encode-plain") {
+    const r = op === "encode" ? attempt("encodeFrames", () => bound.encodeFrames(bound.values)) : writePlain(desc, bound.plains, (plains) => bound.encodePlainFrames(plains));
     if (r.error) return r.error;
-    if (!(r.value instanceof Uint8Array)) return fail(`frames encode returned ${typeof r.value}, not a Uint8Array`);
+    if (!(r.value instanceof Uint8Array)) return fail(`frames ${op} returned ${typeof r.value}, not a Uint8Array`);
     if (sameBytes(r.value, fixture.bytes)) return ok();
     const parsed = attempt("@bufbuild/protobuf parsing the frames", () => parseFrames(desc, r.value));
     if (parsed.error) return parsed.error;
     const d = framesDifference(desc, contents, parsed.value);
-    return d === null ? ok("frames encode: bytes differ from the reference, same content") : fail(`frames encode: ${d}`);
+    return d === null ? ok(`frames ${op}: bytes differ from the reference, same content`) : fail(`frames ${op}: ${d}`);
   }
   throw new Error(`unknown frames operation ${op}`);
 }

@@ -18,7 +18,9 @@ function elementKind(field) {
  * Maps neutral content to a library's init form.
  * @param {import("@bufbuild/protobuf").DescMessage} desc
  * @param {Record<string, unknown>} content
- * @param {{ key: (field: any) => string, long: (v: bigint, field: any) => unknown, oneof: "case" | "member" }} style
+ * @param {{ key: (field: any) => string, long: (v: bigint, field: any) => unknown, oneof: "case" | "kind" | "member" }} style
+ *   oneof: "case" is @bufbuild/protobuf's `{ case, value }`, "kind" protobuf-ts's
+ *   `{ oneofKind: member, [member]: value }`, "member" the member's own key
  */
 export function mapContent(desc, content, style) {
   const out = {};
@@ -29,6 +31,7 @@ export function mapContent(desc, content, style) {
     const one = (x) => (elementKind(field) === "message" ? mapContent(field.message, x, style) : isLong(field) ? style.long(x, field) : x);
     const mapped = field.fieldKind === "list" ? v.map(one) : one(v);
     if (field.oneof !== undefined && style.oneof === "case") out[field.oneof.localName] = { case: field.localName, value: mapped };
+    else if (field.oneof !== undefined && style.oneof === "kind") out[field.oneof.localName] = { oneofKind: field.localName, [field.localName]: mapped };
     else out[style.key(field)] = mapped;
   }
   return out;
@@ -50,6 +53,11 @@ function oneofCase(value, oneof) {
     if (marker !== null && typeof marker === "object" && "case" in marker) {
       const field = oneof.fields.find((f) => f.localName === marker.case);
       return field === undefined ? undefined : { field, v: marker.value };
+    }
+    // protobuf-ts: { oneofKind, [member]: value }
+    if (marker !== null && typeof marker === "object" && "oneofKind" in marker) {
+      const field = oneof.fields.find((f) => f.localName === marker.oneofKind);
+      return field === undefined ? undefined : { field, v: marker[field.localName] };
     }
     // protobufjs virtual oneof property and pbf: the member's name
     if (typeof marker === "string") {

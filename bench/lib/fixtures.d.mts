@@ -32,5 +32,6 @@ export type Fixture = MessageFixture | FramesFixture;
 
 export declare function protoFiles(): string[];
 export declare function compileFixtures(): { fileDescriptorSet: Uint8Array; registry: FileRegistry };
+export declare function registryOf(fileDescriptorSet: Uint8Array): FileRegistry;
 export declare function toEsInit(desc: DescMessage, content: Content): Record<string, unknown>;
 export declare function buildFixtures(registry: FileRegistry, seed?: number): Fixture[];

@@ -14,6 +14,7 @@ export interface Random {
 export type Content = Record<string, unknown>;
 export declare function createRandom(seed: number): Random;
 export declare function smallContent(rng: Random): Content;
+export declare function classicContent(rng: Random): Content;
 export declare function spanContent(rng: Random, spanCount?: number): Content;
 export declare function numericContent(rng: Random, count?: number): Content;
 export declare function nestedContent(rng: Random, depth?: number): Content;

@@ -71,6 +71,29 @@ export function smallContent(rng) {
   };
 }
 
+const WORDS = ["lorem", "ipsum", "dolor", "sit", "amet", "consectetur", "adipiscing", "elit", "sed", "do", "eiusmod", "tempor"];
+
+/**
+ * A `bench.Classic`, the shape of protobufjs's own benchmark message (about 80 bytes encoded): a
+ * short sentence, a uint32, a nested message with 8 packed int32s (mixed sizes, a negative one
+ * taking 10 bytes), a bool, a double, an enum and a 16-byte digest.
+ */
+export function classicContent(rng) {
+  const words = [];
+  for (let i = rng.range(3, 4); i > 0; i--) words.push(rng.pick(WORDS));
+  const values = [];
+  for (let i = 0; i < 8; i++) values.push(i === 3 ? -rng.range(1, 1000) : rng.range(0, 2 ** rng.range(4, 24)));
+  return {
+    text: cap(words.join(" ")) + ".",
+    count: rng.range(1000, 1_000_000),
+    inner: { values },
+    flag: true,
+    ratio: Math.round(rng.float() * 1e6) / 1e3,
+    level: rng.range(1, 3),
+    digest: rng.bytes(16),
+  };
+}
+
 const SERVICES = ["checkout", "cart", "payments", "inventory", "shipping", "frontend", "auth", "search"];
 const ROUTES = ["/api/v1/orders/{order_id}/items", "/api/v1/cart/{cart_id}", "/api/v1/users/{user_id}/profile", "/healthz", "/api/v1/search", "/api/v1/payments/{payment_id}"];
 const METHODS = ["GET", "POST", "PUT", "DELETE"];

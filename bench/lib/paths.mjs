@@ -15,4 +15,5 @@ export const BIN = {
   buf: join(ROOT_DIR, "node_modules", ".bin", "buf"),
   pbjs: join(ROOT_DIR, "node_modules", ".bin", "pbjs"),
   pbf: join(ROOT_DIR, "node_modules", ".bin", "pbf"),
+  protocGenTs: join(ROOT_DIR, "node_modules", ".bin", "protoc-gen-ts"),
 };

@@ -12,22 +12,52 @@ export const DEFAULT_WARMUP_MS = 100;
 /** Rounds per fixture×operation. */
 export const ROUNDS = 4;
 /** Target duration of one sample, ns: ~1000× the cost of reading the timer. */
-const SAMPLE_NS = 100_000;
+export const SAMPLE_NS = 100_000;
+
+// The clock, in ns: process.hrtime where the runtime has it (Node, Bun, Deno), else
+// performance.now() (a browser, where it is coarser: give it longer samples, see sampleNs).
+const hrtime = globalThis.process?.hrtime?.bigint?.bind(globalThis.process.hrtime);
+const now = hrtime === undefined ? () => performance.now() * 1e6 : () => Number(hrtime());
+const timestampProvider = hrtime === undefined ? "performanceNow" : "hrtimeNow";
 
 let sink;
 
+/** Time spent finding the repetitions of a case, ms: also warms it up so the count fits optimized code. */
+const CALIBRATION_MS = 60;
+
 /**
- * Repetitions per sample so that one sample takes about SAMPLE_NS. `inputs(n)` gives the arguments
- * of n calls (fresh values for encode cases), built outside the timed loop.
+ * Repetitions per sample so that one sample takes about `sampleNs`. `inputs(n)` gives the arguments
+ * of n calls (fresh values for encode cases), built outside the timed loop. The count doubles until
+ * a run lasts 2 ms or more, then runs of a sixteenth of that repeat until CALIBRATION_MS have
+ * passed; the cost per call is the lowest seen in any run long enough to time (a tenth of a sample
+ * or more). The lowest: runs of cold code, and runs the scheduler interrupted on a loaded machine,
+ * only look slower. (Taking the first long run as the cost, as before, measured cold code and gave
+ * samples of 1–3 calls for the small fixture, where the timer's own cost is a few percent of a
+ * sample.)
  */
-function repetitions(fn, inputs) {
-  for (let reps = 1; ; reps *= 2) {
+function repetitions(fn, inputs, sampleNs) {
+  const time = (reps) => {
     const args = inputs(reps);
-    const t0 = process.hrtime.bigint();
+    const t0 = now();
     for (let i = 0; i < reps; i++) sink = fn(args[i]);
-    const ns = Number(process.hrtime.bigint() - t0);
-    if (ns > 2_000_000 || reps >= 1 << 20) return Math.max(1, Math.round((reps * SAMPLE_NS) / Math.max(ns, 1)));
+    return now() - t0;
+  };
+  const start = now();
+  let perCall = Infinity;
+  const consider = (ns, reps) => {
+    if (ns >= sampleNs / 10) perCall = Math.min(perCall, ns / reps);
+  };
+  let reps = 1;
+  for (;;) {
+    const ns = time(reps);
+    consider(ns, reps);
+    if (ns > Math.max(2_000_000, 20 * sampleNs) || reps >= 1 << 20) break;
+    reps *= 2;
   }
+  // then short runs (a sixteenth: ~0.1 ms and up), which a loaded machine's scheduler rarely cuts into
+  const short = Math.max(1, reps >> 4);
+  for (let i = 0; i < 4 || now() - start < CALIBRATION_MS * 1e6; i++) consider(time(short), short);
+  return Math.max(1, Math.round(sampleNs / perCall));
 }
 
 function quantile(sorted, q) {
@@ -43,7 +73,7 @@ function runRound(name, batch, beforeEach, timeMs, warmupMs) {
     warmup: warmupMs > 0,
     throws: true,
     retainSamples: true,
-    timestampProvider: "hrtimeNow",
+    timestampProvider,
     setup: () => globalThis.gc?.(),
   });
   bench.add(name, batch, beforeEach === undefined ? {} : { beforeEach });
@@ -57,14 +87,16 @@ function runRound(name, batch, beforeEach, timeMs, warmupMs) {
  * Times the operations of one fixture×operation in alternating rounds.
  * @param {Array<{ name: string, fn: (input?: unknown) => unknown, fresh?: () => unknown }>} entries
  *   one operation each; with `fresh`, every call gets its own input, built before the sample (untimed)
+ * @param {{ timeMs?: number, warmupMs?: number, rounds?: number, sampleNs?: number }} [options] sampleNs: the
+ *   target duration of one sample (longer where the clock is coarse)
  * @returns {Array<{ opsPerSec: number, medianNs: number, spread: number, samples: number, reps: number } | { error: Error }>}
  */
-export function measureGroup(entries, { timeMs = DEFAULT_TIME_MS, warmupMs = DEFAULT_WARMUP_MS, rounds = ROUNDS } = {}) {
+export function measureGroup(entries, { timeMs = DEFAULT_TIME_MS, warmupMs = DEFAULT_WARMUP_MS, rounds = ROUNDS, sampleNs = SAMPLE_NS } = {}) {
   const state = entries.map(({ name, fn, fresh }) => {
     try {
       globalThis.gc?.();
       const inputs = (n) => (fresh === undefined ? [] : Array.from({ length: n }, fresh));
-      const reps = repetitions(fn, inputs);
+      const reps = repetitions(fn, inputs, sampleNs);
       let args = [];
       return {
         name,
