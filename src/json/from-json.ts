@@ -134,7 +134,7 @@ export function messageFromJson(root: DescMessage, json: unknown, ctx: FromJsonC
     if (wkt === W_WRAPPER) {
       const fi = info.fields[0]!;
       // A wrapper's null (inside an Any or a list) is its default; a null field is skipped before.
-      if (v !== null) values[0] = storedScalar(fi, scalar(fi, v, path), false);
+      if (v !== null) values[0] = storedScalar(fi, scalar(fi, v, path), !fi.explicit);
     } else if (wkt === W_FIELD_MASK) {
       if (typeof v !== "string") invalid(path, "a google.protobuf.FieldMask as a string of comma-separated lowerCamelCase paths", v);
       const text = v as string;
