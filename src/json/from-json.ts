@@ -92,8 +92,8 @@ export function messageFromJson(root: DescMessage, json: unknown, ctx: FromJsonC
     const p = path.toString();
     throw new CodecError(code, `cannot read ${ctx.rootName} from JSON: ${what.replace("{path}", p)}; ${hint}`, { path: p });
   };
-  const invalid = (path: JsonPath | string, expects: string, v: unknown): never =>
-    fail("JSON_INVALID_VALUE", path, `{path} expects ${expects}, got ${describeJson(v)}`, "fix the value or read with the schema that wrote it");
+  const invalid = (path: JsonPath | string, expects: string, v: unknown, why = ""): never =>
+    fail("JSON_INVALID_VALUE", path, `{path} expects ${expects}, got ${describeJson(v)}${why}`, "fix the value or read with the schema that wrote it");
   const tooDeep = (path: JsonPath, depth: number): never =>
     fail("DEPTH_LIMIT_EXCEEDED", path, `nesting depth ${depth} at {path} exceeds maxDepth ${ctx.maxDepth} (a map entry counts as a level)`, "raise maxDepth or reject the input");
 
@@ -208,7 +208,7 @@ export function messageFromJson(root: DescMessage, json: unknown, ctx: FromJsonC
       case ScalarType.BYTES: {
         if (typeof v !== "string") return invalid(path, "bytes as a base64 string", v);
         const b = decodeBase64(v);
-        if (typeof b === "string") invalid(path, `bytes as base64 (standard or URL-safe alphabet, padding optional), but ${b}`, v);
+        if (typeof b === "string") invalid(path, "bytes as base64 (standard or URL-safe alphabet, padding optional)", v, `: ${b}`);
         return b;
       }
       default:
@@ -450,7 +450,7 @@ export function messageFromJson(root: DescMessage, json: unknown, ctx: FromJsonC
         const keys = Object.keys(json);
         if (keys.length === 0) return;
         const fi = info.fields[0]!;
-        if (node.depth + 1 > ctx.maxDepth) tooDeep(node.path, node.depth + 1);
+        if (node.depth + 1 > ctx.maxDepth) tooDeep(new JsonPath(node.path, fieldSegment(fi)), node.depth + 1);
         const map = new Map<unknown, unknown>();
         for (const k of keys) {
           if (!isWellFormed(k)) invalid(node.path, "keys that are well-formed strings", "a key with a lone surrogate");

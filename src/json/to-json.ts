@@ -345,7 +345,7 @@ export function plainToJson(msg: DynamicMessage): JsonValue {
     unpack: () => {
       throw new Error("unreachable: no registry");
     },
-    api: "serializer.toJson(value, { … }) (JSON.stringify of a value cannot take options)",
+    api: "serializer.toJson(value, { … })",
   });
 }
 
