@@ -14,7 +14,12 @@ import { FOREIGN_VALUE, messageToJson, type ToJsonContext } from "./to-json.js";
 // Serializers of Any content types, per descriptor instance and limits (the outer serializer's).
 const contentSerializers = new WeakMap<DescMessage, Map<string, ProtobufSerializer>>();
 
-function contentSerializer(desc: DescMessage, outer: ProtobufSerializer, path: string, verb: string): ProtobufSerializer {
+/** "cannot write acme.Order to JSON" / "cannot read acme.Order from JSON". */
+function head(ser: ProtobufSerializer, writing: boolean): string {
+  return writing ? `cannot write ${ser.type.fullName} to JSON` : `cannot read ${ser.type.fullName} from JSON`;
+}
+
+function contentSerializer(desc: DescMessage, outer: ProtobufSerializer, path: string, writing: boolean): ProtobufSerializer {
   const { maxMessageBytes, maxDepth } = outer.type.settings;
   const key = `${maxMessageBytes}/${maxDepth}`;
   let byLimits = contentSerializers.get(desc);
@@ -26,7 +31,7 @@ function contentSerializer(desc: DescMessage, outer: ProtobufSerializer, path: s
       if (!isProtokeelError(e)) throw e;
       throw new CodecError(
         "JSON_ANY_TYPE_INVALID",
-        `cannot ${verb} ${outer.type.fullName}: ${path} is a google.protobuf.Any of type ${desc.typeName}, whose schema protokeel cannot use: ${e.message}`,
+        `${head(outer, writing)}: ${path} is a google.protobuf.Any of type ${desc.typeName}, whose schema protokeel cannot use: ${e.message}`,
         { path, cause: e },
       );
     }
@@ -38,7 +43,6 @@ function contentSerializer(desc: DescMessage, outer: ProtobufSerializer, path: s
 
 function writeContext(ser: ProtobufSerializer, options: JsonWriteOptions | undefined, api: string): ToJsonContext {
   if (options !== undefined && (options === null || typeof options !== "object")) throw new TypeError(`${api}: options must be an object`);
-  const verb = "write to JSON";
   return {
     rootName: ser.type.fullName,
     emitDefaults: flag(options, "emitDefaultValues", api),
@@ -49,18 +53,18 @@ function writeContext(ser: ProtobufSerializer, options: JsonWriteOptions | undef
     sortMapKeys: ser.type.settings.deterministic,
     paired: true,
     resolve: typeResolver(options?.registry, api),
-    unpack: (desc, bytes, path) => rethrowAt(() => contentSerializer(desc, ser, path, verb).fromBinary(bytes), path, ser, verb),
+    unpack: (desc, bytes, path) => rethrowAt(() => contentSerializer(desc, ser, path, true).fromBinary(bytes), path, ser, true),
     api: `${api.replace(/\(.*$/, "")}(value, { … })`,
   };
 }
 
 /** An error of an Any's content names the Any's path. */
-function rethrowAt<T>(run: () => T, path: string, ser: ProtobufSerializer, verb: string): T {
+function rethrowAt<T>(run: () => T, path: string, ser: ProtobufSerializer, writing: boolean): T {
   try {
     return run();
   } catch (e) {
     if (!(e instanceof CodecError) || e.code.startsWith("JSON_")) throw e;
-    throw new CodecError(e.code, `cannot ${verb} ${ser.type.fullName}: the content of google.protobuf.Any at ${path}: ${e.message}`, {
+    throw new CodecError(e.code, `${head(ser, writing)}: the content of google.protobuf.Any at ${path}: ${e.message}`, {
       path: e.path === undefined ? path : `${path}/${e.path}`,
       offset: e.offset,
       cause: e,
@@ -102,13 +106,12 @@ function readOptions(options: JsonReadOptions | undefined, api: string): { ignor
 export function fromJsonOf(ser: ProtobufSerializer, json: unknown, options: JsonReadOptions | undefined, api = "serializer.fromJson"): DynamicMessage {
   const { ignoreUnknown, resolve } = readOptions(options, api);
   const root = ser.type.descriptor;
-  const verb = "read from JSON";
   const value = messageFromJson(root, json, {
     rootName: ser.type.fullName,
     ignoreUnknown,
     maxDepth: ser.type.settings.maxDepth,
     resolve,
-    pack: (desc, content, path) => rethrowAt(() => contentSerializer(desc, ser, path, verb).toBinary(content), path, ser, verb),
+    pack: (desc, content, path) => rethrowAt(() => contentSerializer(desc, ser, path, false).toBinary(content), path, ser, false),
     api: `${api}(json, { … })`,
   });
   // The writer's checks (size above all): a value fromJson returns is one encode accepts.
