@@ -80,7 +80,7 @@ describe("content", () => {
   });
 
   test("a content type that breaks the payload rules is JSON_ANY_TYPE_INVALID", () => {
-    const proto2 = messageOf([{ ...acme({ syntax: "proto2" }), messageType: [{ name: "Old", field: [{ name: "a", number: 1, type: T.INT32, label: L.OPTIONAL }] }] }], "acme.Old");
+    const proto2 = messageOf([acme({ syntax: "proto2", messageType: [{ name: "Old", field: [{ name: "a", number: 1, type: T.INT32, label: L.OPTIONAL }] }] })], "acme.Old");
     const value = withAny("type.googleapis.com/acme.Old", new Uint8Array([0x08, 0x01]));
     expect(() => ser.toJson(value, { registry: [proto2] })).toThrow(expect.objectContaining({ code: "JSON_ANY_TYPE_INVALID" }));
     expect(() => ser.fromJson({ wktAny: { "@type": "type.googleapis.com/acme.Old", a: 1 } }, { registry: [proto2] })).toThrow(

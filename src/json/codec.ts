@@ -52,6 +52,7 @@ function writeContext(ser: ProtobufSerializer, options: JsonWriteOptions | undef
     maxDepth: ser.type.settings.maxDepth,
     sortMapKeys: ser.type.settings.deterministic,
     paired: true,
+    root: ser.type.descriptor,
     resolve: typeResolver(options?.registry, api),
     unpack: (desc, bytes, path) => rethrowAt(() => contentSerializer(desc, ser, path, true).fromBinary(bytes), path, ser, true),
     api: `${api.replace(/\(.*$/, "")}(value, { … })`,

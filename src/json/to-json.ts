@@ -36,8 +36,10 @@ export interface ToJsonContext {
   readonly discardUnknown: boolean;
   readonly maxDepth: number;
   readonly sortMapKeys: boolean;
-  /** Stop with ForeignValue at the first value whose descriptor is not its declaration's. */
+  /** Stop with FOREIGN_VALUE at the first value whose descriptor is not its declaration's. */
   readonly paired: boolean;
+  /** The root's declaration (the serializer's descriptor) when `paired`. */
+  readonly root: DescMessage | undefined;
   readonly resolve: ((typeName: string) => DescMessage | undefined) | undefined;
   /** Reads the bytes of an Any whose type resolved; errors name `path`. */
   readonly unpack: (desc: DescMessage, bytes: Uint8Array, path: string) => DynamicMessage;
@@ -325,7 +327,7 @@ export function messageToJson(root: DynamicMessage, ctx: ToJsonContext): JsonVal
   };
 
   const holder: JsonValue[] = [null];
-  emit(holder, 0, root, undefined, 1, new JsonPath(undefined, root.descriptor.typeName));
+  emit(holder, 0, root, ctx.root, 1, new JsonPath(undefined, root.descriptor.typeName));
   while (stack.length > 0) fill(stack.pop()!);
   return holder[0]!;
 }
@@ -341,6 +343,7 @@ export function plainToJson(msg: DynamicMessage): JsonValue {
     maxDepth: MAX_DEPTH_LIMIT,
     sortMapKeys: false,
     paired: false,
+    root: undefined,
     resolve: undefined,
     unpack: () => {
       throw new Error("unreachable: no registry");
