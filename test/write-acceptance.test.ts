@@ -105,7 +105,7 @@ describe("rejected", () => {
     );
   });
 
-  test.each([null, undefined, "x", { id: 1 }])("%o is not a DynamicMessage", (v) => {
+  test.each([null, undefined, "x", new Map([["id", 1]])])("%o is not a DynamicMessage (nor a plain init object)", (v) => {
     const e = fails(serializer(), v as never);
     expect(e.code).toBe("NOT_A_DYNAMIC_MESSAGE");
   });
