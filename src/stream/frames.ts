@@ -14,8 +14,11 @@ export interface ReadableStreamLike<T> {
   };
 }
 
-/** What decodeStream reads: chunks of bytes from a Node Readable, a ReadableStream or an (async) iterable. */
-export type StreamSource = AsyncIterable<Uint8Array> | Iterable<Uint8Array> | ReadableStreamLike<Uint8Array>;
+/**
+ * What decodeStream reads: chunks of bytes from a Node Readable, a ReadableStream or an (async)
+ * iterable; a single Uint8Array is one chunk.
+ */
+export type StreamSource = AsyncIterable<Uint8Array> | Iterable<Uint8Array> | ReadableStreamLike<Uint8Array> | Uint8Array;
 
 type Pull = () => Promise<Uint8Array | undefined>;
 
