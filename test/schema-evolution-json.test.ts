@@ -1,6 +1,7 @@
 // The evaluator at a JSON boundary: the same schema change judged for binary data, for JSON data
 // ({ boundary: "json" }) and for both ({ boundary: "binary+json" }). The README's matrix is this
 // table. JSON names fields and enum values, so renames break it and renumbering does not.
+import { readFileSync } from "node:fs";
 import { createFileRegistry, fromBinary, type DescMessage } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
 import { describe, expect, test } from "vitest";
@@ -159,5 +160,37 @@ describe("the walk", () => {
     // Compared as booleans: a failure must not print a path of 10,000 segments.
     expect(verdict(r).length).toBe(1);
     expect(verdict(r)[0] === `JSON_FIELD_NAME_CHANGED at deep.M0${".next(1)".repeat(DEPTH)}.w(1)`).toBe(true);
+  });
+});
+
+describe("the README's matrix", () => {
+  const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
+  const section = readme.slice(readme.indexOf("### At a JSON boundary"), readme.indexOf("## The command line"));
+  const rows = new Map(
+    section
+      .split("\n")
+      .filter((l) => l.startsWith("| ") && !l.startsWith("| change"))
+      .map((l) => l.split(" | ").map((c) => c.replace(/^\| |\s*\|$/g, "").trim()))
+      .map((cells) => [cells[0]!, cells.slice(1)]),
+  );
+  const cell = (r: EvaluationResult): string => {
+    const rules = (fs: readonly { rule: string }[]) => [...new Set(fs.map((f) => `\`${f.rule}\``))].join(", ");
+    if (r.incompatibilities.length > 0) return `✗ ${rules(r.incompatibilities)}`;
+    return r.notes.length > 0 ? `✓ note ${rules(r.notes)}` : "✓";
+  };
+
+  test("lists every row of the table above, and nothing else", () => {
+    expect([...rows.keys()]).toEqual(MATRIX.map(([change]) => change));
+  });
+
+  test.each(MATRIX)("%s", (change, savedBody, currentBody, [savedExtra, currentExtra]) => {
+    const saved = order(savedBody, savedExtra);
+    const current = order(currentBody, currentExtra);
+    const both = evaluateSchemaChange(saved, current, { boundary: "binary+json" });
+    expect(rows.get(change)).toEqual([
+      cell(evaluateSchemaChange(saved, current)),
+      cell(evaluateSchemaChange(saved, current, { boundary: "json" })),
+      both.compatible ? "✓" : "✗",
+    ]);
   });
 });
