@@ -150,24 +150,40 @@ export async function decode(path: string | undefined, o: DataOptions, out: Outp
     await out.stdout(`${cliCodec(() => ser.toJsonString(ser.fromBinary(bytes), options))}\n`);
     return 0;
   }
-  const progress = new Progress(out, `decoding ${input.name}`, input.size, "frames");
+  return pump(ser.decodeStream(input.source), (value) => `${ser.toJsonString(value, options)}\n`, (_v, count) => `frame ${count + 1}`, input, out, "decoding", "frames");
+}
+
+/**
+ * Writes `convert(item)` of each item (undefined: nothing), batched, with a progress line; what
+ * was written before an error stays written, and the error names `where` the item was.
+ */
+async function pump<T>(
+  items: AsyncIterable<T>,
+  convert: (item: T) => string | Uint8Array | undefined,
+  where: (item: T, count: number) => string,
+  input: Input,
+  out: Output,
+  verb: string,
+  unit: string,
+): Promise<number> {
+  const progress = new Progress(out, `${verb} ${input.name}`, input.size, unit);
   const batch = new Batch(out);
   let count = 0;
   try {
-    for await (const value of ser.decodeStream(input.source)) {
-      let line: string;
+    for await (const item of items) {
+      let data: string | Uint8Array | undefined;
       try {
-        line = ser.toJsonString(value, options);
+        data = convert(item);
       } catch (e) {
-        if (e instanceof CodecError) throw new DataError(`frame ${count + 1}: ${cliMessage(e)}`);
+        if (e instanceof CodecError) throw new DataError(`${where(item, count)}: ${cliMessage(e)}`);
         throw e;
       }
-      await batch.push(`${line}\n`);
+      if (data === undefined) continue;
+      await batch.push(data);
       count++;
       progress.update(input.read(), count);
     }
   } finally {
-    // What was decoded before an error is written too (the error names the frame after it).
     await batch.flush();
     progress.update(input.read(), count, true);
     progress.end();
@@ -227,27 +243,13 @@ export async function encode(path: string | undefined, o: DataOptions, out: Outp
     await out.stdout(cliCodec(() => ser.toBinary(ser.fromJsonString(text, options))));
     return 0;
   }
-  const progress = new Progress(out, `encoding ${input.name}`, input.size, "messages");
-  const batch = new Batch(out);
-  let count = 0;
-  try {
-    for await (const [line, number] of lines(input.source, limit, input.name)) {
-      if (line.trim() === "") continue;
-      let frame: Uint8Array;
-      try {
-        frame = ser.encode(ser.fromJsonString(line, options));
-      } catch (e) {
-        if (e instanceof CodecError) throw new DataError(`line ${number}: ${cliMessage(e)}`);
-        throw e;
-      }
-      await batch.push(frame);
-      count++;
-      progress.update(input.read(), count);
-    }
-  } finally {
-    await batch.flush();
-    progress.update(input.read(), count, true);
-    progress.end();
-  }
-  return 0;
+  return pump(
+    lines(input.source, limit, input.name),
+    ([line]) => (line.trim() === "" ? undefined : ser.encode(ser.fromJsonString(line, options))),
+    ([, number]) => `line ${number}`,
+    input,
+    out,
+    "encoding",
+    "messages",
+  );
 }

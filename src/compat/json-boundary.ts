@@ -5,6 +5,7 @@
 // and notes what a strict consumer of the saved schema will see in current output. Its own walk,
 // iterative (an explicit stack, every message pair once), so it works at any schema depth.
 import { ScalarType, type DescEnum, type DescField, type DescMessage } from "@bufbuild/protobuf";
+import { JsonPath as PathNode } from "../json/info.js";
 import type { Settings } from "../settings.js";
 import type { EvaluationResult, Finding } from "./evaluate.js";
 import {
@@ -92,23 +93,9 @@ export function withJsonBoundary(
   return { compatible: incompatibilities.length === 0, incompatibilities, notes: merge(binary.notes, json.notes) };
 }
 
-class PathNode {
-  constructor(
-    readonly parent: PathNode | undefined,
-    readonly name: string,
-    readonly number: number,
-  ) {}
-
-  toString(): string {
-    const parts: string[] = [];
-    let node: PathNode | undefined = this;
-    for (; node.parent !== undefined; node = node.parent) parts.push(`${node.name}(${node.number})`);
-    parts.push(node.name);
-    return parts.reverse().join(".");
-  }
-}
-
-const at = (parent: PathNode, f: DescField): PathNode => new PathNode(parent, f.name, f.number);
+// Paths as the binary walk writes them (`acme.Order.items(2).qty(2)`), so that the same problem
+// found by both walks has the same path.
+const at = (parent: PathNode, f: DescField): PathNode => new PathNode(parent, `.${f.name}(${f.number})`);
 
 // Scalar families by JSON form and range: a saved value is read with its meaning when the current
 // family holds every value of the saved one.
@@ -255,7 +242,7 @@ function evaluateJson(saved: DescMessage, current: DescMessage, savedSettings: S
   const notes: Finding[] = [];
   const bad = (rule: Finding["rule"], path: PathNode, message: string): void => void incompatibilities.push({ rule, path: path.toString(), message });
   const note = (rule: Finding["rule"], path: PathNode, message: string): void => void notes.push({ rule, path: path.toString(), message });
-  const root = new PathNode(undefined, current.typeName, -1);
+  const root = new PathNode(undefined, current.typeName);
   if (currentSettings.maxMessageBytes < savedSettings.maxMessageBytes) {
     bad("MAX_MESSAGE_BYTES_LOWERED", root, maxMessageBytesLowered(savedSettings.maxMessageBytes, currentSettings.maxMessageBytes));
   }
@@ -391,7 +378,7 @@ function evaluateJson(saved: DescMessage, current: DescMessage, savedSettings: S
       const sv = s.value[n];
       const cv = c.value[n];
       if (sv !== undefined && !currentNames.has(sv.name)) {
-        const vpath = new PathNode(path, cv?.name ?? sv.name, n);
+        const vpath = new PathNode(path, `.${cv?.name ?? sv.name}(${n})`);
         if (cv !== undefined) bad("JSON_ENUM_VALUE_RENAMED", vpath, jsonEnumValueRenamed(vpath, c.typeName, sv.name, cv.name));
         else if (currentReserved.has(sv.name)) note("JSON_ENUM_VALUE_REMOVED", vpath, jsonEnumValueRemoved(vpath, sv.name));
         else bad("JSON_ENUM_VALUE_REMOVED_NOT_RESERVED", vpath, jsonEnumValueRemovedNotReserved(vpath, sv.name, c.typeName));
@@ -399,7 +386,7 @@ function evaluateJson(saved: DescMessage, current: DescMessage, savedSettings: S
       if (cv === undefined) continue;
       for (const v of c.values) {
         if (v.number !== n || savedNames.has(v.name)) continue;
-        const vpath = new PathNode(path, cv.name, n);
+        const vpath = new PathNode(path, `.${cv.name}(${n})`);
         if (savedReserved.has(v.name)) bad("ENUM_RESERVED_NAME_REUSED", vpath, enumReservedNameReused(vpath, v.name, s.typeName));
         else if (v === cv && sv === undefined) note("JSON_ENUM_VALUE_ADDED", vpath, jsonEnumValueAdded(vpath, v.name));
       }

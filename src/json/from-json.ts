@@ -4,11 +4,23 @@
 // (children before parents) and puts each into its placeholder. No JS recursion at any depth.
 import { ScalarType, type DescMessage } from "@bufbuild/protobuf";
 import { CodecError } from "../errors.js";
-import { describeValue, isImplicitZero, isWellFormed } from "../message/coerce.js";
+import {
+  FLOAT_MAX,
+  INT32_MAX,
+  INT32_MIN,
+  INT64_MAX,
+  INT64_MIN,
+  UINT32_MAX,
+  UINT64_MAX,
+  describeValue,
+  isImplicitZero,
+  isWellFormed,
+  namesOf,
+} from "../message/coerce.js";
 import { DynamicMessage } from "../message/dynamic-message.js";
 import { K_ENUM, K_LIST, K_MAP, K_MESSAGE, L_NUMBER, L_STRING, is64, messageInfo, type FieldInfo } from "../message/field-info.js";
 import { decodeBase64 } from "./base64.js";
-import { JsonPath, NULL_VALUE, VALUE, enumNumbers, fieldSegment, jsonInfo } from "./info.js";
+import { JsonPath, NULL_VALUE, VALUE, fieldSegment, jsonInfo } from "./info.js";
 import { JsonBigInteger } from "./parse.js";
 import {
   W_ANY,
@@ -57,13 +69,6 @@ interface Node {
   oneofs: (FieldInfo | undefined)[] | undefined;
 }
 
-const INT32_MIN = -2147483648;
-const INT32_MAX = 2147483647;
-const UINT32_MAX = 4294967295;
-const INT64_MIN = -(1n << 63n);
-const INT64_MAX = (1n << 63n) - 1n;
-const UINT64_MAX = (1n << 64n) - 1n;
-const FLOAT_MAX = 3.4028234663852886e38;
 const NUMBER_TEXT = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
 const INTEGER_TEXT = /^-?[0-9]+$/;
 /** Returned by an enum read that skips an unknown name (ignoreUnknownFields). */
@@ -248,7 +253,7 @@ export function messageFromJson(root: DescMessage, json: unknown, ctx: FromJsonC
     const e = fi.field.enum!;
     if (v === null) return 0;
     if (typeof v === "string") {
-      const n = enumNumbers(e).get(v);
+      const n = namesOf(e).get(v);
       if (n !== undefined) return n;
       if (ctx.ignoreUnknown) return SKIP;
       return fail(

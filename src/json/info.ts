@@ -31,19 +31,6 @@ export function jsonInfo(desc: DescMessage): JsonInfo {
   return j;
 }
 
-const enumNames = new WeakMap<DescEnum, ReadonlyMap<string, number>>();
-
-/** Enum value name → number (all names, aliases included; the first declared wins). */
-export function enumNumbers(e: DescEnum): ReadonlyMap<string, number> {
-  let m = enumNames.get(e);
-  if (m === undefined) {
-    const made = new Map<string, number>();
-    for (const v of e.values) if (!made.has(v.name)) made.set(v.name, v.number);
-    enumNames.set(e, (m = made));
-  }
-  return m;
-}
-
 /** The name ProtoJSON writes for an enum number: the first declared value of that number. */
 export function enumName(e: DescEnum, n: number): string | undefined {
   return e.value[n]?.name;
@@ -52,7 +39,7 @@ export function enumName(e: DescEnum, n: number): string | undefined {
 export const NULL_VALUE = "google.protobuf.NullValue";
 export const VALUE = "google.protobuf.Value";
 
-/** `acme.Order.items(2)[0]`: a linked path, made into text only for an error. */
+/** `acme.Order.items(2)[0]`: a linked path, made into text only for an error or a finding. */
 export class JsonPath {
   constructor(
     readonly parent: JsonPath | undefined,
