@@ -9,7 +9,7 @@ import { messageFromJson } from "./from-json.js";
 import { flag, typeResolver, type JsonReadOptions, type JsonValue, type JsonWriteOptions, type JsonWriteStringOptions } from "./options.js";
 import { JsonSyntaxError, JsonTooDeep, parseJsonText } from "./parse.js";
 import { stringifyJson } from "./stringify.js";
-import { FOREIGN_VALUE, messageToJson, type ToJsonContext } from "./to-json.js";
+import { FOREIGN_VALUE, messageToJson, type JsonStats, type ToJsonContext } from "./to-json.js";
 
 // Serializers of Any content types, per descriptor instance and limits (the outer serializer's).
 const contentSerializers = new WeakMap<DescMessage, Map<string, ProtobufSerializer>>();
@@ -78,8 +78,14 @@ function rethrowAt<T>(run: () => T, path: string, ser: ProtobufSerializer, writi
  * (acceptance, unknown-field collisions, limits) run first, and a value of another descriptor
  * instance is read back with this serializer's schema, so property names are always its own.
  */
-export function toJsonOf(ser: ProtobufSerializer, value: DynamicMessage | DynamicInit, options: JsonWriteOptions | undefined, api = "serializer.toJson"): JsonValue {
-  const ctx = writeContext(ser, options, api);
+export function toJsonOf(
+  ser: ProtobufSerializer,
+  value: DynamicMessage | DynamicInit,
+  options: JsonWriteOptions | undefined,
+  api = "serializer.toJson",
+  stats?: JsonStats,
+): JsonValue {
+  const ctx = { ...writeContext(ser, options, api), stats };
   const bytes = ser.toBinary(value);
   const msg = isDynamicMessage(value) ? value : ser.fromBinary(bytes);
   try {
@@ -95,8 +101,16 @@ export function toJsonStringOf(ser: ProtobufSerializer, value: DynamicMessage | 
   if (typeof spaces !== "number" || !Number.isInteger(spaces) || spaces < 0 || spaces > 10) {
     throw new RangeError(`serializer.toJsonString: option prettySpaces must be an integer in 0..10, got ${String(spaces)}`);
   }
-  return stringifyJson(toJsonOf(ser, value, options, "serializer.toJsonString"), spaces);
+  const stats: JsonStats = { depth: 0, negativeZero: false };
+  const json = toJsonOf(ser, value, options, "serializer.toJsonString", stats);
+  // JSON.stringify is faster, but recurses (RangeError some thousands of levels down) and writes
+  // -0 as 0: it writes what is shallow and has no -0, the explicit-stack writer the rest. A
+  // message level is at most two JSON levels (a list, then its element).
+  if (stats.depth <= STRINGIFY_SAFE_DEPTH && !stats.negativeZero) return JSON.stringify(json, null, spaces);
+  return stringifyJson(json, spaces);
 }
+
+const STRINGIFY_SAFE_DEPTH = 400;
 
 function readOptions(options: JsonReadOptions | undefined, api: string): { ignoreUnknown: boolean; resolve: ((n: string) => DescMessage | undefined) | undefined } {
   if (options !== undefined && (options === null || typeof options !== "object")) throw new TypeError(`${api}: options must be an object`);

@@ -20,7 +20,7 @@ import {
 import { DynamicMessage } from "../message/dynamic-message.js";
 import { K_ENUM, K_LIST, K_MAP, K_MESSAGE, L_NUMBER, L_STRING, is64, messageInfo, type FieldInfo } from "../message/field-info.js";
 import { decodeBase64 } from "./base64.js";
-import { JsonPath, NULL_VALUE, VALUE, fieldSegment, jsonInfo } from "./info.js";
+import { JsonPath, NULL_VALUE, VALUE, jsonInfo } from "./info.js";
 import { JsonBigInteger } from "./parse.js";
 import {
   W_ANY,
@@ -290,7 +290,7 @@ export function messageFromJson(root: DescMessage, json: unknown, ctx: FromJsonC
   };
 
   const field = (node: Node, fi: FieldInfo, v: unknown): void => {
-    const path = new JsonPath(node.path, fieldSegment(fi));
+    const path = new JsonPath(node.path, fi);
     switch (fi.kind) {
       case K_LIST: {
         if (v === null) return;
@@ -298,7 +298,7 @@ export function messageFromJson(root: DescMessage, json: unknown, ctx: FromJsonC
         const list: unknown[] = [];
         for (let i = 0; i < v.length; i++) {
           const e = v[i];
-          const at = new JsonPath(node.path, fieldSegment(fi, i));
+          const at = new JsonPath(node.path, fi, i);
           if (e === null && !nullable(fi)) return invalid(at, "a value (list elements cannot be null)", e);
           if (fi.elemKind === K_MESSAGE) child(fi.field.message!, e, node.depth + 1, at, list, list.length);
           else {
@@ -318,7 +318,7 @@ export function messageFromJson(root: DescMessage, json: unknown, ctx: FromJsonC
         const map = new Map<unknown, unknown>();
         for (const k of keys) {
           const key = mapKey(fi, k, path);
-          const at = new JsonPath(node.path, fieldSegment(fi, key));
+          const at = new JsonPath(node.path, fi, key);
           if (map.has(key)) fail("JSON_DUPLICATE_KEY", at, `{path}: map key ${JSON.stringify(k)} repeats a key of the same value`, "give each map key once");
           const e = v[k];
           if (e === null && !nullable(fi)) return invalid(at, "a value (map values cannot be null)", e);
@@ -455,11 +455,11 @@ export function messageFromJson(root: DescMessage, json: unknown, ctx: FromJsonC
         const keys = Object.keys(json);
         if (keys.length === 0) return;
         const fi = info.fields[0]!;
-        if (node.depth + 1 > ctx.maxDepth) tooDeep(new JsonPath(node.path, fieldSegment(fi)), node.depth + 1);
+        if (node.depth + 1 > ctx.maxDepth) tooDeep(new JsonPath(node.path, fi), node.depth + 1);
         const map = new Map<unknown, unknown>();
         for (const k of keys) {
           if (!isWellFormed(k)) invalid(node.path, "keys that are well-formed strings", "a key with a lone surrogate");
-          child(fi.field.message!, json[k], node.depth + 2, new JsonPath(node.path, fieldSegment(fi, k)), map, k);
+          child(fi.field.message!, json[k], node.depth + 2, new JsonPath(node.path, fi, k), map, k);
         }
         values[0] = map;
         return;
@@ -469,7 +469,7 @@ export function messageFromJson(root: DescMessage, json: unknown, ctx: FromJsonC
         if (json.length === 0) return;
         const fi = info.fields[0]!;
         const list: unknown[] = [];
-        for (let i = 0; i < json.length; i++) child(fi.field.message!, json[i], node.depth + 1, new JsonPath(node.path, fieldSegment(fi, i)), list, i);
+        for (let i = 0; i < json.length; i++) child(fi.field.message!, json[i], node.depth + 1, new JsonPath(node.path, fi, i), list, i);
         values[0] = list;
         return;
       }
@@ -487,10 +487,10 @@ export function messageFromJson(root: DescMessage, json: unknown, ctx: FromJsonC
         } else if (typeof json === "boolean") values[slot("bool_value").index] = json;
         else if (Array.isArray(json)) {
           const fi = slot("list_value");
-          child(fi.field.message!, json, node.depth + 1, new JsonPath(node.path, fieldSegment(fi)), values, fi.index);
+          child(fi.field.message!, json, node.depth + 1, new JsonPath(node.path, fi), values, fi.index);
         } else if (isObject(json)) {
           const fi = slot("struct_value");
-          child(fi.field.message!, json, node.depth + 1, new JsonPath(node.path, fieldSegment(fi)), values, fi.index);
+          child(fi.field.message!, json, node.depth + 1, new JsonPath(node.path, fi), values, fi.index);
         } else invalid(node.path, "a JSON value", json);
       }
     }

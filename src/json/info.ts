@@ -39,16 +39,21 @@ export function enumName(e: DescEnum, n: number): string | undefined {
 export const NULL_VALUE = "google.protobuf.NullValue";
 export const VALUE = "google.protobuf.Value";
 
-/** `acme.Order.items(2)[0]`: a linked path, made into text only for an error or a finding. */
+/**
+ * `acme.Order.items(2)[0]`: a linked path, made into text only for an error or a finding. A step
+ * is a field (with an element index or map key) or a ready segment; a field's text is built only
+ * when the path is (a string per element measured as most of toJson's time on long lists).
+ */
 export class JsonPath {
   constructor(
     readonly parent: JsonPath | undefined,
-    readonly segment: string,
+    private readonly step: string | FieldInfo,
+    private readonly key?: unknown,
   ) {}
 
   toString(): string {
     const parts: string[] = [];
-    for (let p: JsonPath | undefined = this; p !== undefined; p = p.parent) parts.push(p.segment);
+    for (let p: JsonPath | undefined = this; p !== undefined; p = p.parent) parts.push(typeof p.step === "string" ? p.step : fieldSegment(p.step, p.key));
     return parts.reverse().join("");
   }
 }

@@ -8,7 +8,7 @@ import { MAX_DEPTH_LIMIT } from "../settings.js";
 import type { DynamicMessage } from "../message/dynamic-message.js";
 import { K_ENUM, K_LIST, K_MAP, K_MESSAGE, L_STRING, type FieldInfo } from "../message/field-info.js";
 import { encodeBase64 } from "./base64.js";
-import { JsonPath, NULL_VALUE, enumName, fieldSegment, jsonInfo } from "./info.js";
+import { JsonPath, NULL_VALUE, enumName, jsonInfo } from "./info.js";
 import type { JsonValue } from "./options.js";
 import {
   W_ANY,
@@ -45,6 +45,14 @@ export interface ToJsonContext {
   readonly unpack: (desc: DescMessage, bytes: Uint8Array, path: string) => DynamicMessage;
   /** How the caller passes options, for error hints: "serializer.toJson(value, { … })". */
   readonly api: string;
+  /** Filled in when given: what decides whether JSON.stringify can write the result. */
+  readonly stats?: JsonStats;
+}
+
+/** The deepest message written, and whether a double's -0 was (JSON.stringify writes it as 0). */
+export interface JsonStats {
+  depth: number;
+  negativeZero: boolean;
 }
 
 /** Thrown (not an error) when `paired` meets a value of another descriptor instance. */
@@ -100,8 +108,10 @@ export function messageToJson(root: DynamicMessage, ctx: ToJsonContext): JsonVal
    * arrays are put empty and filled by a later task; a form that is another message's form (a
    * Value's struct_value, an Any's well-known content) is put by a later task, so nothing recurses.
    */
+  const stats = ctx.stats;
   const emit = (out: JsonObject | JsonValue[], key: string | number, msg: DynamicMessage, declared: DescMessage | undefined, depth: number, path: JsonPath): void => {
     checkMessage(msg, declared, depth, path);
+    if (stats !== undefined && depth > stats.depth) stats.depth = depth;
     const desc = msg.descriptor;
     const j = jsonInfo(desc);
     const values = msg._values;
@@ -168,7 +178,7 @@ export function messageToJson(root: DynamicMessage, ctx: ToJsonContext): JsonVal
             default:
               // A placeholder keeps the key's place among its siblings.
               put(out, key, null);
-              stack.push({ msg: v as DynamicMessage, out, key, declared: fi.field.message, depth: depth + 1, path: new JsonPath(path, fieldSegment(fi)) });
+              stack.push({ msg: v as DynamicMessage, out, key, declared: fi.field.message, depth: depth + 1, path: new JsonPath(path, fi) });
               return;
           }
         }
@@ -216,6 +226,7 @@ export function messageToJson(root: DynamicMessage, ctx: ToJsonContext): JsonVal
       case ScalarType.DOUBLE:
       case ScalarType.FLOAT: {
         const n = v as number;
+        if (n === 0 && stats !== undefined && Object.is(n, -0)) stats.negativeZero = true;
         return Number.isFinite(n) ? n : Number.isNaN(n) ? "NaN" : n > 0 ? "Infinity" : "-Infinity";
       }
       case ScalarType.INT64:
@@ -261,13 +272,13 @@ export function messageToJson(root: DynamicMessage, ctx: ToJsonContext): JsonVal
 
   /** Puts one element of a list or map, or a singular message, of field `fi` at out[at]. */
   const element = (out: JsonObject | JsonValue[], at: string | number, fi: FieldInfo, v: unknown, depth: number, path: JsonPath, key: unknown): void => {
-    if (fi.elemKind === K_MESSAGE) emit(out, at, v as DynamicMessage, fi.field.message, depth, new JsonPath(path, fieldSegment(fi, key)));
+    if (fi.elemKind === K_MESSAGE) emit(out, at, v as DynamicMessage, fi.field.message, depth, new JsonPath(path, fi, key));
     else put(out, at, fi.elemKind === K_ENUM ? enumJson(fi.field.enum!, v as number) : scalarJson(fi, v));
   };
 
   const mapInto = (o: JsonObject, fi: FieldInfo, m: ReadonlyMap<unknown, unknown>, depth: number, path: JsonPath): void => {
     if (depth + 1 > ctx.maxDepth) {
-      fail("DEPTH_LIMIT_EXCEEDED", new JsonPath(path, fieldSegment(fi)), `nesting depth ${depth + 1} at {path} exceeds maxDepth ${ctx.maxDepth} ${DEPTH_HINT}`);
+      fail("DEPTH_LIMIT_EXCEEDED", new JsonPath(path, fi), `nesting depth ${depth + 1} at {path} exceeds maxDepth ${ctx.maxDepth} ${DEPTH_HINT}`);
     }
     for (const k of ctx.sortMapKeys && m.size > 1 ? [...m.keys()].sort(keyOrder) : m.keys()) element(o, String(k), fi, m.get(k), depth + 2, path, k);
   };
@@ -315,7 +326,7 @@ export function messageToJson(root: DynamicMessage, ctx: ToJsonContext): JsonVal
           break;
         }
         case K_MESSAGE:
-          emit(o, key, v as DynamicMessage, fi.field.message, depth + 1, new JsonPath(path, fieldSegment(fi)));
+          emit(o, key, v as DynamicMessage, fi.field.message, depth + 1, new JsonPath(path, fi));
           break;
         case K_ENUM:
           setOwn(o, key, enumJson(fi.field.enum!, v as number));
