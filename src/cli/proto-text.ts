@@ -96,17 +96,23 @@ function messageItems(m: DescriptorProto, depth: number): Item[] {
   };
   // Real oneofs are written where their first field is; synthetic ones (proto3 optional) are not.
   const oneofOf = (f: FieldDescriptorProto): number | undefined => (isFieldSet(f, FieldDescriptorProtoSchema.field.oneofIndex) ? f.oneofIndex : undefined);
-  const real = new Set(m.field.filter((f) => oneofOf(f) !== undefined && !f.proto3Optional).map((f) => f.oneofIndex));
-  const written = new Set<number>();
+  const members = new Map<number, FieldDescriptorProto[]>();
   for (const f of m.field) {
     const o = oneofOf(f);
-    if (o !== undefined && real.has(o)) {
-      if (written.has(o)) continue;
-      written.add(o);
-      items.push({ kind: "line", text: `${pad}  oneof ${m.oneofDecl[o]?.name ?? `oneof_${o}`} {` });
-      for (const g of m.field) if (oneofOf(g) === o && !g.proto3Optional) items.push({ kind: "line", text: `${pad}    ${fieldText(g, true)}` });
+    if (o === undefined || f.proto3Optional) continue;
+    const list = members.get(o);
+    if (list === undefined) members.set(o, [f]);
+    else list.push(f);
+  }
+  for (const f of m.field) {
+    const o = oneofOf(f);
+    const group = o === undefined ? undefined : members.get(o);
+    if (group === undefined) items.push({ kind: "line", text: `${pad}  ${fieldText(f, false)}` });
+    else if (group[0] === f) {
+      items.push({ kind: "line", text: `${pad}  oneof ${m.oneofDecl[o!]?.name ?? `oneof_${o}`} {` });
+      for (const g of group) items.push({ kind: "line", text: `${pad}    ${fieldText(g, true)}` });
       items.push({ kind: "line", text: `${pad}  }` });
-    } else items.push({ kind: "line", text: `${pad}  ${fieldText(f, false)}` });
+    }
   }
   for (const r of reserved(m.reservedRange, m.reservedName, false)) items.push({ kind: "line", text: `${pad}  ${r}` });
   for (const e of m.enumType) for (const l of enumLines(e)) items.push({ kind: "line", text: `${pad}  ${l}` });

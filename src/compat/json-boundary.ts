@@ -4,7 +4,7 @@
 // fields by property name (JSON name and proto name), compares JSON forms rather than wire types,
 // and notes what a strict consumer of the saved schema will see in current output. Its own walk,
 // iterative (an explicit stack, every message pair once), so it works at any schema depth.
-import { ScalarType, type DescEnum, type DescField, type DescMessage } from "@bufbuild/protobuf";
+import { ScalarType, type DescEnum, type DescEnumValue, type DescField, type DescMessage } from "@bufbuild/protobuf";
 import { JsonPath as PathNode } from "../json/info.js";
 import type { Settings } from "../settings.js";
 import type { EvaluationResult, Finding } from "./evaluate.js";
@@ -374,6 +374,12 @@ function evaluateJson(saved: DescMessage, current: DescMessage, savedSettings: S
     const currentReserved = new Set(c.proto.reservedName);
     // By number, as the binary walk orders enum findings; each name is what JSON carries.
     const numbers = [...new Set([...s.values, ...c.values].map((v) => v.number))].sort((a, b) => a - b);
+    const byNumber = new Map<number, DescEnumValue[]>();
+    for (const v of c.values) {
+      const list = byNumber.get(v.number);
+      if (list === undefined) byNumber.set(v.number, [v]);
+      else list.push(v);
+    }
     for (const n of numbers) {
       const sv = s.value[n];
       const cv = c.value[n];
@@ -384,8 +390,8 @@ function evaluateJson(saved: DescMessage, current: DescMessage, savedSettings: S
         else bad("JSON_ENUM_VALUE_REMOVED_NOT_RESERVED", vpath, jsonEnumValueRemovedNotReserved(vpath, sv.name, c.typeName));
       }
       if (cv === undefined) continue;
-      for (const v of c.values) {
-        if (v.number !== n || savedNames.has(v.name)) continue;
+      for (const v of byNumber.get(n)!) {
+        if (savedNames.has(v.name)) continue;
         const vpath = new PathNode(path, `.${cv.name}(${n})`);
         if (savedReserved.has(v.name)) bad("ENUM_RESERVED_NAME_REUSED", vpath, enumReservedNameReused(vpath, v.name, s.typeName));
         else if (v === cv && sv === undefined) note("JSON_ENUM_VALUE_ADDED", vpath, jsonEnumValueAdded(vpath, v.name));
