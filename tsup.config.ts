@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { defineConfig, type Options } from "tsup";
 
 // dist/ layout (sizes and why: README "Bundle size"; measured by `npm run size`):
@@ -13,6 +13,9 @@ import { defineConfig, type Options } from "tsup";
 //   maps to dist/wasm/inline-none.js: a workerd bundle shares every other module with the default
 //   entry and carries no inline copy (workerd gets the module from dist/workerd.js's import).
 // - CJS: one bundle, dist/index.cjs (require() has no tree-shaking to serve).
+// - dist/cli/main.js: the `protokeel` command line (package.json "bin"), an ESM module of the
+//   per-module build like any other; it keeps its #!/usr/bin/env node line and is made executable
+//   (checked below). Nothing an entry loads imports src/cli/, so no runtime gets Node modules.
 // - dist/protokeel.wasm: the core as a file, imported by dist/workerd.js (workerd compiles it
 //   itself: it refuses to compile WebAssembly from bytes) and exported as protokeel/protokeel.wasm.
 
@@ -36,6 +39,12 @@ function routeInlineCore(file: string): void {
   writeFileSync(file, code.replace('from "./inline.js";', 'from "#inline-wasm";'));
 }
 
+/** The bin entry must start with its #! line and be executable, whatever esbuild and tsup do. */
+function markExecutable(file: string): void {
+  if (!readFileSync(file, "utf8").startsWith("#!/usr/bin/env node\n")) throw new Error(`${file}: the bin entry lost its #!/usr/bin/env node line; update tsup.config.ts`);
+  chmodSync(file, 0o755);
+}
+
 export default defineConfig([
   {
     ...common,
@@ -45,7 +54,10 @@ export default defineConfig([
     bundle: false,
     dts: false,
     outExtension: () => ({ js: ".js" }),
-    onSuccess: async () => routeInlineCore("dist/wasm/instance.js"),
+    onSuccess: async () => {
+      routeInlineCore("dist/wasm/instance.js");
+      markExecutable("dist/cli/main.js");
+    },
   },
   {
     ...common,

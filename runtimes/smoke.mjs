@@ -89,6 +89,40 @@ const CHECKS = {
     eq(current.snapshotConfiguration().resolveSchemaCompatibility(saved).kind, "incompatible");
   },
 
+  "ProtoJSON: toJson, fromJson, text, unknown properties"(pk, { type }) {
+    const ser = type.createSerializer();
+    const order = pk.DynamicMessage.create(type.descriptor, ORDER);
+    const text = ser.toJsonString(order);
+    eq(text, JSON.stringify(order));
+    ok(ser.fromJsonString(text).equals(order), "fromJsonString(toJsonString(order)) equals order");
+    eq(ser.toJson(order).id, "7");
+    eq(ser.toJson(order).blob, "AQID");
+    eq(thrown(() => ser.fromJson({ nope: 1 })).code, "JSON_UNKNOWN_FIELD");
+    eq(ser.fromJson({ nope: 1, id: "3" }, { ignoreUnknownFields: true }).get("id"), 3n);
+    eq(pk.evaluateSchemaChange(type.descriptor, type.descriptor, { boundary: "binary+json" }).compatible, true);
+  },
+
+  async "streams: encodeStream into decodeStream, 1-byte chunks"(pk, { type }) {
+    const ser = type.createSerializer();
+    const values = [ORDER, { id: 8n }];
+    const source = new ReadableStream({
+      start(c) {
+        for (const v of values) c.enqueue(v);
+        c.close();
+      },
+    });
+    const ids = [];
+    for await (const v of ser.decodeStream(source.pipeThrough(ser.encodeStream()))) ids.push(v.get("id"));
+    eq(ids.join(","), "7,8");
+    const bytes = ser.encodeAll(values);
+    async function* ones() {
+      for (const b of bytes) yield Uint8Array.of(b);
+    }
+    let n = 0;
+    for await (const v of ser.decodeStream(ones())) n += v.get("id") > 0n ? 1 : 0;
+    eq(n, 2);
+  },
+
   "typed errors carry a stable code"(pk, { v1, type }) {
     const ser = type.createSerializer();
     // field 2 (items) announces 5 bytes and has 1

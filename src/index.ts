@@ -44,6 +44,17 @@ export type {
   Finding,
 } from "./compat/evaluate.js";
 
+// --- ProtoJSON and streams (serializer.toJson/fromJson, decodeStream/encodeStream) ---
+export type {
+  JsonReadOptions,
+  JsonTypeRegistry,
+  JsonValue,
+  JsonWriteOptions,
+  JsonWriteStringOptions,
+} from "./json/options.js";
+export type { ReadableStreamLike, StreamSource } from "./stream/frames.js";
+export type { EvaluationBoundary, JsonBoundaryRule } from "./compat/json-boundary.js";
+
 // --- snapshots ---
 export { writeSnapshot, readSnapshot } from "./snapshot/envelope.js";
 export { ProtobufDynamicSerializerSnapshot } from "./snapshot/dynamic.js";

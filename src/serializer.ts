@@ -13,6 +13,9 @@ import { DynamicMessage, type DynamicInit } from "./message/dynamic-message.js";
 import type { Settings } from "./settings.js";
 import { snapshotOf, type ProtobufDynamicSerializerSnapshot } from "./snapshot/dynamic.js";
 import type { ProtobufType } from "./type.js";
+import { fromJsonOf, fromJsonStringOf, toJsonOf, toJsonStringOf } from "./json/codec.js";
+import type { JsonReadOptions, JsonValue, JsonWriteOptions, JsonWriteStringOptions } from "./json/options.js";
+import { decodeFrames, encodeFrames, type StreamSource } from "./stream/frames.js";
 
 function evaluatorAcceptor(settings: Settings): Acceptor {
   return (saved, current) => {
@@ -113,6 +116,53 @@ export class ProtobufSerializer {
   }
 
   // --- end validate-only reads ---
+
+  // --- ProtoJSON and streams (issue 16: src/json/, src/stream/) ---
+
+  /**
+   * The ProtoJSON value of `value` (JSON names, 64-bit integers as strings, bytes as base64, enums
+   * by name, well-known types in their JSON forms). The value passes the checks `encode` makes
+   * first. Unknown fields throw `CodecError` unless `discardUnknownFields` (data loss).
+   */
+  toJson(value: DynamicMessage | DynamicInit, options?: JsonWriteOptions): JsonValue {
+    return toJsonOf(this, value, options);
+  }
+
+  /** `toJson` as JSON text, without JSON.stringify's nesting limit; `prettySpaces` indents. */
+  toJsonString(value: DynamicMessage | DynamicInit, options?: JsonWriteStringOptions): string {
+    return toJsonStringOf(this, value, options);
+  }
+
+  /**
+   * A value of this serializer's descriptor from a parsed ProtoJSON value. Unknown properties
+   * throw `CodecError` unless `ignoreUnknownFields` (data loss); the value must encode within
+   * the limits.
+   */
+  fromJson(json: unknown, options?: JsonReadOptions): DynamicMessage {
+    return fromJsonOf(this, json, options);
+  }
+
+  /** `fromJson` from JSON text: duplicate keys are an error, 64-bit integers keep every digit. */
+  fromJsonString(text: string, options?: JsonReadOptions): DynamicMessage {
+    return fromJsonStringOf(this, text, options);
+  }
+
+  /**
+   * The values of a stream of frames (framing v1): a Node `Readable`, a WHATWG `ReadableStream`
+   * or any (async) iterable of `Uint8Array` chunks. Frames may span chunks; a frame's length is
+   * checked against `maxMessageBytes` before its bytes are buffered; chunks are pulled only as
+   * values are consumed. A truncated last frame throws `CodecError` with its byte offset.
+   */
+  decodeStream(source: StreamSource): AsyncIterableIterator<DynamicMessage> {
+    return decodeFrames(this, source);
+  }
+
+  /** A `TransformStream` from values (or plain init objects) to frames, one chunk per value. */
+  encodeStream(): TransformStream<DynamicMessage | DynamicInit, Uint8Array> {
+    return encodeFrames(this);
+  }
+
+  // --- end ProtoJSON and streams ---
 
   /** Appends one frame to `writer`; on failure the writer is unchanged. */
   serialize(value: DynamicMessage | DynamicInit, writer: FrameWriter): void {

@@ -20,7 +20,11 @@
 //                                         block's console.log that has no comment
 //     <!-- doctest: file PATH -->         (on any block) its text is written to PATH first
 //     <!-- doctest: run -->               (on a ```sh block) run with bash; `npx X` runs this
-//                                         checkout's node_modules/.bin/X; must exit 0
+//                                         checkout's node_modules/.bin/X (`npx protokeel`: this
+//                                         checkout's built command line); must exit 0
+//     <!-- doctest: run: exit N -->       the same, and must exit N
+//   A ```text block marked <!-- doctest: output --> right after a ```sh run block is what the
+//   commands print on stdout, exactly.
 //   ```sh blocks without `run`, ```text, ```proto and unlabelled blocks are not run.
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
@@ -179,8 +183,10 @@ beforeAll(() => {
   writeFileSync(join(scratch, "package.json"), JSON.stringify({ name: "readme-doctest", private: true, type: "module" }));
   // An installed-package view: "protokeel" is this checkout (its package.json "exports" and
   // "types" decide what resolves), the rest are the dev dependencies.
-  mkdirSync(join(scratch, "node_modules"));
+  mkdirSync(join(scratch, "node_modules", ".bin"), { recursive: true });
   symlinkSync(repo, join(scratch, "node_modules", "protokeel"));
+  // As npm links a package's "bin" on install.
+  symlinkSync(join("..", "protokeel", "dist", "cli", "main.js"), join(scratch, "node_modules", ".bin", "protokeel"));
   for (const dep of ["protobufjs", "@bufbuild", "@noble", "@types"]) {
     symlinkSync(join(repo, "node_modules", dep), join(scratch, "node_modules", dep));
   }
@@ -247,8 +253,12 @@ describe("README.md code blocks", () => {
   test.each(runnable.map((b) => [where(b), b] as const))("%s runs and prints what its comments say", (_name, block) => {
     if (block.lang === "sh") {
       const bin = join(repo, "node_modules", ".bin");
-      const sh = spawnSync("bash", ["-euo", "pipefail", "-c", `npx() { "${bin}/$1" "\${@:2}"; }\n${block.code}`], { cwd: scratch, encoding: "utf8" });
-      expect(sh.status, `${where(block)} exited ${sh.status}:\n${sh.stderr}`).toBe(0);
+      const npx = `npx() { if [ -x "node_modules/.bin/$1" ]; then "node_modules/.bin/$1" "\${@:2}"; else "${bin}/$1" "\${@:2}"; fi; }`;
+      const sh = spawnSync("bash", ["-euo", "pipefail", "-c", `${npx}\n${block.code}`], { cwd: scratch, encoding: "utf8" });
+      const exit = Number(/^exit (\d+)$/.exec(block.directive![1])?.[1] ?? 0);
+      expect(sh.status, `${where(block)} exited ${sh.status}:\n${sh.stderr}`).toBe(exit);
+      const output = blocks[blocks.indexOf(block) + 1];
+      if (output?.directive?.[0] === "output") expect(sh.stdout.replace(/\n$/, ""), `${where(block)}: its stdout`).toBe(output.code);
       return;
     }
     const { expected, code } = expectations(block);

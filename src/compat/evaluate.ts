@@ -6,6 +6,7 @@ import { ScalarType, type DescEnum, type DescField, type DescMessage, type DescO
 import { resolveRoot, type DescriptorInput } from "../descriptor/input.js";
 import { mergeRanges } from "../descriptor/normalize.js";
 import { checkPayloadRules } from "../descriptor/rules.js";
+import { checkBoundary, withJsonBoundary, type EvaluationBoundary, type JsonBoundaryRule } from "./json-boundary.js";
 import { resolveSettings, type Settings } from "../settings.js";
 import {
   describeField,
@@ -65,7 +66,9 @@ export type CompatibilityRule =
   | "PACKED_CHANGED"
   | "ONEOF_RENAMED"
   | "ENUM_VALUE_RENAMED"
-  | "ENUM_VALUE_NAME_NOT_RESERVED";
+  | "ENUM_VALUE_NAME_NOT_RESERVED"
+  // the JSON boundary's own rules (json-boundary.ts)
+  | JsonBoundaryRule;
 
 /** One finding of the evaluator. */
 export interface Finding {
@@ -92,6 +95,8 @@ export interface EvaluateSchemaChangeOptions {
   readonly savedSettings?: Partial<Settings>;
   /** Settings of the current reader. Defaults to the default settings. */
   readonly currentSettings?: Partial<Settings>;
+  /** The representation saved data crosses: "binary" (default), "json" or "binary+json" (json-boundary.ts). */
+  readonly boundary?: EvaluationBoundary;
 }
 
 /**
@@ -112,7 +117,9 @@ export function evaluateSchemaChange(
   const currentRoot = resolveRoot(current);
   checkPayloadRules(savedRoot);
   checkPayloadRules(currentRoot);
-  return evaluateMessages(savedRoot, currentRoot, savedSettings, currentSettings);
+  const boundary = checkBoundary(options.boundary);
+  const binary = boundary === "json" ? undefined : evaluateMessages(savedRoot, currentRoot, savedSettings, currentSettings);
+  return boundary === "binary" ? binary! : withJsonBoundary(boundary, binary, savedRoot, currentRoot, savedSettings, currentSettings);
 }
 
 const COMPATIBLE: EvaluationResult = Object.freeze({

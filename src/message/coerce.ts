@@ -4,14 +4,14 @@
 import { ScalarType, type DescEnum } from "@bufbuild/protobuf";
 import { K_ENUM, K_LIST, K_MAP, K_SCALAR, L_BIGINT, L_NUMBER, L_STRING, is64, type FieldInfo } from "./field-info.js";
 
-const INT32_MIN = -2147483648;
-const INT32_MAX = 2147483647;
-const UINT32_MAX = 4294967295;
-const INT64_MIN = -(1n << 63n);
-const INT64_MAX = (1n << 63n) - 1n;
-const UINT64_MAX = (1n << 64n) - 1n;
+export const INT32_MIN = -2147483648;
+export const INT32_MAX = 2147483647;
+export const UINT32_MAX = 4294967295;
+export const INT64_MIN = -(1n << 63n);
+export const INT64_MAX = (1n << 63n) - 1n;
+export const UINT64_MAX = (1n << 64n) - 1n;
 /** The largest finite float32, as a double. */
-const FLOAT_MAX = 3.4028234663852886e38;
+export const FLOAT_MAX = 3.4028234663852886e38;
 
 /** A short, safe rendering of an input value for error messages: `string "x"`, `number 5`, `bigint 5n`. */
 export function describeValue(v: unknown): string {
@@ -155,7 +155,7 @@ export function coerceScalar(where: string, t: ScalarType, long: number, v: unkn
 const enumNames = new WeakMap<DescEnum, ReadonlyMap<string, number>>();
 
 /** Value name → number, per enum instance (the first value of a name wins, as in protoc). */
-function namesOf(e: DescEnum): ReadonlyMap<string, number> {
+export function namesOf(e: DescEnum): ReadonlyMap<string, number> {
   let m = enumNames.get(e);
   if (m === undefined) {
     const made = new Map<string, number>();

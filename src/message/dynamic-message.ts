@@ -33,6 +33,8 @@ import { coerceElement, coerceMapKey, describeValue, isPlainObject, scalarZero }
 import { build, fieldByName, storedField, storedMessage } from "./create.js";
 import { messagesEqual } from "./equals.js";
 import { K_ENUM, K_LIST, K_MAP, K_MESSAGE, messageInfo, type FieldInfo, type MessageInfo } from "./field-info.js";
+import { plainToJson } from "../json/to-json.js";
+import type { JsonValue } from "../json/options.js";
 import { jsonSafe, toPlainObject } from "./to-object.js";
 import {
   EMPTY_UNKNOWN,
@@ -352,11 +354,15 @@ export class DynamicMessage {
   }
 
   /**
-   * `JSON.stringify(message)`: the toObject form made JSON-safe (64-bit integers as decimal
-   * strings, bytes as base64, NaN and infinities as strings).
+   * The ProtoJSON form, so that `JSON.stringify(message)` writes ProtoJSON: JSON names, 64-bit
+   * integers as strings, bytes as base64, enums by name, well-known types in their JSON forms.
+   * Without a serializer there are no options: a set `google.protobuf.Any` and unknown fields
+   * throw `CodecError` (use `serializer.toJson(value, { registry, discardUnknownFields })`).
+   * JSON.stringify itself recurses: for values nested thousands of levels deep, use
+   * `serializer.toJsonString`.
    */
-  toJSON(): Record<string, unknown> {
-    return jsonSafe(this.toObject()) as Record<string, unknown>;
+  toJSON(): JsonValue {
+    return plainToJson(this);
   }
 
   toString(): string {

@@ -1,0 +1,126 @@
+// The `protokeel` command line: arguments to a command, errors to exit codes. Exit codes: 0
+// success (compatible), 1 an incompatible schema change (check) or data that does not decode or
+// encode (decode, encode), 2 bad usage or an input that cannot be read.
+import { parseArgs } from "node:util";
+import { decode, encode, DataError, type DataOptions } from "./data-commands.js";
+import { InputError } from "./inputs.js";
+import type { Output } from "./output.js";
+import { check, inspect } from "./schema-commands.js";
+
+const USAGE = `usage: protokeel <command> [options]
+
+commands:
+  check <saved> <current> [--message <name>] [--boundary binary|json|both] [--format text|json]
+      Can a program with the current schema read data written with the saved one? Each side is a
+      FileDescriptorSet (buf build -o), a snapshot, a type file, or .proto files (a file or a
+      directory, compiled with buf). Exit 0 compatible, 1 incompatible; the report on stdout.
+  inspect <snapshot|type file> [--format text|json]
+      Kind, root, settings, fingerprint and the schema as .proto text.
+  decode --schema <file> [--message <name>] [--framed] [<file>|-]
+      Binary (one message, or frames with --framed) to ProtoJSON, one line per message.
+      --emit-defaults  --enum-as-integer  --proto-names  --discard-unknown
+  encode --schema <file> [--message <name>] [--framed] [<file>|-]
+      ProtoJSON (one document, or one message per line with --framed) to binary on stdout.
+      --ignore-unknown
+
+options:
+  --message <name>      the root message of a descriptor set or .proto input, e.g. acme.Order
+  --proto-path <dir>    the import root of a .proto file (default: the file's directory)
+  -h, --help            this text
+
+exit codes: 0 success or compatible, 1 incompatible or bad data, 2 usage or input error
+`;
+
+const COMMON = {
+  message: { type: "string" },
+  "proto-path": { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+const DATA = {
+  ...COMMON,
+  schema: { type: "string" },
+  framed: { type: "boolean" },
+  "emit-defaults": { type: "boolean" },
+  "enum-as-integer": { type: "boolean" },
+  "proto-names": { type: "boolean" },
+  "discard-unknown": { type: "boolean" },
+  "ignore-unknown": { type: "boolean" },
+} as const;
+
+function positionals(list: string[], min: number, max: number, command: string): string[] {
+  if (list.length < min || list.length > max) {
+    const want = min === max ? `${min}` : max === min + 1 ? `${min} or ${max}` : `${min} to ${max}`;
+    throw new InputError(`protokeel ${command} takes ${want} file argument${max === 1 ? "" : "s"}, got ${list.length}; see protokeel --help`);
+  }
+  return list;
+}
+
+/** Runs one command line; returns the exit code. */
+export async function main(argv: string[], out: Output): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    if (command === undefined || command === "-h" || command === "--help" || command === "help") {
+      out.stdout(USAGE);
+      return command === undefined ? 2 : 0;
+    }
+    switch (command) {
+      case "check": {
+        const { values, positionals: files } = parseArgs({ args: rest, allowPositionals: true, options: { ...COMMON, boundary: { type: "string" }, format: { type: "string" } } });
+        if (values.help) return help(out);
+        const [saved, current] = positionals(files, 2, 2, command);
+        return check(saved!, current!, { message: values.message, boundary: values.boundary, format: values.format, protoPath: values["proto-path"] }, out);
+      }
+      case "inspect": {
+        const { values, positionals: files } = parseArgs({ args: rest, allowPositionals: true, options: { help: COMMON.help, format: { type: "string" } } });
+        if (values.help) return help(out);
+        return inspect(positionals(files, 1, 1, command)[0]!, values.format, out);
+      }
+      case "decode":
+      case "encode": {
+        const { values, positionals: files } = parseArgs({ args: rest, allowPositionals: true, options: DATA });
+        if (values.help) return help(out);
+        const [file] = positionals(files, 0, 1, command);
+        const o: DataOptions = {
+          schema: values.schema,
+          message: values.message,
+          framed: values.framed === true,
+          protoPath: values["proto-path"],
+          emitDefaults: values["emit-defaults"] === true,
+          enumAsInteger: values["enum-as-integer"] === true,
+          protoNames: values["proto-names"] === true,
+          discardUnknown: values["discard-unknown"] === true,
+          ignoreUnknown: values["ignore-unknown"] === true,
+        };
+        if (command === "decode" && o.ignoreUnknown) throw new InputError("--ignore-unknown is an encode option (reading JSON); decode takes --discard-unknown");
+        if (command === "encode" && (o.discardUnknown || o.emitDefaults || o.enumAsInteger || o.protoNames)) {
+          throw new InputError("--discard-unknown, --emit-defaults, --enum-as-integer and --proto-names are decode options (writing JSON)");
+        }
+        return await (command === "decode" ? decode(file, o, out) : encode(file, o, out));
+      }
+      default:
+        throw new InputError(`unknown command ${JSON.stringify(command)}; commands: check, inspect, decode, encode (see protokeel --help)`);
+    }
+  } catch (e) {
+    if (e instanceof InputError || isUsage(e)) {
+      out.stderr(`protokeel: ${(e as Error).message}\n`);
+      return 2;
+    }
+    if (e instanceof DataError || (e instanceof Error && e.name === "CodecError")) {
+      out.stderr(`protokeel: ${e.message}\n`);
+      return 1;
+    }
+    throw e;
+  }
+}
+
+function help(out: Output): number {
+  out.stdout(USAGE);
+  return 0;
+}
+
+/** parseArgs errors: an unknown option, a missing value. */
+function isUsage(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code;
+  return e instanceof TypeError && typeof code === "string" && code.startsWith("ERR_PARSE_ARGS");
+}

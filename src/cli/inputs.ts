@@ -1,0 +1,139 @@
+// Schema inputs of the command line: a FileDescriptorSet (`buf build -o`, `protoc
+// --descriptor_set_out`), a snapshot (writeSnapshot), a type transfer file (type.toBytes()), or
+// .proto files (a file or a directory) compiled with buf when it is installed.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join, relative, resolve } from "node:path";
+import { createFileRegistry, fromBinary, type FileRegistry } from "@bufbuild/protobuf";
+import { FileDescriptorSetSchema, type FileDescriptorSet } from "@bufbuild/protobuf/wkt";
+import { ProtobufType, isProtokeelError, readSnapshot, type ProtobufDynamicSerializerSnapshot } from "../index.js";
+
+/** A usage or input problem: exit code 2, the message on stderr. */
+export class InputError extends Error {}
+
+export interface LoadedSchema {
+  readonly type: ProtobufType;
+  /** Every message of the input's set, for google.protobuf.Any. */
+  readonly registry: FileRegistry;
+  /** What the input was, for reports: "descriptor set", "snapshot", "type file", ".proto files". */
+  readonly source: string;
+  readonly snapshot: ProtobufDynamicSerializerSnapshot | undefined;
+}
+
+const SNAPSHOT_MAGIC = "PKSS";
+const TYPE_MAGIC = "PKTY";
+
+function magic(bytes: Uint8Array): string {
+  return String.fromCharCode(...bytes.subarray(0, 4));
+}
+
+/** The buf executable: PROTOKEEL_BUF, an installed @bufbuild/buf (here or from the working directory), or buf on PATH. */
+function findBuf(): string[] | undefined {
+  const explicit = process.env.PROTOKEEL_BUF;
+  if (explicit !== undefined && explicit !== "") {
+    if (!existsSync(explicit)) throw new InputError(`PROTOKEEL_BUF names ${explicit}, which does not exist; point it at a buf executable or unset it`);
+    return [explicit];
+  }
+  for (const from of [join(process.cwd(), "package.json"), import.meta.url]) {
+    try {
+      const script = createRequire(from).resolve("@bufbuild/buf/bin/buf");
+      return [process.execPath, script];
+    } catch {
+      // not installed there
+    }
+  }
+  const probe = spawnSync("buf", ["--version"], { stdio: "ignore" });
+  return probe.status === 0 ? ["buf"] : undefined;
+}
+
+/** `buf build` of a .proto file (its directory is the import root unless `root` says) or a directory. */
+function compileProto(path: string, root: string | undefined): Uint8Array {
+  const buf = findBuf();
+  if (buf === undefined) {
+    throw new InputError(
+      `${path} is .proto source, which protokeel compiles with buf, and buf is not installed: run npm install --save-dev @bufbuild/buf (or put buf on PATH, or set PROTOKEEL_BUF), or pass a FileDescriptorSet (buf build -o schema.binpb)`,
+    );
+  }
+  const isDir = statSync(path).isDirectory();
+  const moduleRoot = resolve(root ?? (isDir ? path : dirname(path)));
+  const out = mkdtempSync(join(tmpdir(), "protokeel-buf-"));
+  try {
+    const target = join(out, "set.binpb");
+    const args = ["build", moduleRoot, "--as-file-descriptor-set", "--exclude-source-info", "-o", target];
+    if (!isDir) {
+      if (relative(moduleRoot, resolve(path)).startsWith("..")) throw new InputError(`${path} is not inside the import root ${moduleRoot} (--proto-path)`);
+      args.push("--path", resolve(path));
+    }
+    const r = spawnSync(buf[0]!, [...buf.slice(1), ...args], { encoding: "utf8" });
+    if (r.error !== undefined) throw new InputError(`could not run buf (${buf.join(" ")}): ${r.error.message}`);
+    if (r.status !== 0) throw new InputError(`buf could not compile ${path}:\n${r.stderr.trim()}`);
+    return new Uint8Array(readFileSync(target));
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+}
+
+function messagesOf(set: FileDescriptorSet): string[] {
+  const names: string[] = [];
+  for (const f of set.file) for (const m of f.messageType) names.push(f.package === "" ? m.name : `${f.package}.${m.name}`);
+  return names;
+}
+
+function registryOf(bytes: Uint8Array, path: string): { set: FileDescriptorSet; registry: FileRegistry } {
+  let set: FileDescriptorSet;
+  try {
+    set = fromBinary(FileDescriptorSetSchema, bytes);
+  } catch (e) {
+    throw new InputError(`${path} is not a FileDescriptorSet, a snapshot or a type file (${(e as Error).message}); pass the output of buf build -o, writeSnapshot or type.toBytes(), or .proto files`);
+  }
+  if (set.file.length === 0) {
+    throw new InputError(`${path} is not a FileDescriptorSet, a snapshot or a type file; pass the output of buf build -o, writeSnapshot or type.toBytes(), or .proto files`);
+  }
+  try {
+    return { set, registry: createFileRegistry(set) };
+  } catch (e) {
+    throw new InputError(`${path}: the descriptor set does not resolve (${(e as Error).message}); build it with its imports (buf build, or protoc --include_imports)`);
+  }
+}
+
+/** Reads a schema input; `message` names the root in a descriptor set or .proto source. */
+export function loadSchema(path: string, message: string | undefined, protoRoot: string | undefined): LoadedSchema {
+  if (!existsSync(path)) throw new InputError(`${path} does not exist`);
+  const isProto = statSync(path).isDirectory() || path.endsWith(".proto");
+  const bytes = isProto ? compileProto(path, protoRoot) : new Uint8Array(readFileSync(path));
+  try {
+    if (!isProto && magic(bytes) === SNAPSHOT_MAGIC) {
+      const snapshot = readSnapshot(bytes) as ProtobufDynamicSerializerSnapshot;
+      const type = snapshot.restoreType();
+      checkRoot(path, message, type.fullName);
+      return { type, registry: registryOf(snapshot.normalizedDescriptorSet(), path).registry, source: "snapshot", snapshot };
+    }
+    if (!isProto && magic(bytes) === TYPE_MAGIC) {
+      const type = ProtobufType.fromBytes(bytes);
+      checkRoot(path, message, type.fullName);
+      return { type, registry: registryOf(type.normalizedDescriptorSet(), path).registry, source: "type file", snapshot: undefined };
+    }
+    const { set, registry } = registryOf(bytes, path);
+    if (message === undefined) {
+      const names = messagesOf(set);
+      const shown = names.length > 12 ? `${names.slice(0, 12).join(", ")}, … (${names.length} in all)` : names.join(", ");
+      throw new InputError(`${path} is ${isProto ? ".proto source" : "a descriptor set"}: name the root message with --message (its messages: ${shown})`);
+    }
+    if (registry.getMessage(message) === undefined) {
+      throw new InputError(`${path} does not declare message ${message}; pass the full name with its package, e.g. --message acme.Order`);
+    }
+    const type = ProtobufType.of({ fileDescriptorSet: bytes, messageName: message });
+    return { type, registry, source: isProto ? ".proto files" : "descriptor set", snapshot: undefined };
+  } catch (e) {
+    if (isProtokeelError(e)) throw new InputError(`${path}: ${e.message}`);
+    throw e;
+  }
+}
+
+function checkRoot(path: string, message: string | undefined, root: string): void {
+  if (message !== undefined && message !== root) {
+    throw new InputError(`${path} holds ${root}, not ${message}; leave out --message for snapshots and type files, or pass --message ${root}`);
+  }
+}

@@ -1,0 +1,174 @@
+// The serializer's ProtoJSON methods: options checked, the binary writer's checks applied, Any
+// content read and written by serializers of its type, errors with paths.
+import type { DescMessage } from "@bufbuild/protobuf";
+import { CodecError, isProtokeelError } from "../errors.js";
+import { isDynamicMessage, type DynamicInit, type DynamicMessage } from "../message/dynamic-message.js";
+import type { ProtobufSerializer } from "../serializer.js";
+import { ProtobufType } from "../type.js";
+import { messageFromJson } from "./from-json.js";
+import { flag, typeResolver, type JsonReadOptions, type JsonValue, type JsonWriteOptions, type JsonWriteStringOptions } from "./options.js";
+import { JsonSyntaxError, JsonTooDeep, parseJsonText } from "./parse.js";
+import { stringifyJson } from "./stringify.js";
+import { FOREIGN_VALUE, messageToJson, type JsonStats, type ToJsonContext } from "./to-json.js";
+
+// Serializers of Any content types, per descriptor instance and limits (the outer serializer's).
+const contentSerializers = new WeakMap<DescMessage, Map<string, ProtobufSerializer>>();
+
+/** "cannot write acme.Order to JSON" / "cannot read acme.Order from JSON". */
+function head(ser: ProtobufSerializer, writing: boolean): string {
+  return writing ? `cannot write ${ser.type.fullName} to JSON` : `cannot read ${ser.type.fullName} from JSON`;
+}
+
+function contentSerializer(desc: DescMessage, outer: ProtobufSerializer, path: string, writing: boolean): ProtobufSerializer {
+  const { maxMessageBytes, maxDepth } = outer.type.settings;
+  const key = `${maxMessageBytes}/${maxDepth}`;
+  let byLimits = contentSerializers.get(desc);
+  let ser = byLimits?.get(key);
+  if (ser === undefined) {
+    try {
+      ser = ProtobufType.newBuilder(desc).maxMessageBytes(maxMessageBytes).maxDepth(maxDepth).build().createSerializer();
+    } catch (e) {
+      if (!isProtokeelError(e)) throw e;
+      throw new CodecError(
+        "JSON_ANY_TYPE_INVALID",
+        `${head(outer, writing)}: ${path} is a google.protobuf.Any of type ${desc.typeName}, whose schema protokeel cannot use: ${e.message}`,
+        { path, cause: e },
+      );
+    }
+    if (byLimits === undefined) contentSerializers.set(desc, (byLimits = new Map()));
+    byLimits.set(key, ser);
+  }
+  return ser;
+}
+
+function writeContext(ser: ProtobufSerializer, options: JsonWriteOptions | undefined, api: string): ToJsonContext {
+  if (options !== undefined && (options === null || typeof options !== "object")) throw new TypeError(`${api}: options must be an object`);
+  return {
+    rootName: ser.type.fullName,
+    emitDefaults: flag(options, "emitDefaultValues", api),
+    enumAsInteger: flag(options, "enumAsInteger", api),
+    protoNames: flag(options, "useProtoFieldName", api),
+    discardUnknown: flag(options, "discardUnknownFields", api),
+    maxDepth: ser.type.settings.maxDepth,
+    sortMapKeys: ser.type.settings.deterministic,
+    paired: true,
+    root: ser.type.descriptor,
+    resolve: typeResolver(options?.registry, api),
+    unpack: (desc, bytes, path) => rethrowAt(() => contentSerializer(desc, ser, path, true).fromBinary(bytes), path, ser, true),
+    api: `${api.replace(/\(.*$/, "")}(value, { … })`,
+  };
+}
+
+/** An error of an Any's content names the Any's path. */
+function rethrowAt<T>(run: () => T, path: string, ser: ProtobufSerializer, writing: boolean): T {
+  try {
+    return run();
+  } catch (e) {
+    if (!(e instanceof CodecError) || e.code.startsWith("JSON_")) throw e;
+    throw new CodecError(e.code, `${head(ser, writing)}: the content of google.protobuf.Any at ${path}: ${e.message}`, {
+      path: e.path === undefined ? path : `${path}/${e.path}`,
+      offset: e.offset,
+      cause: e,
+    });
+  }
+}
+
+/**
+ * The ProtoJSON value of a value this serializer could encode: the same checks as `encode`
+ * (acceptance, unknown-field collisions, limits) run first, and a value of another descriptor
+ * instance is read back with this serializer's schema, so property names are always its own.
+ */
+export function toJsonOf(
+  ser: ProtobufSerializer,
+  value: DynamicMessage | DynamicInit,
+  options: JsonWriteOptions | undefined,
+  api = "serializer.toJson",
+  stats?: JsonStats,
+): JsonValue {
+  const ctx = { ...writeContext(ser, options, api), stats };
+  const bytes = ser.toBinary(value);
+  const msg = isDynamicMessage(value) ? value : ser.fromBinary(bytes);
+  try {
+    return messageToJson(msg, ctx);
+  } catch (e) {
+    if (e !== FOREIGN_VALUE) throw e;
+  }
+  return messageToJson(ser.fromBinary(bytes), ctx);
+}
+
+export function toJsonStringOf(ser: ProtobufSerializer, value: DynamicMessage | DynamicInit, options: JsonWriteStringOptions | undefined): string {
+  const spaces = options?.prettySpaces ?? 0;
+  if (typeof spaces !== "number" || !Number.isInteger(spaces) || spaces < 0 || spaces > 10) {
+    throw new RangeError(`serializer.toJsonString: option prettySpaces must be an integer in 0..10, got ${String(spaces)}`);
+  }
+  const stats: JsonStats = { depth: 0, negativeZero: false };
+  const json = toJsonOf(ser, value, options, "serializer.toJsonString", stats);
+  // JSON.stringify is faster, but recurses (RangeError some thousands of levels down) and writes
+  // -0 as 0: it writes what is shallow and has no -0, the explicit-stack writer the rest. A
+  // message level is at most two JSON levels (a list, then its element).
+  if (stats.depth <= STRINGIFY_SAFE_DEPTH && !stats.negativeZero) return JSON.stringify(json, null, spaces);
+  return stringifyJson(json, spaces);
+}
+
+const STRINGIFY_SAFE_DEPTH = 400;
+
+function readOptions(options: JsonReadOptions | undefined, api: string): { ignoreUnknown: boolean; resolve: ((n: string) => DescMessage | undefined) | undefined } {
+  if (options !== undefined && (options === null || typeof options !== "object")) throw new TypeError(`${api}: options must be an object`);
+  return { ignoreUnknown: flag(options, "ignoreUnknownFields", api), resolve: typeResolver(options?.registry, api) };
+}
+
+/** A value of this serializer's descriptor from ProtoJSON; it must encode within the limits. */
+export function fromJsonOf(ser: ProtobufSerializer, json: unknown, options: JsonReadOptions | undefined, api = "serializer.fromJson"): DynamicMessage {
+  const { ignoreUnknown, resolve } = readOptions(options, api);
+  const root = ser.type.descriptor;
+  const value = messageFromJson(root, json, {
+    rootName: ser.type.fullName,
+    ignoreUnknown,
+    maxDepth: ser.type.settings.maxDepth,
+    resolve,
+    pack: (desc, content, path) => rethrowAt(() => contentSerializer(desc, ser, path, false).toBinary(content), path, ser, false),
+    api: `${api}(json, { … })`,
+  });
+  // The writer's checks (size above all): a value fromJson returns is one encode accepts.
+  try {
+    ser.toBinary(value);
+  } catch (e) {
+    if (e instanceof CodecError && e.code === "MESSAGE_TOO_LARGE") {
+      throw new CodecError(
+        e.code,
+        `cannot read ${ser.type.fullName} from JSON: ${e.message.replace(/^cannot write [^:]*: /, "the message's ")}`,
+        { path: e.path, cause: e },
+      );
+    }
+    throw e;
+  }
+  return value;
+}
+
+export function fromJsonStringOf(ser: ProtobufSerializer, text: string, options: JsonReadOptions | undefined): DynamicMessage {
+  const api = "serializer.fromJsonString";
+  const name = ser.type.fullName;
+  if (typeof text !== "string") {
+    throw new CodecError("NOT_JSON_TEXT", `cannot read ${name} from JSON: ${api} expects a string, got ${text === null ? "null" : typeof text}; pass parsed JSON to serializer.fromJson`, { path: name });
+  }
+  readOptions(options, api);
+  const { maxDepth } = ser.type.settings;
+  let json: unknown;
+  try {
+    // A message maxDepth deep nests JSON at most 2 levels per message (a list, then its element).
+    json = parseJsonText(text, 2 * maxDepth + 2);
+  } catch (e) {
+    if (e instanceof JsonSyntaxError) {
+      throw new CodecError("JSON_SYNTAX", `cannot read ${name} from JSON: the text is not valid JSON: ${e.message}; pass one JSON object`, { path: name, offset: e.index });
+    }
+    if (e instanceof JsonTooDeep) {
+      throw new CodecError(
+        "DEPTH_LIMIT_EXCEEDED",
+        `cannot read ${name} from JSON: the JSON nests deeper than a message within maxDepth ${maxDepth} can, at character ${e.index}; raise maxDepth or reject the input`,
+        { path: name, offset: e.index },
+      );
+    }
+    throw e;
+  }
+  return fromJsonOf(ser, json, options, api);
+}

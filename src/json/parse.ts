@@ -1,0 +1,181 @@
+// JSON text → JSON value for fromJsonString, in one forward pass with an explicit stack (any
+// nesting, linear time). Unlike JSON.parse it rejects duplicate keys (JSON.parse keeps the last,
+// silently), keeps `__proto__` an ordinary key (objects have no prototype), stops at a nesting
+// bound, and keeps the exact digits of integers beyond 2^53 (JSON.parse rounds them), so that an
+// unquoted 64-bit integer reads exactly.
+
+/** An integer literal beyond Number.MAX_SAFE_INTEGER: its exact digits and the rounded number. */
+export class JsonBigInteger {
+  constructor(
+    readonly text: string,
+    readonly value: number,
+  ) {}
+}
+
+/** A syntax error at a character index of the text. */
+export class JsonSyntaxError extends Error {
+  constructor(
+    message: string,
+    readonly index: number,
+  ) {
+    super(message);
+  }
+}
+
+/** Nesting deeper than the bound the caller gave. */
+export class JsonTooDeep extends Error {
+  constructor(readonly index: number) {
+    super("too deep");
+  }
+}
+
+const NUMBER = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/y;
+
+type Container = Record<string, unknown> | unknown[];
+
+interface Open {
+  readonly value: Container;
+  /** The key whose value comes next (objects). */
+  key: string | undefined;
+}
+
+/** Parses JSON text; objects are created without a prototype. */
+export function parseJsonText(text: string, maxNesting: number): unknown {
+  const stack: Open[] = [];
+  let i = 0;
+  const n = text.length;
+
+  const ws = (): void => {
+    for (; i < n; i++) {
+      const c = text.charCodeAt(i);
+      if (c !== 32 && c !== 10 && c !== 13 && c !== 9) break;
+    }
+  };
+  const fail = (what: string, at = i): never => {
+    throw new JsonSyntaxError(at >= n ? `${what}: the text ends at character ${n}` : `${what} at character ${at}`, at);
+  };
+  const string = (): string => {
+    const start = ++i; // after the opening quote
+    let escaped = false;
+    for (; i < n; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 34) break;
+      if (c === 92) {
+        escaped = true;
+        i++;
+      } else if (c < 32) fail("a control character inside a string (escape it)");
+    }
+    if (i >= n) fail("an unterminated string", start - 1);
+    const end = i++;
+    if (!escaped) return text.slice(start, end);
+    try {
+      return JSON.parse(text.slice(start - 1, end + 1)) as string;
+    } catch {
+      return fail("an invalid escape in a string", start - 1);
+    }
+  };
+  // A value that is not a container; containers are opened by the loop.
+  const scalar = (): unknown => {
+    const c = text.charCodeAt(i);
+    if (c === 34) return string();
+    if (c === 116 && text.startsWith("true", i)) {
+      i += 4;
+      return true;
+    }
+    if (c === 102 && text.startsWith("false", i)) {
+      i += 5;
+      return false;
+    }
+    if (c === 110 && text.startsWith("null", i)) {
+      i += 4;
+      return null;
+    }
+    NUMBER.lastIndex = i;
+    const m = NUMBER.exec(text);
+    if (m === null) return fail("an unexpected character (a JSON value was expected)");
+    const lexeme = m[0];
+    i += lexeme.length;
+    const v = Number(lexeme);
+    if (m[1] === undefined && m[2] === undefined && !Number.isSafeInteger(v)) return new JsonBigInteger(lexeme, v);
+    return v;
+  };
+
+  let result: unknown;
+  let done = false;
+  ws();
+  if (i >= n) fail("no JSON value");
+  for (;;) {
+    // Here a value starts at i.
+    let value: unknown;
+    const c = text.charCodeAt(i);
+    if (c === 123 || c === 91) {
+      if (stack.length >= maxNesting) throw new JsonTooDeep(i);
+      const container: Container = c === 123 ? (Object.create(null) as Record<string, unknown>) : [];
+      i++;
+      ws();
+      const closes = c === 123 ? 125 : 93;
+      if (text.charCodeAt(i) === closes) {
+        i++;
+        value = container;
+      } else {
+        const open: Open = { value: container, key: undefined };
+        stack.push(open);
+        if (c === 123) {
+          open.key = key();
+        }
+        continue;
+      }
+    } else {
+      value = scalar();
+    }
+    // Place the value and move to the next one, closing containers as they end.
+    for (;;) {
+      const top = stack[stack.length - 1];
+      if (top === undefined) {
+        result = value;
+        done = true;
+        break;
+      }
+      if (Array.isArray(top.value)) top.value.push(value);
+      else top.value[top.key!] = value;
+      ws();
+      const d = text.charCodeAt(i);
+      if (d === 44) {
+        i++;
+        ws();
+        if (!Array.isArray(top.value)) top.key = key();
+        break;
+      }
+      if (d === (Array.isArray(top.value) ? 93 : 125)) {
+        i++;
+        stack.pop();
+        value = top.value;
+        continue;
+      }
+      fail(Array.isArray(top.value) ? "expected , or ] after an array element" : "expected , or } after an object member");
+    }
+    if (done) break;
+    ws();
+    if (i >= n) fail("a value is missing");
+  }
+  ws();
+  if (i < n) fail("unexpected text after the JSON value");
+  return result;
+
+  // `"key" :` at i (after whitespace); returns the key and leaves i at the value.
+  function key(): string {
+    if (text.charCodeAt(i) !== 34) fail("expected a string key");
+    const at = i;
+    const k = string();
+    const top = stack[stack.length - 1]!.value as Record<string, unknown>;
+    if (Object.hasOwn(top, k)) {
+      throw new JsonSyntaxError(`the key ${JSON.stringify(k)} appears twice in one object at character ${at} (JSON.parse would keep only the last)`, at);
+    }
+    ws();
+    if (text.charCodeAt(i) !== 58) fail("expected : after an object key");
+    i++;
+    ws();
+    if (i >= n) fail("a value is missing");
+    return k;
+  }
+}

@@ -1,0 +1,160 @@
+// The well-known types whose ProtoJSON form is not an object of their fields (Timestamp as an RFC
+// 3339 string, wrappers as the bare scalar, …). A type is recognised by full name and shape: a
+// user's own message that reuses a google.protobuf name with other fields stays an ordinary one.
+import { ScalarType, type DescMessage } from "@bufbuild/protobuf";
+
+export const W_NONE = 0;
+export const W_ANY = 1;
+export const W_TIMESTAMP = 2;
+export const W_DURATION = 3;
+export const W_FIELD_MASK = 4;
+export const W_STRUCT = 5;
+export const W_VALUE = 6;
+export const W_LIST_VALUE = 7;
+export const W_WRAPPER = 8;
+
+const kinds = new WeakMap<DescMessage, number>();
+
+type Shape = readonly (readonly [name: string, number: number, kind: string, scalar?: ScalarType])[];
+
+const SHAPES: Readonly<Record<string, readonly [number, Shape]>> = {
+  "google.protobuf.Any": [W_ANY, [["type_url", 1, "scalar", ScalarType.STRING], ["value", 2, "scalar", ScalarType.BYTES]]],
+  "google.protobuf.Timestamp": [W_TIMESTAMP, [["seconds", 1, "scalar", ScalarType.INT64], ["nanos", 2, "scalar", ScalarType.INT32]]],
+  "google.protobuf.Duration": [W_DURATION, [["seconds", 1, "scalar", ScalarType.INT64], ["nanos", 2, "scalar", ScalarType.INT32]]],
+  "google.protobuf.FieldMask": [W_FIELD_MASK, [["paths", 1, "list", ScalarType.STRING]]],
+  "google.protobuf.Struct": [W_STRUCT, [["fields", 1, "map"]]],
+  "google.protobuf.Value": [W_VALUE, [["null_value", 1, "enum"], ["number_value", 2, "scalar", ScalarType.DOUBLE], ["string_value", 3, "scalar", ScalarType.STRING], ["bool_value", 4, "scalar", ScalarType.BOOL], ["struct_value", 5, "message"], ["list_value", 6, "message"]]],
+  "google.protobuf.ListValue": [W_LIST_VALUE, [["values", 1, "list"]]],
+  "google.protobuf.DoubleValue": [W_WRAPPER, [["value", 1, "scalar", ScalarType.DOUBLE]]],
+  "google.protobuf.FloatValue": [W_WRAPPER, [["value", 1, "scalar", ScalarType.FLOAT]]],
+  "google.protobuf.Int64Value": [W_WRAPPER, [["value", 1, "scalar", ScalarType.INT64]]],
+  "google.protobuf.UInt64Value": [W_WRAPPER, [["value", 1, "scalar", ScalarType.UINT64]]],
+  "google.protobuf.Int32Value": [W_WRAPPER, [["value", 1, "scalar", ScalarType.INT32]]],
+  "google.protobuf.UInt32Value": [W_WRAPPER, [["value", 1, "scalar", ScalarType.UINT32]]],
+  "google.protobuf.BoolValue": [W_WRAPPER, [["value", 1, "scalar", ScalarType.BOOL]]],
+  "google.protobuf.StringValue": [W_WRAPPER, [["value", 1, "scalar", ScalarType.STRING]]],
+  "google.protobuf.BytesValue": [W_WRAPPER, [["value", 1, "scalar", ScalarType.BYTES]]],
+};
+
+/** W_NONE for an ordinary message (Empty included: its JSON form is `{}` like any message). */
+export function wktKind(desc: DescMessage): number {
+  let k = kinds.get(desc);
+  if (k !== undefined) return k;
+  k = W_NONE;
+  const entry = desc.typeName.startsWith("google.protobuf.") ? SHAPES[desc.typeName] : undefined;
+  if (entry !== undefined) {
+    const [kind, shape] = entry;
+    const fields = desc.fields;
+    const ok =
+      fields.length === shape.length &&
+      shape.every(([name, number, fieldKind, scalar]) => {
+        const f = fields.find((x) => x.number === number);
+        return f !== undefined && f.name === name && f.fieldKind === fieldKind && (scalar === undefined || f.scalar === scalar);
+      });
+    if (ok) k = kind;
+  }
+  kinds.set(desc, k);
+  return k;
+}
+
+/** True for the types that Any holds as `{"@type": …, "value": <form>}`. */
+export function hasCustomForm(kind: number): boolean {
+  return kind !== W_NONE;
+}
+
+// Ranges ProtoJSON allows (the spec's, as protobuf C++, Go and @bufbuild/protobuf check them).
+const TIMESTAMP_MIN_S = -62135596800; // 0001-01-01T00:00:00Z
+const TIMESTAMP_MAX_S = 253402300799; // 9999-12-31T23:59:59Z
+export const DURATION_MAX_S = 315576000000;
+
+/** Fraction digits as protobuf writes them: none, 3, 6 or 9. */
+function fraction(nanos: number): string {
+  if (nanos === 0) return "";
+  const s = String(nanos + 1_000_000_000).slice(1);
+  if (s.endsWith("000000")) return `.${s.slice(0, 3)}`;
+  if (s.endsWith("000")) return `.${s.slice(0, 6)}`;
+  return `.${s}`;
+}
+
+/** RFC 3339 text of a Timestamp, or the reason it has none. */
+export function timestampText(seconds: number, nanos: number): string | { error: string } {
+  if (!(seconds >= TIMESTAMP_MIN_S && seconds <= TIMESTAMP_MAX_S)) {
+    return { error: `seconds ${seconds} is outside 0001-01-01T00:00:00Z..9999-12-31T23:59:59Z` };
+  }
+  if (!(nanos >= 0 && nanos <= 999_999_999)) return { error: `nanos ${nanos} is outside 0..999999999` };
+  const iso = new Date(seconds * 1000).toISOString(); // "YYYY-MM-DDTHH:MM:SS.000Z"
+  return `${iso.slice(0, 19)}${fraction(nanos)}Z`;
+}
+
+const RFC3339 = /^([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]{1,9}))?(Z|[+-][0-9]{2}:[0-9]{2})$/;
+
+/** [seconds, nanos] of RFC 3339 text, or undefined when it is not a valid timestamp in range. */
+export function parseTimestamp(text: string): [number, number] | undefined {
+  const m = RFC3339.exec(text);
+  if (m === null) return undefined;
+  const [, y, mo, d, h, mi, s, frac, zone] = m as unknown as string[];
+  const month = Number(mo);
+  const day = Number(d);
+  if (month < 1 || month > 12 || day < 1 || Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) return undefined;
+  const ms = Date.UTC(Number(y), month - 1, day, Number(h), Number(mi), Number(s));
+  // Date.UTC maps years 0..99 to 1900..1999; setUTCFullYear puts the year back.
+  const date = new Date(ms);
+  date.setUTCFullYear(Number(y));
+  if (date.getUTCDate() !== day) return undefined; // February 30th and the like
+  let seconds = date.getTime() / 1000;
+  if (zone !== "Z") {
+    const sign = zone!.startsWith("-") ? -1 : 1;
+    const oh = Number(zone!.slice(1, 3));
+    const om = Number(zone!.slice(4, 6));
+    if (oh > 23 || om > 59) return undefined;
+    seconds -= sign * (oh * 3600 + om * 60);
+  }
+  if (seconds < TIMESTAMP_MIN_S || seconds > TIMESTAMP_MAX_S) return undefined;
+  const nanos = frac === undefined ? 0 : Number(frac.padEnd(9, "0"));
+  return [seconds, nanos];
+}
+
+/** Duration text ("1.5s", "-0.000000001s"), or the reason it has none. */
+export function durationText(seconds: number, nanos: number): string | { error: string } {
+  if (!(seconds >= -DURATION_MAX_S && seconds <= DURATION_MAX_S)) {
+    return { error: `seconds ${seconds} is outside -${DURATION_MAX_S}..${DURATION_MAX_S}` };
+  }
+  if (!(nanos >= -999_999_999 && nanos <= 999_999_999)) return { error: `nanos ${nanos} is outside -999999999..999999999` };
+  if ((seconds > 0 && nanos < 0) || (seconds < 0 && nanos > 0)) return { error: `nanos ${nanos} has another sign than seconds ${seconds}` };
+  const sign = seconds < 0 || nanos < 0 ? "-" : "";
+  return `${sign}${Math.abs(seconds)}${fraction(Math.abs(nanos))}s`;
+}
+
+const DURATION = /^(-)?([0-9]+)(?:\.([0-9]{1,9}))?s$/;
+
+/** [seconds, nanos] of duration text, or undefined. */
+export function parseDuration(text: string): [number, number] | undefined {
+  const m = DURATION.exec(text);
+  if (m === null) return undefined;
+  const seconds = Number(m[2]);
+  if (seconds > DURATION_MAX_S) return undefined;
+  const nanos = m[3] === undefined ? 0 : Number(m[3].padEnd(9, "0"));
+  return m[1] === "-" ? [seconds === 0 ? 0 : -seconds, -nanos] : [seconds, nanos];
+}
+
+/** protoc's JSON name of a snake_case name (used for FieldMask paths). */
+export function lowerCamel(snake: string): string {
+  let out = "";
+  let up = false;
+  for (const c of snake) {
+    if (c === "_") up = true;
+    else if (c >= "0" && c <= "9") {
+      out += c;
+      up = false;
+    } else {
+      out += up ? c.toUpperCase() : c;
+      up = false;
+    }
+  }
+  return out;
+}
+
+/** The reverse of lowerCamel where it is one. */
+export function snake(camel: string): string {
+  return camel.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}

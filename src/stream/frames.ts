@@ -1,0 +1,241 @@
+// Streams of frames (framing v1) for serializer.decodeStream / encodeStream. Runtime-neutral: a
+// Node Readable is read as the async iterable it is, a WHATWG ReadableStream through its reader,
+// so no Node module is imported and the default entry stays loadable everywhere.
+import { CodecError } from "../errors.js";
+import type { DynamicInit, DynamicMessage } from "../message/dynamic-message.js";
+import type { ProtobufSerializer } from "../serializer.js";
+
+/** The reader side of a WHATWG ReadableStream, as much of it as decodeStream uses. */
+export interface ReadableStreamLike<T> {
+  getReader(): {
+    read(): Promise<{ done: boolean; value?: T }>;
+    cancel(reason?: unknown): Promise<void>;
+    releaseLock(): void;
+  };
+}
+
+/**
+ * What decodeStream reads: chunks of bytes from a Node Readable, a ReadableStream or an (async)
+ * iterable; a single Uint8Array is one chunk.
+ */
+export type StreamSource = AsyncIterable<Uint8Array> | Iterable<Uint8Array> | ReadableStreamLike<Uint8Array> | Uint8Array;
+
+type Pull = () => Promise<Uint8Array | undefined>;
+
+const EMPTY: Uint8Array = new Uint8Array(0);
+
+function chunkOf(c: unknown, name: string, at: number): Uint8Array {
+  if (c instanceof Uint8Array) return c;
+  if (c instanceof ArrayBuffer) return new Uint8Array(c);
+  if (ArrayBuffer.isView(c)) return new Uint8Array(c.buffer, c.byteOffset, c.byteLength);
+  const what = typeof c === "string" ? "a string (read the stream without an encoding)" : c === null ? "null" : typeof c;
+  throw new CodecError("NOT_BYTES", `cannot decode ${name}: the stream gave ${what} after byte ${at}; a stream of frames gives Uint8Array chunks`, {
+    path: name,
+    offset: at,
+  });
+}
+
+/** Pull one chunk at a time from any source, and a way to let go of it early. */
+function open(source: unknown, name: string): { pull: Pull; close: () => Promise<void> } {
+  if (source instanceof Uint8Array) {
+    let given = false;
+    return {
+      pull: async () => (given ? undefined : ((given = true), source)),
+      close: async () => {},
+    };
+  }
+  const s = source as Partial<ReadableStreamLike<unknown> & AsyncIterable<unknown> & Iterable<unknown>> | null;
+  if (s !== null && typeof s === "object" && typeof s.getReader === "function") {
+    const reader = s.getReader();
+    let done = false;
+    return {
+      pull: async () => {
+        const r = await reader.read();
+        if (r.done) {
+          done = true;
+          reader.releaseLock();
+          return undefined;
+        }
+        return r.value as Uint8Array;
+      },
+      close: async () => {
+        if (!done) {
+          done = true;
+          await reader.cancel().catch(() => {});
+          reader.releaseLock();
+        }
+      },
+    };
+  }
+  const it =
+    s !== null && typeof s === "object" && typeof s[Symbol.asyncIterator] === "function"
+      ? s[Symbol.asyncIterator]!()
+      : s !== null && typeof s === "object" && typeof s[Symbol.iterator] === "function"
+        ? s[Symbol.iterator]!()
+        : undefined;
+  if (it === undefined) {
+    throw new TypeError(`decodeStream(${name}) expects a Node Readable, a ReadableStream or an (async) iterable of Uint8Array chunks`);
+  }
+  let done = false;
+  return {
+    pull: async () => {
+      const r = await it.next();
+      if (r.done) {
+        done = true;
+        return undefined;
+      }
+      return r.value as Uint8Array;
+    },
+    close: async () => {
+      if (!done) {
+        done = true;
+        await it.return?.();
+      }
+    },
+  };
+}
+
+/** Rewrites "at byte N" and the offset of an error in bytes that start at `shift` of the stream. */
+function atStream(e: unknown, shift: number): unknown {
+  if (!(e instanceof CodecError) || shift === 0) return e;
+  const offset = e.offset === undefined ? undefined : e.offset + shift;
+  const message = e.message.replace(/at byte (\d+)/, (_m, n: string) => `at byte ${Number(n) + shift}`);
+  return new CodecError(e.code, message, { path: e.path, offset, cause: e });
+}
+
+/**
+ * The values of the frames of `source`. At most one chunk and one frame are held: complete frames
+ * of a chunk are decoded in one call, a frame that spans chunks is copied into a buffer of its
+ * announced size (checked against maxMessageBytes first), and the next chunk is pulled only
+ * when the consumer asks for a value the held bytes do not complete.
+ */
+export async function* decodeFrames(ser: ProtobufSerializer, source: StreamSource): AsyncGenerator<DynamicMessage, void, undefined> {
+  const name = ser.type.fullName;
+  const max = ser.type.settings.maxMessageBytes;
+  const src = open(source, name);
+  let buf = EMPTY; // the chunk being read
+  let pos = 0; // next unread byte of buf
+  let base = 0; // stream offset of buf[0]
+  let finished = false;
+
+  const truncated = (start: number, got: number, need: number | undefined): CodecError =>
+    new CodecError(
+      "FRAME_TRUNCATED",
+      `cannot decode ${name}: the stream ends inside the frame at byte ${start} (${got} of ${need === undefined ? "its length prefix's" : `${need}`} bytes); the data is truncated, pass complete frames`,
+      { path: name, offset: start },
+    );
+  const tooLarge = (start: number, len: number): CodecError =>
+    new CodecError(
+      "FRAME_TOO_LARGE",
+      `cannot decode ${name}: the frame at byte ${start} announces ${len} bytes, above maxMessageBytes ${max}; raise maxMessageBytes or reject the input`,
+      { path: name, offset: start },
+    );
+  const badPrefix = (start: number, tooLong: boolean): CodecError =>
+    new CodecError(
+      tooLong ? "VARINT_TOO_LONG" : "VARINT_OVERFLOW",
+      `cannot decode ${name}: the length prefix of the frame at byte ${start} ${tooLong ? "is longer than 10 bytes" : "does not fit in 64 bits"}; the input is corrupt or is not a stream of ${name} frames`,
+      { path: name, offset: start },
+    );
+  /** The next non-empty chunk, or false at the end of the stream. */
+  const next = async (): Promise<boolean> => {
+    for (;;) {
+      const c = await src.pull();
+      if (c === undefined) {
+        finished = true;
+        return false;
+      }
+      const chunk = chunkOf(c, name, base + buf.length);
+      base += buf.length;
+      buf = chunk;
+      pos = 0;
+      if (chunk.length > 0) return true;
+    }
+  };
+
+  try {
+    for (;;) {
+      // Complete frames of the held chunk, decoded in one call.
+      let end = pos;
+      for (;;) {
+        let p = end;
+        let len = 0;
+        let complete = false;
+        for (let shift = 0; p < buf.length; shift += 7) {
+          const b = buf[p++]!;
+          if (shift === 63 && b > 1) throw badPrefix(base + end, b >= 0x80);
+          len += (b & 0x7f) * 2 ** shift;
+          if (b < 0x80) {
+            complete = true;
+            break;
+          }
+        }
+        if (!complete) break;
+        if (len > max) throw tooLarge(base + end, len);
+        if (p + len > buf.length) break;
+        end = p + len;
+      }
+      if (end > pos) {
+        let values: DynamicMessage[];
+        try {
+          values = ser.decodeAll(buf.subarray(pos, end));
+        } catch (e) {
+          throw atStream(e, base + pos);
+        }
+        pos = end;
+        for (const v of values) yield v;
+        continue;
+      }
+      // A frame that the held bytes do not complete (or none at all).
+      if (pos === buf.length && !(await next())) return;
+      const start = base + pos;
+      const prefix: number[] = [];
+      let len = 0;
+      for (let shift = 0; ; shift += 7) {
+        if (pos === buf.length && !(await next())) throw truncated(start, prefix.length, undefined);
+        const b = buf[pos++]!;
+        prefix.push(b);
+        if (shift === 63 && b > 1) throw badPrefix(start, b >= 0x80);
+        len += (b & 0x7f) * 2 ** shift;
+        if (b < 0x80) break;
+      }
+      if (len > max) throw tooLarge(start, len);
+      const bodyAt = start + prefix.length;
+      let body: Uint8Array;
+      if (buf.length - pos >= len) {
+        body = buf.subarray(pos, pos + len);
+        pos += len;
+      } else {
+        body = new Uint8Array(len);
+        let filled = 0;
+        while (filled < len) {
+          if (pos === buf.length && !(await next())) throw truncated(start, prefix.length + filled, prefix.length + len);
+          const n = Math.min(len - filled, buf.length - pos);
+          body.set(buf.subarray(pos, pos + n), filled);
+          filled += n;
+          pos += n;
+        }
+      }
+      let value: DynamicMessage;
+      try {
+        value = ser.fromBinary(body);
+      } catch (e) {
+        throw atStream(e, bodyAt);
+      }
+      yield value;
+    }
+  } finally {
+    if (!finished) await src.close();
+  }
+}
+
+/** Frames of the values written to it, one chunk per value; a failed value errors the stream. */
+export function encodeFrames(ser: ProtobufSerializer): TransformStream<DynamicMessage | DynamicInit, Uint8Array> {
+  return new TransformStream<DynamicMessage | DynamicInit, Uint8Array>({
+    transform(value, controller) {
+      const frame = ser.encode(value);
+      // Small frames are views into a shared slab: a chunk that outlives this call gets its own
+      // buffer, so that no consumer can detach or transfer the slab under other values.
+      controller.enqueue(frame.byteLength === frame.buffer.byteLength ? frame : frame.slice());
+    },
+  });
+}

@@ -1,0 +1,293 @@
+// serializer.decodeStream: frames (framing v1) from a Node Readable, a WHATWG ReadableStream or
+// any (async) iterable of chunks. Every split of the input into chunks gives the values decodeAll
+// gives; a frame's size is checked from its length prefix before its bytes are read; chunks are
+// pulled only as values are consumed; truncation, corruption and source errors are reported
+// with stream offsets.
+import { Readable } from "node:stream";
+import { describe, expect, test } from "vitest";
+import { CodecError, DynamicMessage, ProtobufType, type ProtobufSerializer } from "../src/index.js";
+import { pbjsType } from "./adversarial/support.js";
+
+const type = ProtobufType.newBuilder(pbjsType("message Item { string sku = 1; int32 qty = 2; bytes blob = 3; repeated Item parts = 4; }", "Item")).maxMessageBytes(1 << 20).build();
+const ser = type.createSerializer();
+const Item = type.descriptor;
+
+// Frames of 0, a few, 200+ (a 2-byte prefix) and 20,000+ bytes (3-byte prefix).
+const VALUES = [
+  DynamicMessage.create(Item, {}),
+  DynamicMessage.create(Item, { sku: "a", qty: 2 }),
+  DynamicMessage.create(Item, { sku: "b".repeat(200), parts: [{ sku: "c" }] }),
+  DynamicMessage.create(Item, { qty: -1 }),
+];
+const BIG = DynamicMessage.create(Item, { blob: new Uint8Array(20_000).fill(7), sku: "big" });
+const INPUT = ser.encodeAll(VALUES);
+/** Where each frame of INPUT starts. */
+const STARTS = VALUES.map((_, i) => VALUES.slice(0, i).reduce((n, v) => n + ser.encode(v).length, 0));
+const BIG_INPUT = ser.encodeAll([VALUES[1]!, BIG, VALUES[3]!]);
+
+async function collect(it: AsyncIterable<DynamicMessage>): Promise<DynamicMessage[]> {
+  const out: DynamicMessage[] = [];
+  for await (const v of it) out.push(v);
+  return out;
+}
+
+/** Chunks of `bytes` cut at `cuts` (increasing offsets). */
+function cut(bytes: Uint8Array, cuts: number[]): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  let at = 0;
+  for (const c of [...cuts, bytes.length]) {
+    out.push(bytes.slice(at, c));
+    at = c;
+  }
+  return out;
+}
+
+async function* slowly(chunks: Uint8Array[]): AsyncGenerator<Uint8Array> {
+  for (const c of chunks) {
+    await new Promise((r) => setImmediate(r));
+    yield c;
+  }
+}
+
+function expectValues(got: DynamicMessage[], expected: DynamicMessage[]): void {
+  expect(got.length).toBe(expected.length);
+  got.forEach((v, i) => expect(v.equals(expected[i]), `value ${i}`).toBe(true));
+}
+
+async function failure(run: () => Promise<unknown>): Promise<CodecError> {
+  try {
+    await run();
+  } catch (e) {
+    if (e instanceof CodecError) return e;
+    throw e;
+  }
+  throw new Error("expected a CodecError");
+}
+
+describe("every split of a multi-frame input", () => {
+  test(`into two chunks (each of the ${INPUT.length - 1} cuts)`, async () => {
+    for (let i = 1; i < INPUT.length; i++) expectValues(await collect(ser.decodeStream(cut(INPUT, [i]))), VALUES);
+  });
+
+  test("into three chunks (every pair of cuts of the first 64 bytes)", async () => {
+    for (let i = 1; i < 64; i++) {
+      for (let j = i + 1; j < 64; j++) expectValues(await collect(ser.decodeStream(cut(INPUT, [i, j]))), VALUES);
+    }
+  });
+
+  test("into 1-byte chunks", async () => {
+    const ones = Array.from({ length: INPUT.length }, (_, i) => i + 1).slice(0, -1);
+    expectValues(await collect(ser.decodeStream(cut(INPUT, ones))), VALUES);
+    const bigOnes = Array.from({ length: BIG_INPUT.length - 1 }, (_, i) => i + 1);
+    expectValues(await collect(ser.decodeStream(cut(BIG_INPUT, bigOnes))), [VALUES[1]!, BIG, VALUES[3]!]);
+  });
+
+  test("a frame spanning many chunks, and many frames in one chunk", async () => {
+    const cuts = [3, 10, 5000, 5001, 12000, BIG_INPUT.length - 2];
+    expectValues(await collect(ser.decodeStream(cut(BIG_INPUT, cuts))), [VALUES[1]!, BIG, VALUES[3]!]);
+    expectValues(await collect(ser.decodeStream([INPUT])), VALUES);
+    expectValues(await collect(ser.decodeStream(INPUT)), VALUES);
+  });
+
+  test("empty chunks and an empty stream", async () => {
+    expectValues(await collect(ser.decodeStream([new Uint8Array(0), ...cut(INPUT, [4]), new Uint8Array(0)])), VALUES);
+    expect(await collect(ser.decodeStream([]))).toEqual([]);
+  });
+});
+
+describe("sources", () => {
+  const chunks = () => cut(BIG_INPUT, [7, 9000]);
+  const expected = [VALUES[1]!, BIG, VALUES[3]!];
+
+  test.each<[string, () => unknown]>([
+    ["an async generator", () => slowly(chunks())],
+    ["an array of chunks", () => chunks()],
+    ["a Node Readable", () => Readable.from(chunks().map((c) => Buffer.from(c)))],
+    ["a Node Readable of a file-like stream (Buffers in byte mode)", () => {
+      const r = new Readable({ read() {} });
+      for (const c of chunks()) r.push(Buffer.from(c));
+      r.push(null);
+      return r;
+    }],
+    ["a WHATWG ReadableStream", () => {
+      const list = chunks();
+      return new ReadableStream<Uint8Array>({ pull(c) { const next = list.shift(); if (next === undefined) c.close(); else c.enqueue(next); } });
+    }],
+    ["ArrayBuffer chunks", () => chunks().map((c) => c.buffer)],
+  ])("%s", async (_name, source) => {
+    expectValues(await collect(ser.decodeStream(source() as never)), expected);
+  });
+
+  test("a Readable with an encoding gives strings: NOT_BYTES", async () => {
+    const r = Readable.from([Buffer.from(INPUT)]).setEncoding("latin1");
+    const e = await failure(() => collect(ser.decodeStream(r)));
+    expect([e.code, e.message]).toEqual(["NOT_BYTES", "cannot decode Item: the stream gave a string (read the stream without an encoding) after byte 0; a stream of frames gives Uint8Array chunks"]);
+  });
+
+  test("something that is not a stream is a TypeError", () => {
+    expect(() => ser.decodeStream(5 as never)).not.toThrow(); // the iterator is lazy
+    return expect(collect(ser.decodeStream(5 as never))).rejects.toThrow("decodeStream(Item) expects a Node Readable, a ReadableStream or an (async) iterable of Uint8Array chunks");
+  });
+});
+
+describe("backpressure", () => {
+  /** An endless source of one frame per chunk that counts what it was asked for. */
+  function counting(): { source: AsyncIterable<Uint8Array>; pulled: () => number; returned: () => boolean } {
+    let pulled = 0;
+    let returned = false;
+    const frame = ser.encode(VALUES[1]!);
+    const source: AsyncIterable<Uint8Array> = {
+      [Symbol.asyncIterator]: () => ({
+        next: async () => {
+          pulled++;
+          return { done: false, value: frame.slice() };
+        },
+        return: async () => {
+          returned = true;
+          return { done: true, value: undefined };
+        },
+      }),
+    };
+    return { source, pulled: () => pulled, returned: () => returned };
+  }
+
+  test("a slow consumer: each value pulls one chunk, nothing is read ahead", async () => {
+    const c = counting();
+    let n = 0;
+    for await (const v of ser.decodeStream(c.source)) {
+      expect(v.get("sku")).toBe("a");
+      n++;
+      expect(c.pulled()).toBe(n);
+      await new Promise((r) => setImmediate(r));
+      if (n === 5) break;
+    }
+    expect(c.pulled()).toBe(5);
+    expect(c.returned()).toBe(true);
+  });
+
+  test("a Node Readable: the stream holds no more than its highWaterMark ahead of a slow consumer", async () => {
+    let produced = 0;
+    const frame = Buffer.from(ser.encode(VALUES[1]!));
+    const r = new Readable({
+      highWaterMark: frame.length * 4,
+      read() {
+        produced++;
+        this.push(frame);
+      },
+    });
+    let consumed = 0;
+    for await (const _ of ser.decodeStream(r)) {
+      consumed++;
+      await new Promise((res) => setImmediate(res));
+      // Node reads up to highWaterMark (4 frames) ahead; the decoder holds at most one chunk
+      // (one read() of what was buffered: up to 4 more frames).
+      expect(produced - consumed).toBeLessThanOrEqual(9);
+      if (consumed === 50) break;
+    }
+    expect(r.destroyed).toBe(true);
+  });
+
+  test("a ReadableStream is cancelled when the consumer stops", async () => {
+    let cancelled = false;
+    const frame = ser.encode(VALUES[1]!);
+    const rs = new ReadableStream<Uint8Array>({ pull: (c) => c.enqueue(frame.slice()), cancel: () => void (cancelled = true) }, { highWaterMark: 0 });
+    for await (const _ of ser.decodeStream(rs)) break;
+    expect(cancelled).toBe(true);
+  });
+
+  test("a frame over maxMessageBytes is refused from its prefix, before its bytes are asked for", async () => {
+    const small = ProtobufType.newBuilder(Item).maxMessageBytes(100).build().createSerializer();
+    let pulled = 0;
+    async function* endless(): AsyncGenerator<Uint8Array> {
+      pulled++;
+      yield Uint8Array.of(0x03, 0x0a, 0x01, 0x61); // one small frame
+      pulled++;
+      yield Uint8Array.of(0x80, 0x80, 0x80, 0x80); // a length prefix of 1 GiB, in two chunks
+      pulled++;
+      yield Uint8Array.of(0x04);
+      for (;;) {
+        pulled++;
+        yield new Uint8Array(65536);
+      }
+    }
+    const got: DynamicMessage[] = [];
+    const e = await failure(async () => {
+      for await (const v of small.decodeStream(endless())) got.push(v);
+    });
+    expect(got.length).toBe(1);
+    expect(pulled).toBe(3);
+    expect([e.code, e.offset, e.message]).toEqual([
+      "FRAME_TOO_LARGE",
+      4,
+      "cannot decode Item: the frame at byte 4 announces 1073741824 bytes, above maxMessageBytes 100; raise maxMessageBytes or reject the input",
+    ]);
+  });
+});
+
+describe("errors", () => {
+  test.each([
+    ["inside the last frame's body", INPUT.length - 1],
+    ["inside a length prefix", STARTS[2]! + 1],
+    ["right after a prefix", STARTS[2]! + 2],
+  ])("a stream that ends %s: FRAME_TRUNCATED at the frame's offset, after the complete frames", async (_where, end) => {
+    const input = INPUT.slice(0, end);
+    // The frame the input ends in, and the values before it.
+    let start = 0;
+    const frames = [...VALUES.map((v) => ser.encode(v))];
+    let complete = 0;
+    while (start + frames[complete]!.length <= end) start += frames[complete++]!.length;
+    for (const chunks of [[input], cut(input, [1]), cut(input, Array.from({ length: input.length - 1 }, (_, i) => i + 1))]) {
+      const got: DynamicMessage[] = [];
+      const e = await failure(async () => {
+        for await (const v of ser.decodeStream(chunks)) got.push(v);
+      });
+      expectValues(got, VALUES.slice(0, complete));
+      expect(e.code).toBe("FRAME_TRUNCATED");
+      expect(e.offset).toBe(start);
+      expect(e.message).toMatch(new RegExp(`^cannot decode Item: the stream ends inside the frame at byte ${start} \\(\\d+ of (\\d+|its length prefix's) bytes\\); the data is truncated, pass complete frames$`));
+    }
+  });
+
+  test("a corrupt frame: the error decodeAll gives for the whole input, at the same stream offset, for every split", async () => {
+    const corrupt = INPUT.slice();
+    corrupt[STARTS[1]! + 4] = 0x0b; // the second frame's qty tag becomes field 1 with wire type 3 (group start)
+    let expected: CodecError | undefined;
+    try {
+      ser.decodeAll(corrupt);
+    } catch (e) {
+      expected = e as CodecError;
+    }
+    expect(expected?.code).toBe("INVALID_WIRE_TYPE");
+    for (let i = 1; i < 20; i++) {
+      const e = await failure(() => collect(ser.decodeStream(cut(corrupt, [i]))));
+      expect([e.code, e.offset, e.path, e.message]).toEqual([expected!.code, expected!.offset, expected!.path, expected!.message]);
+    }
+  });
+
+  test("a source that errors midway: the values before, then the source's own error", async () => {
+    const boom = new Error("disk gone");
+    async function* failing(): AsyncGenerator<Uint8Array> {
+      yield INPUT.slice(0, 6); // the first two frames and a byte of the third
+      yield INPUT.slice(6, 20);
+      throw boom;
+    }
+    const got: DynamicMessage[] = [];
+    await expect(async () => {
+      for await (const v of ser.decodeStream(failing())) got.push(v);
+    }).rejects.toBe(boom);
+    expectValues(got, VALUES.slice(0, 2));
+  });
+
+  test("a Node Readable destroyed with an error", async () => {
+    const r = new Readable({ read() {} });
+    r.push(Buffer.from(INPUT.slice(0, 3)));
+    setImmediate(() => r.destroy(new Error("socket reset")));
+    await expect(collect(ser.decodeStream(r))).rejects.toThrow("socket reset");
+  });
+});
+
+test("a serializer that reads every frame: the stream's values carry its descriptor", async () => {
+  const [v] = await collect(ser.decodeStream([ser.encode({ sku: "x" })]));
+  expect(v!.descriptor).toBe(Item);
+  expect((ser as ProtobufSerializer).type.fullName).toBe("Item");
+});
