@@ -33,7 +33,8 @@ const MAX_PAGES = 65536;
 /** The views over the current instance's memory; replaced (fields reassigned) after growth. */
 export const views: MemoryViews = {} as MemoryViews;
 
-let exports: CoreExports | undefined;
+// Not named `exports`: in the CJS build a module-level `var exports` starts as CommonJS's exports object.
+let live: CoreExports | undefined;
 let ctrlWord = 0;
 let tableBase = 0;
 let tableCap = 0;
@@ -59,7 +60,7 @@ function rebuildViews(memory: WebAssembly.Memory): void {
 
 /** Makes [0, end) addressable, growing memory (and rebuilding the views) when needed. */
 export function ensureMemory(end: number): void {
-  const e = exports!;
+  const e = live!;
   if (end > callNeed) callNeed = end;
   const have = views.buffer.byteLength;
   if (end <= have) return;
@@ -93,8 +94,8 @@ function memoryError(end: number, cause?: unknown): CodecError {
 /** The instance with its table uploaded: call before every core call that reads the table. */
 export function ready(): CoreExports {
   const e = core();
-  if (e !== exports) {
-    exports = e;
+  if (e !== live) {
+    live = e;
     ctrlWord = (e.ctrl() >>> 0) >>> 2;
     tableBase = e.heapBase() >>> 0;
     tableCap = 64 * 1024;
@@ -126,7 +127,7 @@ const RELEASE_AFTER_CALLS = 16;
 
 /** The instance for one call of src/wasm/ops.ts: applies the release rule, then `ready`. */
 export function enter(): CoreExports {
-  if (exports !== undefined) {
+  if (live !== undefined) {
     const have = views.buffer.byteLength;
     if (have < RELEASE_MIN_BYTES || callNeed * RELEASE_FACTOR > have) quietCalls = 0;
     else if (++quietCalls >= RELEASE_AFTER_CALLS) releaseMemory();
