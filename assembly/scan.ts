@@ -17,14 +17,14 @@ import {
 } from "./ctrl";
 import { framePrefix, frameStatus } from "./framing";
 import {
-  E_BAD_TABLE, E_COLLISION, E_DEPTH_EXCEEDED, E_FIELD_NUMBER_ZERO, E_INVALID_WIRE_TYPE,
+  E_BAD_TABLE, E_COLLISION, E_DEPTH_EXCEEDED, E_UNSAFE_INTEGER, E_FIELD_NUMBER_ZERO, E_INVALID_WIRE_TYPE,
   E_LENGTH_PAST_END, E_MESSAGE_TOO_LARGE, E_PACKED_LENGTH, E_TRUNCATED, E_WIRE_TYPE_MISMATCH, OK,
   S_NEED_INPUT, S_PAUSED,
 } from "./status";
 import {
   A_KIND_MASK, A_MESSAGE, A_PACKABLE, A_SLOT_SHIFT, A_STRING, A_WIRE_SHIFT, KIND_BOOL,
   KIND_DOUBLE, KIND_FIXED32, KIND_FIXED64, KIND_FLOAT, KIND_INT64, KIND_SFIXED32, KIND_SFIXED64, KIND_SINT32,
-  KIND_SINT64, KIND_UINT64, T_DENSE_MAX_BYTE, T_HEADER_BYTES, findEntry, findSparse,
+  KIND_SINT64, KIND_UINT64, T_DENSE_MAX_BYTE, T_HEADER_BYTES, findEntry, findSparse, jsSafe,
 } from "./table";
 import {
   F_ASCII, F_ASCII_SELF, F_ASCII_TREE, F_HAS_UNKNOWN, FLAG_SHIFT, OP_BYTES, OP_END,
@@ -197,6 +197,14 @@ function walkPacked(tbl: usize, T: usize, base: usize, at: usize, p: usize, end:
     }
   }
   if (ce == s && s < pend) return fail(S_PAUSED);
+  // jstype = JS_NUMBER (word B): every element must be a safe JS integer; the run's entry is
+  // looked up once per run, not per element.
+  let js = size == 8 && kind != KIND_DOUBLE && load<u32>(findEntry(T, num), 4) != 0;
+  if (js && (kind == KIND_FIXED64 || kind == KIND_SFIXED64)) {
+    for (let q = s; q < ce; q += 8) {
+      if (!jsSafe(kind, load<u64>(q))) return fail(stop(E_UNSAFE_INTEGER, q, base, num, wt, levels, T, tbl));
+    }
+  }
   let dst = (pk - (<usize>count * <usize>size)) & ~(<usize>7);
   if (size == 4 && (kind == KIND_FIXED32 || kind == KIND_SFIXED32 || kind == KIND_FLOAT)) {
     memory.copy(dst, s, ce - s);
@@ -207,6 +215,7 @@ function walkPacked(tbl: usize, T: usize, base: usize, at: usize, p: usize, end:
     if (size == 8) {
       let zz = kind == KIND_SINT64;
       while (s < ce) {
+        let es = s;
         let v: u64;
         let x: u64 = 0;
         let m: u64 = 0;
@@ -232,6 +241,7 @@ function walkPacked(tbl: usize, T: usize, base: usize, at: usize, p: usize, end:
           v = varintValue;
         }
         if (zz) v = <u64>zigzagDecode64(v);
+        if (js && !jsSafe(kind, v)) return fail(stop(E_UNSAFE_INTEGER, es, base, num, wt, levels, T, tbl));
         store<u64>(d, v);
         d += 8;
       }
@@ -445,6 +455,8 @@ function walkBody(tbl: usize, T: usize, base: usize, p: usize, end: usize, maxDe
       if (kind == KIND_SINT32) v = <u64>(<i64>zigzagDecode32(<u32>v));
       else if (kind == KIND_SINT64) v = <u64>zigzagDecode64(v);
       else if (kind == KIND_BOOL) v = <u64>(v != 0);
+      // jstype = JS_NUMBER (word B; 0 for every other scalar): a value a JS number would round.
+      if (load<u32>(e, 4) != 0 && !jsSafe(kind, v)) return stop(E_UNSAFE_INTEGER, at, base, num, wt, (sp - stack) >> 4, T, tbl);
       store<u64>(tp, <u64>(OP_VARINT | head));
       store<u64>(tp, v, 8);
       tp += 16;
@@ -544,6 +556,7 @@ function walkBody(tbl: usize, T: usize, base: usize, p: usize, end: usize, maxDe
       p = vend;
     } else if (wt == 1) {
       if (end - p < 8) return stop(E_TRUNCATED, p, base, num, wt, (sp - stack) >> 4, T, tbl);
+      if (load<u32>(e, 4) != 0 && !jsSafe(a & A_KIND_MASK, load<u64>(p))) return stop(E_UNSAFE_INTEGER, at, base, num, wt, (sp - stack) >> 4, T, tbl);
       store<u64>(tp, <u64>(OP_FIXED64 | head));
       store<u64>(tp, load<u64>(p), 8);
       tp += 16;

@@ -36,6 +36,8 @@ export const E_PACKED_LENGTH: i32 = -15;
 export const E_COLLISION: i32 = -16;
 /** The layout table handed in is not one that src/codec/layout.ts wrote (a bug, not input). */
 export const E_BAD_TABLE: i32 = -17;
+/** A 64-bit field held as a JS number (jstype = JS_NUMBER) carries a value beyond ±(2^53 − 1). */
+export const E_UNSAFE_INTEGER: i32 = -18;
 /** Framing scan stopped because the output region is full; continue from CTRL_OFFSET. */
 export const S_MORE: i32 = 1;
 /** The tape window is full: read the entries written so far, then call walkResume. */

@@ -21,7 +21,8 @@
 //   bit 11     REPEATED (informational)
 //   bits 12-31 slot: index of the field in the layout's field list (what the tape reports)
 // Word B: for MESSAGE, the word offset of the nested type (a map field points at its entry
-//   type: key = field 1, value = field 2); otherwise 0.
+//   type: key = field 1, value = field 2); B_JS_NUMBER for a 64-bit field held as a JS number
+//   (jstype = JS_NUMBER), whose values must stay within ±(2^53 − 1); otherwise 0.
 //
 // The dense part covers small, dense numbers with one load; the sparse part keeps numbers up
 // to 536,870,911 correct without a table of that size.
@@ -39,6 +40,22 @@ export const A_STRING: u32 = 1 << 9;
 export const A_MESSAGE: u32 = 1 << 10;
 export const A_REPEATED: u32 = 1 << 11;
 export const A_SLOT_SHIFT: u32 = 12;
+
+/** Word B of a 64-bit field held as a JS number (jstype = JS_NUMBER). */
+export const B_JS_NUMBER: u32 = 1;
+
+/** Number.MAX_SAFE_INTEGER: the largest integer a JS number holds together with all below it. */
+const MAX_SAFE: i64 = 0x1fffffffffffff;
+
+/**
+ * Whether a 64-bit field's value (zigzag already decoded) is a safe JS integer: beyond it a JS
+ * number would round it, and the value read and written back would not be the wire value.
+ */
+@inline export function jsSafe(kind: u32, v: u64): bool {
+  if (kind == KIND_UINT64 || kind == KIND_FIXED64) return v <= <u64>MAX_SAFE;
+  let s = <i64>v;
+  return s >= -MAX_SAFE && s <= MAX_SAFE;
+}
 
 export const KIND_DOUBLE: u32 = 1;
 export const KIND_FLOAT: u32 = 2;

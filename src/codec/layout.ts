@@ -12,8 +12,9 @@
 // table.
 import type { DescField, DescMessage } from "@bufbuild/protobuf";
 import { InvalidDescriptorError } from "../errors.js";
+import { holdsJsNumber } from "../message/field-info.js";
 import {
-  A_MESSAGE, A_PACKABLE, A_REPEATED, A_SLOT_SHIFT, A_STRING, A_WIRE_SHIFT, DENSE_ENTRY_WORDS,
+  A_MESSAGE, A_PACKABLE, A_REPEATED, B_JS_NUMBER, A_SLOT_SHIFT, A_STRING, A_WIRE_SHIFT, DENSE_ENTRY_WORDS,
   KIND_BYTES, KIND_ENUM, KIND_MESSAGE, KIND_STRING, MAX_SLOTS, SPARSE_ENTRY_WORDS, T_DENSE_MAX_WORD,
   T_HEADER_WORDS, T_SLOTS_WORD, T_SPARSE_COUNT_WORD, T_LENGTH_WORD, allocTypeRecord, freeTypeRecord, tableWords,
   typeNames, wireTypeOf, writeTypeRecord, type TypeNames,
@@ -215,7 +216,7 @@ function recordOf(node: Node, offsetOf: (child: Node | MessageLayout) => number)
     if (p.kind === KIND_MESSAGE) a |= A_MESSAGE;
     if (p.repeated) a |= A_REPEATED;
     const child = node.children[slot];
-    const b = child === undefined ? 0 : offsetOf(child);
+    const b = child !== undefined ? offsetOf(child) : p.entryPart === undefined && holdsJsNumber(p.field) ? B_JS_NUMBER : 0;
     if (p.number <= node.denseMax) {
       record[T_HEADER_WORDS + DENSE_ENTRY_WORDS * p.number] = a;
       record[T_HEADER_WORDS + DENSE_ENTRY_WORDS * p.number + 1] = b;

@@ -37,6 +37,8 @@ import {
   snake,
 } from "./wkt.js";
 
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
 export interface FromJsonContext {
   readonly rootName: string;
   readonly ignoreUnknown: boolean;
@@ -216,8 +218,14 @@ export function messageFromJson(root: DescMessage, json: unknown, ctx: FromJsonC
         if (typeof b === "string") invalid(path, "bytes as base64 (standard or URL-safe alphabet, padding optional)", v, `: ${b}`);
         return b;
       }
-      default:
-        return int64(t, v, path);
+      default: {
+        const b = int64(t, v, path);
+        // jstype = JS_NUMBER holds a JS number, which rounds beyond 2^53 (map values stay bigint).
+        if (fi.long === L_NUMBER && fi.kind !== K_MAP && (b > MAX_SAFE || b < -MAX_SAFE)) {
+          invalid(path, `${ScalarType[t]!.toLowerCase()} within ±(2^53 − 1) (the field is declared jstype = JS_NUMBER, and a JS number would round this value)`, v);
+        }
+        return b;
+      }
     }
   };
 

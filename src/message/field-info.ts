@@ -69,6 +69,11 @@ export function is64(t: ScalarType | 0): boolean {
   );
 }
 
+/** A 64-bit field held as a JS number (jstype = JS_NUMBER): its wire values must stay within ±(2^53 − 1). */
+export function holdsJsNumber(f: DescField): boolean {
+  return longMode(f) === L_NUMBER;
+}
+
 function longMode(f: DescField): number {
   if (f.fieldKind !== "scalar" && !(f.fieldKind === "list" && f.listKind === "scalar")) return L_BIGINT;
   if (!is64(f.scalar)) return L_BIGINT;

@@ -18,6 +18,7 @@ export const E_FRAME_TOO_LARGE = -13;
 export const E_PACKED_LENGTH = -15;
 export const E_COLLISION = -16;
 export const E_BAD_TABLE = -17;
+export const E_UNSAFE_INTEGER = -18;
 export const S_MORE = 1;
 export const S_PAUSED = 2;
 export const S_NEED_INPUT = 3;
@@ -40,6 +41,7 @@ export const STATUS_CODES: Readonly<Record<number, string>> = {
   [E_PACKED_LENGTH]: "PACKED_LENGTH_INVALID",
   [E_COLLISION]: "UNKNOWN_FIELD_COLLISION",
   [E_BAD_TABLE]: "LAYOUT_INVALID",
+  [E_UNSAFE_INTEGER]: "UNSAFE_INTEGER",
 };
 
 /** Where and in what a status happened, as the core reported it, resolved to names. */
@@ -129,6 +131,9 @@ export function statusError(status: number, c: StatusContext): CodecError {
       break;
     case E_COLLISION:
       message = `${head}: unknown field ${c.fieldNumber} ${at} collides with declared field ${path} of ${c.typeName}; remove the unknown field or write it as the declared field`;
+      break;
+    case E_UNSAFE_INTEGER:
+      message = `${head}: field ${path} ${at} holds a ${c.fieldKind ?? "64-bit"} value beyond ±(2^53 − 1), which the field's jstype = JS_NUMBER cannot hold exactly; remove jstype = JS_NUMBER (or use JS_STRING) to read such values, or have the writer keep the field within Number.MAX_SAFE_INTEGER`;
       break;
     case E_BAD_TABLE:
       message = `${head}: the layout table does not hold this type; this is a protokeel bug, please report it`;

@@ -9,6 +9,8 @@ export const T_LENGTH_WORD = 3;
 export const T_HEADER_WORDS = 4;
 /** Words per dense entry (A, B) and per sparse entry (number, A, B, 0). */
 export const DENSE_ENTRY_WORDS = 2;
+/** Word B of a 64-bit field held as a JS number (jstype = JS_NUMBER). */
+export const B_JS_NUMBER = 1;
 export const SPARSE_ENTRY_WORDS = 4;
 
 export const A_KIND_MASK = 31;

@@ -151,11 +151,20 @@ function concat(parts: readonly Uint8Array[]): Uint8Array {
 
 const enc = new TextEncoder();
 
-/** A value the wire type allows that a later occurrence overrides (valid for the scalar type). */
-function decoy(t: ScalarType, r: () => number): Uint8Array {
+/**
+ * A value the wire type allows that a later occurrence overrides (valid for the scalar type;
+ * within ±(2^53 − 1) for `jsNumber` fields, whose every occurrence protokeel checks).
+ */
+function decoy(t: ScalarType, r: () => number, jsNumber = false): Uint8Array {
   switch (scalarWireType(t)) {
-    case 1:
-      return new Uint8Array(8).map(() => (r() * 256) | 0);
+    case 1: {
+      const b = new Uint8Array(8).map(() => (r() * 256) | 0);
+      if (jsNumber) {
+        b[6]! &= 0x1f;
+        b[7] = 0;
+      }
+      return b;
+    }
     case 5:
       return new Uint8Array(4).map(() => (r() * 256) | 0);
     case 2:
@@ -212,7 +221,7 @@ function scrambleRecords(desc: DescMessage, bytes: Uint8Array, r: () => number, 
       } else push({ no: rec.no, wt: 2, data: writeRecords(inner) });
       continue;
     }
-    if (scalar !== undefined && f.fieldKind !== "list" && r() < 0.25) push({ no: rec.no, wt: rec.wt, data: decoy(scalar, r) });
+    if (scalar !== undefined && f.fieldKind !== "list" && r() < 0.25) push({ no: rec.no, wt: rec.wt, data: decoy(scalar, r, f.proto.options?.jstype === 2) });
     push(rec);
   }
   for (const [no, e] of elements) {
@@ -235,7 +244,7 @@ function scrambleRecords(desc: DescMessage, bytes: Uint8Array, r: () => number, 
     const f = implicit[(r() * implicit.length) | 0]!;
     const t = elementScalar(f)!;
     const wt = scalarWireType(t);
-    push({ no: f.number, wt, data: decoy(t, r) });
+    push({ no: f.number, wt, data: decoy(t, r, f.proto.options?.jstype === 2) });
     push({ no: f.number, wt, data: zeroOf(t) });
   }
   const out: WireRecord[] = [];
