@@ -25,7 +25,7 @@ export { ProtobufType, ProtobufTypeBuilder, typeFor } from "./type.js";
 export type { DescriptorInput, FileDescriptorSetInput, ProtobufjsTypeLike } from "./descriptor/input.js";
 
 // --- messages ---
-export { DynamicMessage, DynamicMessageBuilder } from "./message/dynamic-message.js";
+export { DynamicMessage, DynamicMessageBuilder, isDynamicMessage } from "./message/dynamic-message.js";
 export type { DynamicInit } from "./message/dynamic-message.js";
 export type { UnknownFieldMap } from "./message/unknown-fields.js";
 

@@ -1,7 +1,7 @@
 // ProtobufSerializer (DESIGN §8): the JS writer (src/codec/writer.ts) and the WASM tape reader
 // (src/codec/reader.ts) bound to one ProtobufType.
 import type { DescMessage } from "@bufbuild/protobuf";
-import { FrameReader } from "./codec/frame-reader.js";
+import { FrameReader, readFramePrefix } from "./codec/frame-reader.js";
 import { FrameWriter } from "./codec/frame-writer.js";
 import { BoundDecoder } from "./codec/reader.js";
 import { MessageWriter, type Acceptor } from "./codec/writer.js";
@@ -31,6 +31,9 @@ function shifted(e: unknown, shift: number): unknown {
   const message = e.message.replace(/at byte (\d+)/, (_m, n: string) => `at byte ${Number(n) + shift}`);
   return new CodecError(e.code, message, { path: e.path, offset, cause: e });
 }
+
+/** The largest input a failed read checks again in the other form (see #mixUp). */
+const MIX_UP_MAX_BYTES = 64 * 1024;
 
 /**
  * Encodes and decodes DynamicMessage values of one ProtobufType: frames (`encode`/`decode`,
@@ -72,15 +75,12 @@ export class ProtobufSerializer {
 
   /** The value of exactly one frame; the result carries this serializer's descriptor instance. */
   decode(frame: Uint8Array): DynamicMessage {
-    const values = this.#dec.frames(checkBytes(frame, this.#root));
-    if (values.length !== 1) {
-      throw new CodecError(
-        "NOT_ONE_FRAME",
-        `cannot decode ${this.#root.typeName}: decode expects exactly one frame, got ${values.length}; use decodeAll for a batch of frames`,
-        { path: this.#root.typeName },
-      );
+    const bytes = checkBytes(frame, this.#root);
+    try {
+      return this.#dec.oneFrame(bytes);
+    } catch (e) {
+      throw this.#mixUp(e, bytes, "frame");
     }
-    return values[0]!;
   }
 
   /** The bare message, without a frame (gRPC bodies, Kafka values); same checks and limits. */
@@ -90,7 +90,43 @@ export class ProtobufSerializer {
 
   /** Reads a bare message. */
   fromBinary(bytes: Uint8Array): DynamicMessage {
-    return this.#dec.message(checkBytes(bytes, this.#root));
+    const input = checkBytes(bytes, this.#root);
+    try {
+      return this.#dec.message(input);
+    } catch (e) {
+      throw this.#mixUp(e, input, "bare");
+    }
+  }
+
+  /**
+   * A failed read's error, with a hint when the input is valid in the other form: a frame passed
+   * to fromBinary/validate (its length prefix reads as a tag, so the error speaks of wire types)
+   * or a bare message passed to decode/decodeAll/validateAll. Only failures pay for the check.
+   */
+  #mixUp(e: unknown, bytes: Uint8Array, expected: "bare" | "frame"): unknown {
+    // Only small inputs are checked again: a mix-up is one message, and a second look at a large
+    // input would copy it into the core's memory (which a refused frame must never cost).
+    if (!(e instanceof CodecError) || bytes.length === 0 || bytes.length > MIX_UP_MAX_BYTES) return e;
+    const name = this.#root.typeName;
+    let hint: string;
+    if (expected === "bare") {
+      const prefix = readFramePrefix(bytes, 0);
+      if (typeof prefix === "number" || prefix.bodyAt + prefix.size !== bytes.length || !this.#validates(() => validateMessageBytes(this.#root, bytes.subarray(prefix.bodyAt), this.type.settings))) return e;
+      hint = `the input is one length-prefixed frame (framing v1) holding a valid ${name}: read it with serializer.decode(bytes), or pass the message without its length prefix`;
+    } else {
+      if (!this.#validates(() => validateMessageBytes(this.#root, bytes, this.type.settings))) return e;
+      hint = `the input is a valid bare ${name} without a length prefix: read it with serializer.fromBinary(bytes), or frame it with serializer.encode`;
+    }
+    return new CodecError(e.code, `${e.message}. Note: ${hint}`, { path: e.path, offset: e.offset, cause: e.cause });
+  }
+
+  #validates(check: () => void): boolean {
+    try {
+      check();
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /** Frames of all values, concatenated; nothing is returned when any value fails. */
@@ -100,19 +136,34 @@ export class ProtobufSerializer {
 
   /** Every frame of a buffer, validated in one WASM call. */
   decodeAll(bytes: Uint8Array): DynamicMessage[] {
-    return this.#dec.frames(checkBytes(bytes, this.#root));
+    const input = checkBytes(bytes, this.#root);
+    try {
+      return this.#dec.frames(input);
+    } catch (e) {
+      throw this.#mixUp(e, input, "frame");
+    }
   }
 
   // --- validate-only reads (no value is built) ---
 
   /** Checks a bare message exactly as `fromBinary` would (same CodecError) without decoding it. */
   validate(bytes: Uint8Array): void {
-    validateMessageBytes(this.#root, checkBytes(bytes, this.#root), this.type.settings);
+    const input = checkBytes(bytes, this.#root);
+    try {
+      validateMessageBytes(this.#root, input, this.type.settings);
+    } catch (e) {
+      throw this.#mixUp(e, input, "bare");
+    }
   }
 
   /** Checks every frame of a buffer exactly as `decodeAll` would, in one WASM call. */
   validateAll(bytes: Uint8Array): void {
-    validateFrameBytes(this.#root, checkBytes(bytes, this.#root), this.type.settings);
+    const input = checkBytes(bytes, this.#root);
+    try {
+      validateFrameBytes(this.#root, input, this.type.settings);
+    } catch (e) {
+      throw this.#mixUp(e, input, "frame");
+    }
   }
 
   // --- end validate-only reads ---

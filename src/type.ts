@@ -1,6 +1,7 @@
 // ProtobufType (DESIGN §5, §6): one root descriptor, its normalized identity and four settings.
 import type { DescMessage } from "@bufbuild/protobuf";
 import { sha256 } from "@noble/hashes/sha2";
+import { MESSAGE_BRAND, TYPE_BRAND, hasBrand } from "./brand.js";
 import { InvalidDescriptorError, InvalidObjectError, MissingTypeInfoError, isProtokeelError } from "./errors.js";
 import { collectClosure } from "./descriptor/closure.js";
 import { isDynamicMessageClass, resolveRoot, type DescriptorInput } from "./descriptor/input.js";
@@ -79,6 +80,7 @@ export class ProtobufType {
   #fingerprint: string | undefined;
 
   static {
+    Object.defineProperty(this.prototype, TYPE_BRAND, { value: true });
     construct = (root, normalized, settings) => new ProtobufType(root, normalized, settings);
   }
 
@@ -169,15 +171,19 @@ export class ProtobufType {
    */
   equals(other: unknown): boolean {
     if (other === this) return true;
-    if (!(other instanceof ProtobufType)) return false;
-    return (
-      other.kind === this.kind &&
-      other.fullName === this.fullName &&
-      other.framingVersion === this.framingVersion &&
-      other.normalizationVersion === this.normalizationVersion &&
-      settingsEqual(other.settings, this.settings) &&
-      bytesEqual(normalizedBytesOf(other), normalizedBytesOf(this))
-    );
+    if (!hasBrand(other, TYPE_BRAND)) return false;
+    const o = other as ProtobufType;
+    const same =
+      o.kind === this.kind &&
+      o.fullName === this.fullName &&
+      o.framingVersion === this.framingVersion &&
+      o.normalizationVersion === this.normalizationVersion &&
+      settingsEqual(o.settings, this.settings);
+    if (!same) return false;
+    // A type of another copy of this package (ESM beside CJS) keeps its normalized bytes private
+    // to that copy; its fingerprint is their SHA-256.
+    if (o instanceof ProtobufType) return bytesEqual(normalizedBytesOf(o), normalizedBytesOf(this));
+    return (other as { fingerprint(): string }).fingerprint() === this.fingerprint();
   }
 
   /**
@@ -257,10 +263,7 @@ export class ProtobufTypeBuilder {
  * with `ProtobufType.of(descriptor)`. Other inputs throw `TypeError`.
  */
 export function typeFor(valueOrClass: unknown): ProtobufType {
-  const isDynamicValue =
-    valueOrClass !== null &&
-    typeof valueOrClass === "object" &&
-    isDynamicMessageClass((valueOrClass as { constructor?: unknown }).constructor);
+  const isDynamicValue = typeof valueOrClass === "object" && hasBrand(valueOrClass, MESSAGE_BRAND);
   if (isDynamicMessageClass(valueOrClass) || isDynamicValue) {
     throw new MissingTypeInfoError(
       "DYNAMIC_MESSAGE_TYPE_INFO",

@@ -1,5 +1,5 @@
 // Growth sweeps (`npm run stress`): every attack family runs at N = 1e3, 1e4, 1e5 (more where a
-// family says so) against the built package, and the time of each step is compared with the
+// family says so) against the built package, and the CPU time of each step is compared with the
 // step before. A linear path grows ~10x per 10x step; a quadratic one ~100x. A step above the
 // family's bound (30x unless it says otherwise) fails. Ratios only: the machine is shared and
 // noisy, so no absolute time is ever a verdict.
@@ -27,6 +27,16 @@ const MAX_REPS = 7;
 
 const gc = globalThis.gc ?? (() => {});
 
+/**
+ * Milliseconds of CPU this process spent (all its threads): time the OS gave to other processes
+ * on this shared machine is not counted, which wall-clock time would (helpers running beside a
+ * run made 1e4 -> 1e5 steps read x37-x59 that measured x9-x12 alone).
+ */
+function cpuMs() {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}
+
 async function measure(fam, n) {
   const input = await fam.prepare(n);
   let best = Infinity;
@@ -35,9 +45,9 @@ async function measure(fam, n) {
   let extra = {};
   while (reps < MAX_REPS && (reps < MIN_REPS || total < MIN_TOTAL_MS)) {
     gc();
-    const t0 = performance.now();
+    const c0 = cpuMs();
     await fam.run(input, n);
-    const dt = performance.now() - t0;
+    const dt = cpuMs() - c0;
     total += dt;
     reps++;
     if (dt < best) best = dt;
@@ -47,6 +57,16 @@ async function measure(fam, n) {
   if (fam.after) extra = (await fam.after(input, n)) ?? {};
   return { n, ms: best, reps, ...extra };
 }
+
+/** The growth of step i (rows i-1 -> i) normalized to a 10x step. */
+function ratioOf(rows, i) {
+  const step = Math.log10(rows[i].n / rows[i - 1].n);
+  return (rows[i].ms / Math.max(rows[i - 1].ms, 0.01)) ** (1 / step);
+}
+
+// A step over its bound is measured again (both sizes, fresh inputs) up to this many times and
+// the lowest ratio kept: a quadratic path fails every time, a preempted measurement does not.
+const RETRIES = 2;
 
 const filter = process.argv.slice(2);
 const dir = new URL("./families/", import.meta.url);
@@ -62,15 +82,18 @@ for (const file of files) {
   for (const n of sizes) rows.push(await measure(fam, n));
   const parts = [];
   for (let i = 0; i < rows.length; i++) {
-    const r = rows[i];
-    let text = `N=${r.n.toExponential(0)} ${r.ms.toFixed(2)} ms`;
+    let text = `N=${rows[i].n.toExponential(0)} ${rows[i].ms.toFixed(2)} ms`;
     if (i > 0) {
-      // Normalized to a 10x step, so families with other size steps compare alike.
-      const step = Math.log10(r.n / rows[i - 1].n);
-      const ratio = (r.ms / Math.max(rows[i - 1].ms, 0.01)) ** (1 / step);
-      text += ` (x${ratio.toFixed(1)})`;
+      let ratio = ratioOf(rows, i);
       // Steps whose larger side stays under 20 ms are timer noise and call overhead, not growth.
-      if (ratio > maxRatio && r.ms > 20) failures.push(`${fam.name}: ${rows[i - 1].n} -> ${r.n} grew x${ratio.toFixed(1)} per 10x (bound x${maxRatio})`);
+      for (let k = 0; k < RETRIES && ratio > maxRatio && rows[i].ms > 20; k++) {
+        const again = [await measure(fam, rows[i - 1].n), await measure(fam, rows[i].n)];
+        const r = ratioOf(again, 1);
+        text += ` [again x${r.toFixed(1)}]`;
+        if (r < ratio) ratio = r;
+      }
+      text += ` (x${ratio.toFixed(1)})`;
+      if (ratio > maxRatio && rows[i].ms > 20) failures.push(`${fam.name}: ${rows[i - 1].n} -> ${rows[i].n} grew x${ratio.toFixed(1)} per 10x (bound x${maxRatio})`);
     }
     parts.push(text);
   }

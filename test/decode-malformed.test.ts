@@ -375,13 +375,13 @@ describe("each rule has its exact error", () => {
 
   test("the messages name the type, the path, the rule and what to do", () => {
     expect(codecError(() => ser.fromBinary(b(0x28, 0x01, 0x2b))).message).toBe(
-      `cannot decode ${ROOT}: field ${F_INT32} at byte 2 has wire type 3 (group start); groups are not supported in proto3, the input is corrupt or is not a ${ROOT}`,
+      `cannot decode ${ROOT}: field ${F_INT32} at byte 2 has wire type 3 (group start); groups are not supported in proto3, the input is corrupt or is not an encoded ${ROOT}`,
     );
     expect(codecError(() => ser.fromBinary(b(0x38, 0x01))).message).toBe(
       `cannot decode ${ROOT}: field ${ROOT}.f_fixed32(7) at byte 0 has wire type 0 (varint) but is declared fixed32; the bytes were written with an incompatible schema or are corrupt`,
     );
     expect(codecError(() => ser.fromBinary(b(0x28, 0x01, 0x80, 0x80, 0x80, 0x80, 0x20, 0x00))).message).toBe(
-      `cannot decode ${ROOT}: tag at byte 2 in ${ROOT} has a field number above 536870911; the input is corrupt or is not a ${ROOT}`,
+      `cannot decode ${ROOT}: tag at byte 2 in ${ROOT} has a field number above 536870911; the input is corrupt or is not an encoded ${ROOT}`,
     );
     expect(codecError(() => ser.fromBinary(b(0xe2, 0x05, 0x04, 0x0a, 0x02, 0xc3, 0x28))).message).toBe(
       `cannot decode ${ROOT}: string field ${ROOT}.m_string(92).key(1) has invalid UTF-8 at byte 5; string fields must hold valid UTF-8, declare the field as bytes for binary data`,

@@ -69,18 +69,24 @@ describe("ProtobufType construction", () => {
     expect(() => ProtobufType.newBuilder(DynamicMessage as never).build()).toThrow(expect.objectContaining(expected));
   });
 
-  test.each<[string, unknown, string]>([
-    ["null", null, "null"],
-    ["a plain object", {}, "(Object)"],
-    ["a number", 42, "(number)"],
-    ["a protobufjs Enum", protobuf.parse('syntax = "proto3"; enum E { A = 0; }').root.lookup("E"), "(protobufjs Enum .E)"],
-    ["a DescEnum", messageFromDir(CANONICAL, "acme.Order").fields[4]!.enum, "(descriptor of kind enum acme.Status)"],
-  ])("rejects %s", (_name, input, described) => {
+  const GENERAL = "pass a DescMessage, a protobufjs Type or { fileDescriptorSet, messageName }";
+  const pbjsRoot = protobuf.parse('syntax = "proto3"; package acme; message Order { int64 id = 1; }').root;
+  test.each<[string, unknown, string, string]>([
+    ["null", null, "null", GENERAL],
+    ["a plain object", {}, "(Object)", GENERAL],
+    ["a number", 42, "(number)", GENERAL],
+    ["a protobufjs Enum", protobuf.parse('syntax = "proto3"; enum E { A = 0; }').root.lookup("E"), "(protobufjs Enum .E)", 'a protobufjs Enum is not a message: pass the root message\'s Type, e.g. root.lookupType("acme.Order")'],
+    ["a protobufjs Root", pbjsRoot, "(protobufjs Root)", 'a protobufjs Root holds many types: pass the root message\'s Type, e.g. root.lookupType("acme.Order")'],
+    ["a protobufjs Namespace", pbjsRoot.lookup("acme"), "(protobufjs Namespace .acme)", 'a protobufjs Namespace holds many types: pass the root message\'s Type, e.g. root.lookupType("acme.Order")'],
+    ["a DescEnum", messageFromDir(CANONICAL, "acme.Order").fields[4]!.enum, "(descriptor of kind enum acme.Status)", "an enum descriptor cannot be a root: pass the root message's DescMessage"],
+    ["a DescFile", messageFromDir(CANONICAL, "acme.Order").file, "(descriptor of kind file)", 'a file descriptor holds many types: pass one of its messages, e.g. file.messages[0] or registry.getMessage("acme.Order")'],
+    ["a ProtobufType", ProtobufType.of(messageFromDir(CANONICAL, "acme.Order")), "(ProtobufType)", "this is a ProtobufType already: use it, or pass type.descriptor to ProtobufType.newBuilder to change its settings"],
+  ])("rejects %s", (_name, input, described, hint) => {
     expect(() => ProtobufType.of(input as never)).toThrow(
       expect.objectContaining({
         name: "InvalidDescriptorError",
         code: "UNSUPPORTED_INPUT",
-        message: `invalid descriptor: unsupported input ${described}; pass a DescMessage, a protobufjs Type or { fileDescriptorSet, messageName }`,
+        message: `invalid descriptor: unsupported input ${described}; ${hint}`,
       }),
     );
   });

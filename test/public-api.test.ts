@@ -26,6 +26,7 @@ const PUBLIC = [
   "evaluateSchemaChange",
   "formatFindings",
   "initWasm",
+  "isDynamicMessage",
   "isProtokeelError",
   "readSnapshot",
   "releaseMemory",

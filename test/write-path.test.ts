@@ -123,7 +123,7 @@ describe("acceptance", () => {
     expect(e.code).toBe("INCOMPATIBLE_VALUE_DESCRIPTOR");
     expect(e.path).toBe(path);
     expect(e.message).toBe(
-      `cannot write acme.Order: value at ${path} has descriptor ${type} that the paired declaration ${type} does not accept: field ${type}.qty(2) was removed (FIELD_REMOVED_NOT_RESERVED at ${type}.qty(2)); build the value from the serializer's descriptor or a compatible schema`,
+      `cannot write acme.Order: value at ${path} was built with a schema of ${type} that this serializer's ${type} cannot write its content with (FIELD_REMOVED_NOT_RESERVED at ${type}.qty(2); in the evaluator's words, with the value's schema as the saved one: field ${type}.qty(2) was removed); build the value from the serializer's descriptor, or from a schema version the serializer's schema can read`,
     );
     expect(out.length).toBe(0);
   });
@@ -132,7 +132,7 @@ describe("acceptance", () => {
     const other = schema("v2");
     const e = codecError(() => writer(v2.Order).toBinary(DynamicMessage.create(other.Order, {})));
     expect(e.message).toBe(
-      "cannot write acme.Order: value at acme.Order has descriptor acme.Order that the paired declaration acme.Order does not accept: acme.Order is another descriptor instance and no schema evaluator is configured (NOT_EVALUATED at acme.Order); build the value from the serializer's descriptor or a compatible schema",
+      "cannot write acme.Order: value at acme.Order was built with a schema of acme.Order that this serializer's acme.Order cannot write its content with (NOT_EVALUATED at acme.Order; in the evaluator's words, with the value's schema as the saved one: acme.Order is another descriptor instance and no schema evaluator is configured); build the value from the serializer's descriptor, or from a schema version the serializer's schema can read",
     );
   });
 

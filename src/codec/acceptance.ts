@@ -155,7 +155,9 @@ export class Acceptance {
     if (!r.ok) {
       f.fail(
         "INCOMPATIBLE_VALUE_DESCRIPTOR",
-        `value at {path} has descriptor ${saved.typeName} that the paired declaration ${current.typeName} does not accept: ${r.finding.message} (${r.finding.rule} at ${r.finding.path}); build the value from the serializer's descriptor or a compatible schema`,
+        // The evaluator speaks of saved and current schemas: here the value's schema is the saved
+        // one (what the value holds) and the serializer's the current one (what it writes).
+        `value at {path} was built with a schema of ${saved.typeName} that this serializer's ${current.typeName} cannot write its content with (${r.finding.rule} at ${r.finding.path}; in the evaluator's words, with the value's schema as the saved one: ${r.finding.message}); build the value from the serializer's descriptor, or from a schema version the serializer's schema can read`,
       );
     }
     s.unshift(saved);

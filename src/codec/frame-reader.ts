@@ -50,7 +50,7 @@ export class FrameReader {
       const tooLong = prefix === TOO_LONG;
       throw new CodecError(
         tooLong ? "VARINT_TOO_LONG" : "VARINT_OVERFLOW",
-        `cannot decode ${typeName}: varint at byte ${start} in ${typeName} ${tooLong ? "is longer than 10 bytes" : "does not fit in 64 bits"}; the input is corrupt or is not a ${typeName}`,
+        `cannot decode ${typeName}: varint at byte ${start} in ${typeName} ${tooLong ? "is longer than 10 bytes" : "does not fit in 64 bits"}; the input is corrupt or is not an encoded ${typeName}`,
         { offset: start, path: typeName },
       );
     }

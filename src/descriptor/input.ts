@@ -1,4 +1,5 @@
 // The three inputs of ProtobufType.of / newBuilder (DESIGN §4.1), resolved to a root DescMessage.
+import { MESSAGE_BRAND, TYPE_BRAND, hasBrand, isBrandedClass } from "../brand.js";
 import { createFileRegistry, fromBinary, type DescMessage } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema, type FileDescriptorProto, type FileDescriptorSet } from "@bufbuild/protobuf/wkt";
 import { invalid } from "./invalid.js";
@@ -33,9 +34,9 @@ export const InputCode = {
   INPUT_INVALID: "INPUT_INVALID",
 } as const;
 
-/** True for the `DynamicMessage` class itself (by name, so another copy of the package counts too). */
+/** True for the `DynamicMessage` class of this or another copy of the package (by its brand, not its name: bundlers rename classes). */
 export function isDynamicMessageClass(x: unknown): boolean {
-  return typeof x === "function" && x.name === "DynamicMessage";
+  return isBrandedClass(x, MESSAGE_BRAND);
 }
 
 export function isDescMessage(x: unknown): x is DescMessage {
@@ -63,8 +64,20 @@ export function resolveRoot(input: unknown): DescMessage {
   throw invalid(
     undefined,
     InputCode.UNSUPPORTED_INPUT,
-    `unsupported input ${describe(input)}; pass a DescMessage, a protobufjs Type or { fileDescriptorSet, messageName }`,
+    `unsupported input ${describe(input)}; ${hintFor(input) ?? "pass a DescMessage, a protobufjs Type or { fileDescriptorSet, messageName }"}`,
   );
+}
+
+/** What to pass instead of an input that is close to an accepted one. */
+function hintFor(x: unknown): string | undefined {
+  const pbjs = protobufjsClassName(x);
+  if (pbjs === "Root" || pbjs === "Namespace") return `a protobufjs ${pbjs} holds many types: pass the root message's Type, e.g. root.lookupType("acme.Order")`;
+  if (pbjs !== undefined) return `a protobufjs ${pbjs} is not a message: pass the root message's Type, e.g. root.lookupType("acme.Order")`;
+  if (hasBrand(x, TYPE_BRAND)) return "this is a ProtobufType already: use it, or pass type.descriptor to ProtobufType.newBuilder to change its settings";
+  const kind = x !== null && typeof x === "object" ? (x as { kind?: unknown }).kind : undefined;
+  if (kind === "file") return 'a file descriptor holds many types: pass one of its messages, e.g. file.messages[0] or registry.getMessage("acme.Order")';
+  if (kind === "enum" || kind === "service" || kind === "extension" || kind === "field" || kind === "oneof") return `${kind === "enum" || kind === "extension" || kind === "oneof" ? "an" : "a"} ${kind} descriptor cannot be a root: pass the root message's DescMessage`;
+  return undefined;
 }
 
 function describe(x: unknown): string {
@@ -72,6 +85,7 @@ function describe(x: unknown): string {
   if (x === undefined) return "undefined";
   const pbjs = protobufjsClassName(x);
   if (pbjs !== undefined) return `(protobufjs ${pbjs} ${String((x as { fullName?: unknown }).fullName ?? "")})`.replace(" )", ")");
+  if (hasBrand(x, TYPE_BRAND)) return "(ProtobufType)";
   if (typeof x === "object") {
     const kind = (x as { kind?: unknown }).kind;
     if (typeof kind === "string") {

@@ -1,6 +1,7 @@
 // Validation and normalization of application input (create, builder) into the internal value
 // representation documented in dynamic-message.ts. The decoder never comes through here. Values
 // that hold messages are converted by src/message/create.ts, which calls this for the rest.
+import { MESSAGE_BRAND, TYPE_BRAND, hasBrand } from "../brand.js";
 import { ScalarType, type DescEnum } from "@bufbuild/protobuf";
 import { K_ENUM, K_LIST, K_MAP, K_SCALAR, L_BIGINT, L_NUMBER, L_STRING, is64, type FieldInfo } from "./field-info.js";
 
@@ -36,10 +37,8 @@ export function describeValue(v: unknown): string {
       if (v === null) return "null";
       if (Array.isArray(v)) return "an array";
       // Bundlers and minifiers rename classes: protokeel's own objects are named by their brands.
-      if ((v as Record<symbol, unknown>)[Symbol.for("protokeel.DynamicMessage/1")] === true) return "a DynamicMessage";
-      if (typeof (v as { createSerializer?: unknown }).createSerializer === "function" && typeof (v as { fingerprint?: unknown }).fingerprint === "function") {
-        return "a ProtobufType";
-      }
+      if (hasBrand(v, MESSAGE_BRAND)) return "a DynamicMessage";
+      if (hasBrand(v, TYPE_BRAND)) return "a ProtobufType";
       const name = (v as object).constructor?.name;
       return name && name !== "Object" ? `an object ${name}` : "an object";
     }

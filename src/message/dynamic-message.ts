@@ -28,6 +28,7 @@
  *   and its subtree were last accepted against by instance rules). They are valid forever because
  *   the value is immutable.
  */
+import { MESSAGE_BRAND, hasBrand } from "../brand.js";
 import type { DescField, DescMessage } from "@bufbuild/protobuf";
 import { coerceElement, coerceMapKey, describeValue, isPlainObject, scalarZero } from "./coerce.js";
 import { build, fieldByName, storedField, storedMessage } from "./create.js";
@@ -82,22 +83,14 @@ export interface LazySource {
 
 const EMPTY_VALUES: readonly unknown[] = [];
 
-/**
- * The brand every DynamicMessage carries, registered (Symbol.for) so that the ESM and the CJS copy
- * of this package, or two installed copies of the same version, recognise each other's values:
- * `instanceof` fails across copies. The number is the internal layout's version; values of a copy
- * with another layout are not taken for ours.
- */
-const VALUE_BRAND = Symbol.for("protokeel.DynamicMessage/1");
-
-/** True for a DynamicMessage of this or of another copy of this package with the same internals. */
+/** True for a DynamicMessage of this copy of protokeel or of another one (the ESM and the CJS build in one process); use it where `instanceof` would miss the other copy's values. */
 export function isDynamicMessage(v: unknown): v is DynamicMessage {
-  return v instanceof DynamicMessage || (typeof v === "object" && v !== null && (v as { [VALUE_BRAND]?: unknown })[VALUE_BRAND] === true);
+  return v instanceof DynamicMessage || (typeof v === "object" && hasBrand(v, MESSAGE_BRAND));
 }
 
 export class DynamicMessage {
   static {
-    Object.defineProperty(this.prototype, VALUE_BRAND, { value: true });
+    Object.defineProperty(this.prototype, MESSAGE_BRAND, { value: true });
   }
 
   /** The descriptor instance this value is bound to. */

@@ -81,7 +81,7 @@ export function statusError(status: number, c: StatusContext): CodecError {
   const head = `cannot ${c.verb} ${c.rootName}`;
   const at = `at byte ${c.offset}`;
   const path = fieldPath(c);
-  const corrupt = `the input is corrupt or is not a ${c.rootName}`;
+  const corrupt = `the input is corrupt or is not an encoded ${c.rootName}`;
   let message: string;
   switch (status) {
     case E_TRUNCATED:
