@@ -1,0 +1,341 @@
+// The generated kind's values (DESIGN §11): protobuf-es message objects (`$typeName`, fields by
+// local name, oneofs as `{ case, value }`, maps as plain objects, `$unknown` as
+// `{ no, wireType, data }` with the payload after the tag) to and from the serializer's own value
+// form, through a plan per descriptor instance computed once.
+//
+// Read: the WASM tape reader builds the decoder's value arrays (src/codec/reader.ts), which
+// `toGenerated` turns into protobuf-es objects (the arrays of scalar lists are handed over, not
+// copied). Write: `fromGenerated` checks a protobuf-es object against the paired declaration
+// (its `$typeName`, each field with DynamicMessage.create's rules) and gives the writer a value
+// bound to that declaration, so that every write check (unknown-field collisions, limits, depth,
+// deterministic order) is the dynamic kind's, with its errors.
+import { create, fromJson, toJson, type DescField, type DescMessage, type JsonObject } from "@bufbuild/protobuf";
+import { isWrapperDesc } from "@bufbuild/protobuf/wkt";
+import { CodecError } from "../errors.js";
+import { coerceValueField, describeValue, listForWrite, mapInput, scalarZero } from "../message/coerce.js";
+import { DynamicMessage } from "../message/dynamic-message.js";
+import { K_LIST, K_MAP, K_MESSAGE, messageInfo, type FieldInfo } from "../message/field-info.js";
+import type { UnknownField } from "../message/unknown-fields.js";
+
+/** How a message-valued field is held by protobuf-es. */
+const M_PLAIN = 0;
+/** A google.protobuf wrapper in a singular field outside a oneof: the bare scalar. */
+const M_WRAPPER = 1;
+/** google.protobuf.Struct in a field of any message but google.protobuf.Value: a JsonObject. */
+const M_STRUCT = 2;
+
+interface FieldPlan {
+  readonly fi: FieldInfo;
+  readonly local: string;
+  /** The oneof's local name for a member, else undefined. */
+  readonly oneof: string | undefined;
+  readonly message: number;
+  /** `.name(number)`, for error paths. */
+  readonly seg: string;
+  child: GenPlan | undefined;
+}
+
+interface GenPlan {
+  readonly desc: DescMessage;
+  readonly typeName: string;
+  readonly fields: readonly FieldPlan[];
+  /** Local names of fields and oneofs, and `$typeName`, `$unknown`. */
+  readonly known: ReadonlySet<string>;
+}
+
+const plans = new WeakMap<DescMessage, GenPlan>();
+
+function messageMode(f: DescField): number {
+  if (f.fieldKind === "message" && f.oneof === undefined && isWrapperDesc(f.message)) return M_WRAPPER;
+  if (f.message?.typeName === "google.protobuf.Struct" && f.parent.typeName !== "google.protobuf.Value") return M_STRUCT;
+  return M_PLAIN;
+}
+
+/** The plan of `desc` and of every message type it reaches, without recursion. */
+export function genPlanOf(desc: DescMessage): GenPlan {
+  const known = plans.get(desc);
+  if (known !== undefined) return known;
+  const built: GenPlan[] = [];
+  const work: DescMessage[] = [desc];
+  const fresh = new Map<DescMessage, GenPlan>();
+  while (work.length > 0) {
+    const d = work.pop()!;
+    if (plans.has(d) || fresh.has(d)) continue;
+    const info = messageInfo(d);
+    const fields = info.fields.map((fi): FieldPlan => {
+      const f = fi.field;
+      if (f.message !== undefined) work.push(f.message);
+      return {
+        fi,
+        local: f.localName,
+        oneof: f.oneof?.localName,
+        message: fi.elemKind === K_MESSAGE ? messageMode(f) : M_PLAIN,
+        seg: `.${fi.name}(${fi.number})`,
+        child: undefined,
+      };
+    });
+    const names = new Set<string>(["$typeName", "$unknown"]);
+    for (const m of d.members) names.add(m.localName);
+    const plan: GenPlan = { desc: d, typeName: d.typeName, fields, known: names };
+    fresh.set(d, plan);
+    built.push(plan);
+  }
+  for (const plan of built) {
+    for (const fp of plan.fields) {
+      const m = fp.fi.field.message;
+      if (m !== undefined) fp.child = plans.get(m) ?? fresh.get(m)!;
+    }
+  }
+  for (const plan of built) plans.set(plan.desc, plan);
+  return plans.get(desc)!;
+}
+
+// --- read: decoded values → protobuf-es objects ---
+
+/** Tag byte length of an unknown occurrence (its first varint), for protobuf-es' `data`. */
+function tagLength(data: Uint8Array): number {
+  let i = 0;
+  while (i < data.length && (data[i]! & 0x80) !== 0) i++;
+  return i + 1;
+}
+
+function unknownToEs(list: readonly UnknownField[]): { no: number; wireType: number; data: Uint8Array }[] {
+  const out = new Array<{ no: number; wireType: number; data: Uint8Array }>(list.length);
+  for (let i = 0; i < list.length; i++) {
+    const u = list[i]!;
+    out[i] = { no: u.number, wireType: u.data[0]! & 7, data: u.data.subarray(tagLength(u.data)) };
+  }
+  return out;
+}
+
+function messageToEs(fp: FieldPlan, v: DynamicMessage): unknown {
+  switch (fp.message) {
+    case M_WRAPPER: {
+      const x = v._values[0];
+      if (x !== undefined) return x;
+      const inner = fp.child!.fields[0]!.fi;
+      return scalarZero(inner.scalar, inner.long);
+    }
+    case M_STRUCT:
+      return toJson(fp.child!.desc, toGenerated(v, fp.child!) as never);
+    default:
+      return toGenerated(v, fp.child!);
+  }
+}
+
+/**
+ * The protobuf-es object of a value the serializer decoded (bound to `plan.desc`). Lists of
+ * scalars are the decoded arrays themselves: the decoded value is not kept.
+ */
+export function toGenerated(m: DynamicMessage, plan: GenPlan): Record<string, unknown> {
+  const msg = create(plan.desc) as unknown as Record<string, unknown>;
+  const values = m._values;
+  const fields = plan.fields;
+  for (let i = 0; i < fields.length; i++) {
+    const v = values[i];
+    if (v === undefined) continue;
+    const fp = fields[i]!;
+    const fi = fp.fi;
+    let out: unknown;
+    if (fi.elemKind !== K_MESSAGE) {
+      if (fi.kind === K_MAP) {
+        const o: Record<string, unknown> = {};
+        for (const [k, x] of v as Map<unknown, unknown>) o[String(k)] = x;
+        out = o;
+      } else out = v;
+    } else if (fi.kind === K_LIST) {
+      const list = v as readonly DynamicMessage[];
+      const a = new Array<unknown>(list.length);
+      for (let j = 0; j < list.length; j++) a[j] = toGenerated(list[j]!, fp.child!);
+      out = a;
+    } else if (fi.kind === K_MAP) {
+      const o: Record<string, unknown> = {};
+      for (const [k, x] of v as Map<unknown, DynamicMessage>) o[String(k)] = toGenerated(x, fp.child!);
+      out = o;
+    } else {
+      out = messageToEs(fp, v as DynamicMessage);
+    }
+    if (fp.oneof !== undefined) msg[fp.oneof] = { case: fp.local, value: out };
+    else msg[fp.local] = out;
+  }
+  const u = m._unknown;
+  if (u.length > 0) msg.$unknown = unknownToEs(u);
+  return msg;
+}
+
+// --- write: protobuf-es objects → values bound to the paired declaration ---
+
+/** The path of the value being converted, for errors: the root's full name, then segments. */
+class Trail {
+  readonly parts: string[] = [];
+  constructor(readonly root: string) {}
+  toString(): string {
+    return this.root + this.parts.join("");
+  }
+}
+
+function writeError(t: Trail, code: string, what: string): CodecError {
+  const path = t.toString();
+  return new CodecError(code, `cannot write ${t.root}: ${what.replace("{path}", path)}`, { path });
+}
+
+function keySeg(k: string): string {
+  return `[${JSON.stringify(k)}]`;
+}
+
+function varintBytes(v: number): number[] {
+  const out: number[] = [];
+  while (v > 0x7f) {
+    out.push((v & 0x7f) | 0x80);
+    v = Math.floor(v / 128);
+  }
+  out.push(v);
+  return out;
+}
+
+function unknownFromEs(t: Trail, u: unknown, typeName: string): UnknownField[] | undefined {
+  if (u === undefined) return undefined;
+  if (!Array.isArray(u)) throw writeError(t, "GENERATED_UNKNOWN_INVALID", `$unknown at {path} is ${describeValue(u)}, not an array of { no, wireType, data }; keep the $unknown that protobuf-es or protokeel gave`);
+  if (u.length === 0) return undefined;
+  const out: UnknownField[] = [];
+  for (const e of u as unknown[]) {
+    const { no, wireType, data } = (e ?? {}) as { no?: unknown; wireType?: unknown; data?: unknown };
+    if (typeof no !== "number" || !Number.isInteger(no) || no < 1 || typeof wireType !== "number" || !Number.isInteger(wireType) || wireType < 0 || wireType > 7 || !(data instanceof Uint8Array)) {
+      throw writeError(t, "GENERATED_UNKNOWN_INVALID", `$unknown at {path} holds ${describeValue(e)}, not { no, wireType, data: Uint8Array }; keep the $unknown that protobuf-es or protokeel gave`);
+    }
+    // The number is checked against 1..536,870,911 by the writer, with the dynamic kind's error.
+    const tag = varintBytes(no * 8 + wireType);
+    const full = new Uint8Array(tag.length + data.length);
+    full.set(tag, 0);
+    full.set(data, tag.length);
+    out.push({ number: no, data: full });
+  }
+  return out;
+}
+
+function messageFromEs(t: Trail, fp: FieldPlan, v: unknown): DynamicMessage {
+  const child = fp.child!;
+  switch (fp.message) {
+    case M_WRAPPER: {
+      const inner = child.fields[0]!;
+      const x = coerceValueField(inner.fi, v);
+      const values = new Array<unknown>(1);
+      if (x !== undefined) values[0] = x;
+      return DynamicMessage._fromDecoded(child.desc, values, undefined, undefined);
+    }
+    case M_STRUCT: {
+      let m: unknown;
+      try {
+        m = fromJson(child.desc, v as JsonObject);
+      } catch (e) {
+        throw writeError(t, "GENERATED_VALUE_INVALID", `google.protobuf.Struct at {path} is not a JSON object: ${(e as Error).message}`);
+      }
+      return fromGenerated(m, child, t);
+    }
+    default:
+      return fromGenerated(v, child, t);
+  }
+}
+
+/**
+ * A value bound to `plan.desc` (the paired declaration) for the writer, from a protobuf-es object.
+ * Its `$typeName` must be the declaration's full name: objects carry no schema, so one of another
+ * message type is refused (`INCOMPATIBLE_VALUE_DESCRIPTOR`), and a property the declaration does not
+ * declare must hold no data (an object of an earlier version of the schema may still carry a
+ * removed field's zero), else `GENERATED_FIELD_NOT_DECLARED`: nothing is dropped silently.
+ */
+export function fromGenerated(obj: unknown, plan: GenPlan, t: Trail): DynamicMessage {
+  if (obj === null || typeof obj !== "object") {
+    throw writeError(t, "NOT_A_GENERATED_MESSAGE", `expected a protobuf-es message ${plan.typeName} at {path}, got ${describeValue(obj)}; build it with create(${shortSchema(plan.typeName)}, init)`);
+  }
+  const o = obj as Record<string, unknown>;
+  const typeName = o.$typeName;
+  if (typeName !== plan.typeName) {
+    if (typeof typeName !== "string") {
+      throw writeError(t, "NOT_A_GENERATED_MESSAGE", `expected a protobuf-es message ${plan.typeName} at {path}, got ${describeValue(obj)} without a $typeName; build it with create(${shortSchema(plan.typeName)}, init)`);
+    }
+    throw writeError(
+      t,
+      "INCOMPATIBLE_VALUE_DESCRIPTOR",
+      `value at {path} is a ${typeName} message that the paired declaration ${plan.typeName} does not accept: full name changed from ${typeName} to ${plan.typeName} (MESSAGE_NAME_CHANGED at ${plan.typeName}); build the value with create(${shortSchema(plan.typeName)}, init)`,
+    );
+  }
+  const fields = plan.fields;
+  const values = new Array<unknown>(fields.length);
+  for (let i = 0; i < fields.length; i++) {
+    const fp = fields[i]!;
+    let raw: unknown;
+    if (fp.oneof !== undefined) {
+      const c = o[fp.oneof] as { case?: unknown; value?: unknown } | undefined;
+      if (c === undefined || c === null || c.case !== fp.local) continue;
+      raw = c.value;
+    } else {
+      raw = o[fp.local];
+    }
+    if (raw === undefined || raw === null) continue;
+    const fi = fp.fi;
+    let stored: unknown;
+    t.parts.push(fp.seg);
+    if (fi.elemKind !== K_MESSAGE) {
+      stored = fi.kind === K_LIST ? listForWrite(fi, raw) : coerceValueField(fi, raw);
+    } else if (fi.kind === K_LIST) {
+      if (!Array.isArray(raw)) throw new TypeError(`field ${fi.label} is repeated and expects an array, got ${describeValue(raw)}`);
+      if (raw.length > 0) {
+        const a = new Array<DynamicMessage>(raw.length);
+        for (let j = 0; j < raw.length; j++) {
+          t.parts.push(`[${j}]`);
+          a[j] = messageFromEs(t, fp, raw[j]);
+          t.parts.pop();
+        }
+        stored = a;
+      }
+    } else if (fi.kind === K_MAP) {
+      const entries = mapInput(fi, raw);
+      if (entries.length > 0) {
+        const map = new Map<unknown, DynamicMessage>();
+        for (const [k, x] of entries) {
+          t.parts.push(keySeg(String(k)));
+          map.set(k, messageFromEs(t, fp, x));
+          t.parts.pop();
+        }
+        stored = map;
+      }
+    } else {
+      stored = messageFromEs(t, fp, raw);
+    }
+    t.parts.pop();
+    if (stored !== undefined) values[i] = stored;
+  }
+  for (const key in o) {
+    if (plan.known.has(key)) continue;
+    const v = o[key];
+    if (!holdsData(v)) continue;
+    throw writeError(
+      t,
+      "GENERATED_FIELD_NOT_DECLARED",
+      `value at {path} has property "${key}" holding ${describeValue(v)}, which ${plan.typeName} does not declare (an object of another version of the schema?); the write would drop it, so remove it or write with a serializer of the schema that declares it`,
+    );
+  }
+  return DynamicMessage._fromDecoded(plan.desc, values, unknownFromEs(t, o.$unknown, plan.typeName), undefined);
+}
+
+/** True unless `v` is what protobuf-es holds for an unset field (a zero, empty list/map, unset oneof). */
+function holdsData(v: unknown): boolean {
+  if (v === undefined || v === null || v === false || v === 0 || v === 0n || v === "") return false;
+  if (v instanceof Uint8Array) return v.length > 0;
+  if (Array.isArray(v)) return v.length > 0;
+  if (typeof v === "object") {
+    const c = v as { case?: unknown };
+    if ("case" in c && c.case === undefined) return false;
+    if (Object.getPrototypeOf(v) === Object.prototype && Object.keys(v).length === 0) return false;
+    return true;
+  }
+  return true;
+}
+
+/** `acme.Order` → `OrderSchema`: how protoc-gen-es names the schema of a message. */
+export function shortSchema(typeName: string): string {
+  return `${typeName.slice(typeName.lastIndexOf(".") + 1)}Schema`;
+}
+
+export { Trail };
