@@ -1,18 +1,15 @@
-// The generated kind's values (DESIGN §11): protobuf-es message objects (`$typeName`, fields by
-// local name, oneofs as `{ case, value }`, maps as plain objects, `$unknown` as
-// `{ no, wireType, data }` with the payload after the tag) to and from the serializer's own value
-// form, through a plan per descriptor instance computed once.
-//
-// Read: the WASM tape reader builds the decoder's value arrays (src/codec/reader.ts), which
-// `toGenerated` turns into protobuf-es objects (the arrays of scalar lists are handed over, not
-// copied). Write: `fromGenerated` checks a protobuf-es object against the paired declaration
+// The generated kind's write side (DESIGN §11): protobuf-es message objects (`$typeName`, fields
+// by local name, oneofs as `{ case, value }`, maps as plain objects, `$unknown` as
+// `{ no, wireType, data }` with the payload after the tag) to the writer's value form, through a
+// plan per descriptor instance computed once. (The read side builds protobuf-es objects straight
+// from the tape: src/codec/generated-reader.ts.) `fromGenerated` checks a protobuf-es object against the paired declaration
 // (its `$typeName`, each field with DynamicMessage.create's rules) and gives the writer a value
 // bound to that declaration, so that every write check (unknown-field collisions, limits, depth,
 // deterministic order) is the dynamic kind's, with its errors.
-import { create, fromJson, toJson, type DescField, type DescMessage, type JsonObject } from "@bufbuild/protobuf";
+import { fromJson, type DescField, type DescMessage, type JsonObject } from "@bufbuild/protobuf";
 import { isWrapperDesc } from "@bufbuild/protobuf/wkt";
 import { CodecError } from "../errors.js";
-import { coerceValueField, describeValue, listForWrite, mapInput, scalarZero } from "../message/coerce.js";
+import { coerceValueField, describeValue, listForWrite, mapInput } from "../message/coerce.js";
 import { DynamicMessage } from "../message/dynamic-message.js";
 import { K_LIST, K_MAP, K_MESSAGE, messageInfo, type FieldInfo } from "../message/field-info.js";
 import type { UnknownField } from "../message/unknown-fields.js";
@@ -45,9 +42,10 @@ interface GenPlan {
 
 const plans = new WeakMap<DescMessage, GenPlan>();
 
+/** As protobuf-es (and src/codec/generated-reader.ts): Struct first, wrappers in singular fields only. */
 function messageMode(f: DescField): number {
-  if (f.fieldKind === "message" && f.oneof === undefined && isWrapperDesc(f.message)) return M_WRAPPER;
   if (f.message?.typeName === "google.protobuf.Struct" && f.parent.typeName !== "google.protobuf.Value") return M_STRUCT;
+  if (f.fieldKind === "message" && f.oneof === undefined && isWrapperDesc(f.message)) return M_WRAPPER;
   return M_PLAIN;
 }
 
@@ -88,79 +86,6 @@ export function genPlanOf(desc: DescMessage): GenPlan {
   }
   for (const plan of built) plans.set(plan.desc, plan);
   return plans.get(desc)!;
-}
-
-// --- read: decoded values → protobuf-es objects ---
-
-/** Tag byte length of an unknown occurrence (its first varint), for protobuf-es' `data`. */
-function tagLength(data: Uint8Array): number {
-  let i = 0;
-  while (i < data.length && (data[i]! & 0x80) !== 0) i++;
-  return i + 1;
-}
-
-function unknownToEs(list: readonly UnknownField[]): { no: number; wireType: number; data: Uint8Array }[] {
-  const out = new Array<{ no: number; wireType: number; data: Uint8Array }>(list.length);
-  for (let i = 0; i < list.length; i++) {
-    const u = list[i]!;
-    out[i] = { no: u.number, wireType: u.data[0]! & 7, data: u.data.subarray(tagLength(u.data)) };
-  }
-  return out;
-}
-
-function messageToEs(fp: FieldPlan, v: DynamicMessage): unknown {
-  switch (fp.message) {
-    case M_WRAPPER: {
-      const x = v._values[0];
-      if (x !== undefined) return x;
-      const inner = fp.child!.fields[0]!.fi;
-      return scalarZero(inner.scalar, inner.long);
-    }
-    case M_STRUCT:
-      return toJson(fp.child!.desc, toGenerated(v, fp.child!) as never);
-    default:
-      return toGenerated(v, fp.child!);
-  }
-}
-
-/**
- * The protobuf-es object of a value the serializer decoded (bound to `plan.desc`). Lists of
- * scalars are the decoded arrays themselves: the decoded value is not kept.
- */
-export function toGenerated(m: DynamicMessage, plan: GenPlan): Record<string, unknown> {
-  const msg = create(plan.desc) as unknown as Record<string, unknown>;
-  const values = m._values;
-  const fields = plan.fields;
-  for (let i = 0; i < fields.length; i++) {
-    const v = values[i];
-    if (v === undefined) continue;
-    const fp = fields[i]!;
-    const fi = fp.fi;
-    let out: unknown;
-    if (fi.elemKind !== K_MESSAGE) {
-      if (fi.kind === K_MAP) {
-        const o: Record<string, unknown> = {};
-        for (const [k, x] of v as Map<unknown, unknown>) o[String(k)] = x;
-        out = o;
-      } else out = v;
-    } else if (fi.kind === K_LIST) {
-      const list = v as readonly DynamicMessage[];
-      const a = new Array<unknown>(list.length);
-      for (let j = 0; j < list.length; j++) a[j] = toGenerated(list[j]!, fp.child!);
-      out = a;
-    } else if (fi.kind === K_MAP) {
-      const o: Record<string, unknown> = {};
-      for (const [k, x] of v as Map<unknown, DynamicMessage>) o[String(k)] = toGenerated(x, fp.child!);
-      out = o;
-    } else {
-      out = messageToEs(fp, v as DynamicMessage);
-    }
-    if (fp.oneof !== undefined) msg[fp.oneof] = { case: fp.local, value: out };
-    else msg[fp.local] = out;
-  }
-  const u = m._unknown;
-  if (u.length > 0) msg.$unknown = unknownToEs(u);
-  return msg;
 }
 
 // --- write: protobuf-es objects → values bound to the paired declaration ---

@@ -4,9 +4,11 @@
 import { clone, create, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
 import { FrameReader } from "../codec/frame-reader.js";
 import { FrameWriter } from "../codec/frame-writer.js";
-import { ProtobufSerializer } from "../serializer.js";
+import { GeneratedDecoder } from "../codec/generated-reader.js";
+import { CodecError } from "../errors.js";
+import { checkBytes, ProtobufSerializer, shifted } from "../serializer.js";
 import { ProtobufGeneratedSerializerSnapshot } from "../snapshot/generated.js";
-import { fromGenerated, genPlanOf, toGenerated, Trail } from "./convert.js";
+import { fromGenerated, genPlanOf, Trail } from "./convert.js";
 import type { DynamicMessage } from "../message/dynamic-message.js";
 import type { ProtobufGeneratedType } from "./type.js";
 
@@ -22,21 +24,25 @@ export class ProtobufGeneratedSerializer<Desc extends DescMessage = DescMessage>
   readonly type: ProtobufGeneratedType<Desc>;
   readonly #inner: ProtobufSerializer;
   readonly #plan: ReturnType<typeof genPlanOf>;
+  #decoder: GeneratedDecoder | undefined;
 
   /** @internal Use `type.createSerializer()`. */
   constructor(type: ProtobufGeneratedType<Desc>) {
     this.type = type;
     this.#inner = new ProtobufSerializer(type._dynamic);
     this.#plan = genPlanOf(type.descriptor);
+    this.#decoder = undefined;
+  }
+
+  // Built on first decode: compiling the layout needs the WASM core, encoding does not.
+  get #dec(): GeneratedDecoder {
+    return (this.#decoder ??= new GeneratedDecoder(this.type.descriptor, this.type.settings));
   }
 
   #in(value: unknown): DynamicMessage {
     return fromGenerated(value, this.#plan, new Trail(this.#plan.typeName));
   }
 
-  #out(value: DynamicMessage): MessageShape<Desc> {
-    return toGenerated(value, this.#plan) as MessageShape<Desc>;
-  }
 
   /** One frame: the varint length, then the message (framing v1). */
   encode(value: MessageShape<Desc>): Uint8Array {
@@ -45,7 +51,16 @@ export class ProtobufGeneratedSerializer<Desc extends DescMessage = DescMessage>
 
   /** The value of exactly one frame. */
   decode(frame: Uint8Array): MessageShape<Desc> {
-    return this.#out(this.#inner.decode(frame));
+    const root = this.type.descriptor;
+    const values = this.#dec.frames(checkBytes(frame, root));
+    if (values.length !== 1) {
+      throw new CodecError(
+        "NOT_ONE_FRAME",
+        `cannot decode ${root.typeName}: decode expects exactly one frame, got ${values.length}; use decodeAll for a batch of frames`,
+        { path: root.typeName },
+      );
+    }
+    return values[0] as MessageShape<Desc>;
   }
 
   /** The bare message, without a frame; same checks and limits. */
@@ -55,7 +70,7 @@ export class ProtobufGeneratedSerializer<Desc extends DescMessage = DescMessage>
 
   /** Reads a bare message. */
   fromBinary(bytes: Uint8Array): MessageShape<Desc> {
-    return this.#out(this.#inner.fromBinary(bytes));
+    return this.#dec.message(checkBytes(bytes, this.type.descriptor)) as MessageShape<Desc>;
   }
 
   /** Frames of all values, concatenated; nothing is returned when any value fails. */
@@ -67,10 +82,7 @@ export class ProtobufGeneratedSerializer<Desc extends DescMessage = DescMessage>
 
   /** Every frame of a buffer, validated in one WASM call. */
   decodeAll(bytes: Uint8Array): MessageShape<Desc>[] {
-    const values = this.#inner.decodeAll(bytes);
-    const out = new Array<MessageShape<Desc>>(values.length);
-    for (let i = 0; i < values.length; i++) out[i] = this.#out(values[i]!);
-    return out;
+    return this.#dec.frames(checkBytes(bytes, this.type.descriptor)) as MessageShape<Desc>[];
   }
 
   /** Checks a bare message exactly as `fromBinary` would, without building a value. */
@@ -92,7 +104,16 @@ export class ProtobufGeneratedSerializer<Desc extends DescMessage = DescMessage>
   /** Reads the frame at the reader's position and moves past it; on failure it does not move. */
   deserialize(reader: FrameReader): MessageShape<Desc> {
     if (!(reader instanceof FrameReader)) throw new TypeError("deserialize expects a FrameReader");
-    return this.#out(this.#inner.deserialize(reader));
+    const root = this.type.descriptor;
+    const { body, bodyAt, next } = reader.peekFrame(root.typeName, this.type.settings.maxMessageBytes);
+    let value: MessageShape<Desc>;
+    try {
+      value = this.#dec.message(body) as MessageShape<Desc>;
+    } catch (e) {
+      throw shifted(e, bodyAt);
+    }
+    reader.advance(next);
+    return value;
   }
 
   /** protobuf-es message objects are mutable: a deep copy (protobuf-es `clone`). */
