@@ -6,7 +6,7 @@ import { create, fromJson, ScalarType, toJson, type DescMessage, type JsonValue 
 import { isWrapperDesc } from "@bufbuild/protobuf/wkt";
 import { internalError } from "../errors.js";
 import { EMPTY_BYTES, scalarZero } from "../message/coerce.js";
-import { K_MESSAGE, messageInfo } from "../message/field-info.js";
+import { K_MESSAGE, L_BIGINT, L_NUMBER, messageInfo } from "../message/field-info.js";
 import type { Settings } from "../settings.js";
 import { views } from "../wasm/memory.js";
 import { resumeWalk, tapeText, walkFrames, walkMessage, type TapeResult } from "../wasm/ops.js";
@@ -74,7 +74,8 @@ function gplanFor(root: ReadPlan): GPlan {
       return {
         scalar: sp.scalar,
         store: sp.store,
-        long: sp.long,
+        // protobuf-es holds [jstype = JS_NUMBER] fields as bigint (only JS_STRING changes the form).
+        long: sp.long === L_NUMBER ? L_BIGINT : sp.long,
         local: f === undefined ? "" : f.localName,
         oneof: f?.oneof?.localName,
         mode:
