@@ -182,7 +182,7 @@ export function fromGenerated(obj: unknown, plan: GenPlan, t: Trail): DynamicMes
     throw writeError(
       t,
       "INCOMPATIBLE_VALUE_DESCRIPTOR",
-      `value at {path} is a ${typeName} message that the paired declaration ${plan.typeName} does not accept: full name changed from ${typeName} to ${plan.typeName} (MESSAGE_NAME_CHANGED at ${plan.typeName}); build the value with create(${shortSchema(plan.typeName)}, init)`,
+      `value at {path} is a protobuf-es message of ${typeName}, which the paired declaration ${plan.typeName} does not accept: full name changed from ${typeName} to ${plan.typeName} (MESSAGE_NAME_CHANGED at ${plan.typeName}); build the value with create(${shortSchema(plan.typeName)}, init)`,
     );
   }
   const fields = plan.fields;
