@@ -2,7 +2,8 @@
 // kind (src/codec/reader.ts), read once forward into protobuf-es message objects directly, with
 // the same read plans. No DynamicMessage is built and no source copy is kept: a generated value
 // is re-encoded from its fields, and its unknown fields travel in `$unknown`.
-import { create, fromJson, ScalarType, toJson, type DescMessage, type JsonValue } from "@bufbuild/protobuf";
+import { create, ScalarType, type DescMessage } from "@bufbuild/protobuf";
+import { setOwn, structToLocal, structToMessage } from "../generated/struct.js";
 import { isWrapperDesc } from "@bufbuild/protobuf/wkt";
 import { internalError } from "../errors.js";
 import { EMPTY_BYTES, scalarZero } from "../message/coerce.js";
@@ -120,9 +121,6 @@ class GFrame {
 
 const EMPTY: GPlan = { desc: undefined, slots: [], keyScalar: 0 };
 
-function unwrapStruct(desc: DescMessage, obj: Obj): unknown {
-  return toJson(desc, obj as never);
-}
 
 /** Builds protobuf-es objects from a tape. */
 class GeneratedTapeDecoder {
@@ -200,7 +198,7 @@ class GeneratedTapeDecoder {
           w[child.slots[0]!.local] = prev;
           f.obj = w;
         } else if (gs.mode === M_STRUCT) {
-          f.obj = fromJson(child.desc, prev as JsonValue) as unknown as Obj;
+          f.obj = structToMessage(prev);
         } else {
           f.obj = prev as Obj;
           const u = (prev as { $unknown?: EsUnknown[] }).$unknown;
@@ -241,7 +239,7 @@ class GeneratedTapeDecoder {
     const o = done.obj!;
     if (done.unknown !== undefined) o.$unknown = done.unknown;
     if (gs.mode === M_WRAPPER) return o[done.plan.slots[0]!.local];
-    if (gs.mode === M_STRUCT) return unwrapStruct(done.plan.desc!, o);
+    if (gs.mode === M_STRUCT) return structToLocal(o);
     return o;
   }
 
@@ -254,7 +252,7 @@ class GeneratedTapeDecoder {
       const vp = plan.slots[1]!;
       value = vp.child !== undefined ? create(vp.child.desc!) : vp.scalar === ScalarType.BYTES ? new Uint8Array(0) : scalarZero(vp.scalar as ScalarType, 0);
     }
-    (parent.obj![gs.local] as Obj)[String(key)] = value;
+    setOwn(parent.obj![gs.local] as Obj, String(key), value);
   }
 
   read(tape: TapeResult, k: number, root: GPlan): Obj {

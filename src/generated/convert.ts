@@ -6,7 +6,8 @@
 // (its `$typeName`, each field with DynamicMessage.create's rules) and gives the writer a value
 // bound to that declaration, so that every write check (unknown-field collisions, limits, depth,
 // deterministic order) is the dynamic kind's, with its errors.
-import { fromJson, type DescField, type DescMessage, type JsonObject } from "@bufbuild/protobuf";
+import type { DescField, DescMessage } from "@bufbuild/protobuf";
+import { structToMessage } from "./struct.js";
 import { isWrapperDesc } from "@bufbuild/protobuf/wkt";
 import { CodecError } from "../errors.js";
 import { coerceValueField, describeValue, listForWrite, mapInput } from "../message/coerce.js";
@@ -148,15 +149,11 @@ function messageFromEs(t: Trail, fp: FieldPlan, v: unknown): DynamicMessage {
       if (x !== undefined) values[0] = x;
       return DynamicMessage._fromDecoded(child.desc, values, undefined, undefined);
     }
-    case M_STRUCT: {
-      let m: unknown;
-      try {
-        m = fromJson(child.desc, v as JsonObject);
-      } catch (e) {
-        throw writeError(t, "GENERATED_VALUE_INVALID", `google.protobuf.Struct at {path} is not a JSON object: ${(e as Error).message}`);
+    case M_STRUCT:
+      if (v === null || typeof v !== "object" || Array.isArray(v)) {
+        throw writeError(t, "GENERATED_VALUE_INVALID", `google.protobuf.Struct at {path} is held as a JSON object by protobuf-es, got ${describeValue(v)}`);
       }
-      return fromGenerated(m, child, t);
-    }
+      return fromGenerated(structToMessage(v), child, t);
     default:
       return fromGenerated(v, child, t);
   }
