@@ -125,7 +125,7 @@ export class ProtobufDynamicSerializerSnapshot implements SerializerSnapshot {
     }
     if (!(saved instanceof ProtobufDynamicSerializerSnapshot)) {
       const kind = typeof saved?.className === "string" ? saved.className : typeof saved;
-      const message = `the saved snapshot is ${kind}, the current one is ${DYNAMIC_SNAPSHOT_CLASS}; protokeel does not convert data between snapshot kinds, so start with fresh data or replay the input with the current type`;
+      const message = `the saved snapshot is ${kind}, the current one is ${DYNAMIC_SNAPSHOT_CLASS}; the kinds differ (dynamic and generated values are not interchangeable, even for the same schema) and protokeel does not convert data between snapshot kinds, so start with fresh data or replay the input with the current type`;
       return incompatible(`incompatible: ${message}`, [{ rule: "SNAPSHOT_KIND_CHANGED", path: this.fullName, message }]);
     }
     const current = this.restoreType().descriptor;
