@@ -30,4 +30,7 @@ export const {
   writeSnapshot,
   readSnapshot,
   ProtobufDynamicSerializerSnapshot,
+  ProtobufGeneratedSerializerSnapshot,
+  ProtobufGeneratedType,
+  ProtobufGeneratedSerializer,
 } = pk;
