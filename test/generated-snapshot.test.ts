@@ -1,7 +1,8 @@
 // Generated snapshots (DESIGN §10.2 item 3, §11) and the cross-kind rules: the generated type name
 // is recorded; restore resolves it through the registry given to readSnapshot; a snapshot of the
 // other kind is incompatible in both directions, even for the same schema.
-import { create, createRegistry, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { create, createFileRegistry, createRegistry, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
 import { describe, expect, test } from "vitest";
 import {
   ProtobufDynamicSerializerSnapshot,
@@ -14,7 +15,6 @@ import {
   writeSnapshot,
 } from "../src/index.js";
 import { compileProtoText } from "./support/buf.js";
-import { registryOf } from "../bench/lib/build-fixtures.mjs";
 import { ItemSchema, OrderSchema } from "./fixtures/generated-es/gen/es_fixtures_pb.js";
 
 const genType = ProtobufType.newGeneratedBuilder(OrderSchema).maxDepth(50).build();
@@ -27,7 +27,7 @@ const value = create(OrderSchema, { id: 9n, items: [{ sku: "a", qty: 2 }], note:
 /** esfix.Order under the same full name with other content (another version of the application). */
 function orderVersion(fields: string) {
   const set = compileProtoText({ "esfix/order.proto": `syntax = "proto3"; package esfix; message Item { string sku = 1; int32 qty = 2; } message Order { ${fields} }` });
-  return (registryOf(set) as ReturnType<typeof createRegistry>).getMessage("esfix.Order")!;
+  return createFileRegistry(fromBinary(FileDescriptorSetSchema, set)).getMessage("esfix.Order")!;
 }
 
 function restoreError(fn: () => unknown): RestoreError {

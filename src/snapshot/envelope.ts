@@ -52,7 +52,7 @@ export function readSnapshot(bytes: Uint8Array, options?: ReadSnapshotOptions & 
  */
 export function readSnapshot(
   bytes: Uint8Array,
-  options: ReadSnapshotOptions,
+  options?: ReadSnapshotOptions,
 ): SerializerSnapshot<ProtobufSerializer | ProtobufGeneratedSerializer>;
 export function readSnapshot(bytes: Uint8Array, options: ReadSnapshotOptions = {}): SerializerSnapshot<unknown> {
   if (!(bytes instanceof Uint8Array)) {
