@@ -39,6 +39,8 @@ interface GSlot {
 
 interface GPlan {
   readonly desc: DescMessage | undefined;
+  /** A new zero message of `desc`, as protobuf-es' create(desc) makes it. */
+  readonly make: () => Obj;
   readonly slots: GSlot[];
   readonly keyScalar: number;
 }
@@ -90,7 +92,7 @@ function gplanFor(root: ReadPlan): GPlan {
         child: undefined,
       };
     });
-    fresh.set(rp, { desc, slots, keyScalar: rp.keyScalar });
+    fresh.set(rp, { desc, make: desc === undefined ? noMake : zeroFactory(desc), slots, keyScalar: rp.keyScalar });
   }
   for (const [rp, gp] of fresh) {
     rp.slots.forEach((sp, i) => {
@@ -119,7 +121,36 @@ class GFrame {
   slot = 0;
 }
 
-const EMPTY: GPlan = { desc: undefined, slots: [], keyScalar: 0 };
+const noMake = (): Obj => {
+  throw internalError("cannot decode", "a map entry has no message object");
+};
+
+const EMPTY: GPlan = { desc: undefined, make: noMake, slots: [], keyScalar: 0 };
+
+/**
+ * Zero messages of a proto3 schema by copying protobuf-es' own zero message (a copy of a
+ * same-shape object is cheaper than create's walk over its members), with fresh lists, maps and
+ * oneof ADTs.
+ */
+function zeroFactory(desc: DescMessage): () => Obj {
+  const tpl = create(desc) as unknown as Obj;
+  const lists: string[] = [];
+  const maps: string[] = [];
+  const oneofs: string[] = [];
+  for (const m of desc.members) {
+    if (m.kind === "oneof") oneofs.push(m.localName);
+    else if (m.fieldKind === "list") lists.push(m.localName);
+    else if (m.fieldKind === "map") maps.push(m.localName);
+  }
+  if (Object.getPrototypeOf(tpl) !== Object.prototype) return () => create(desc) as unknown as Obj;
+  return () => {
+    const o = { ...tpl };
+    for (let i = 0; i < lists.length; i++) o[lists[i]!] = [];
+    for (let i = 0; i < maps.length; i++) o[maps[i]!] = {};
+    for (let i = 0; i < oneofs.length; i++) o[oneofs[i]!] = { case: undefined };
+    return o;
+  };
+}
 
 
 /** Builds protobuf-es objects from a tape. */
@@ -194,7 +225,7 @@ class GeneratedTapeDecoder {
       } else prev = o[gs.local];
       if (prev !== undefined) {
         if (gs.mode === M_WRAPPER) {
-          const w = create(child.desc) as Obj;
+          const w = child.make();
           w[child.slots[0]!.local] = prev;
           f.obj = w;
         } else if (gs.mode === M_STRUCT) {
@@ -207,7 +238,7 @@ class GeneratedTapeDecoder {
         return;
       }
     }
-    f.obj = create(child.desc) as Obj;
+    f.obj = child.make();
   }
 
   /** Sets slot `slot` of `f` (message or map entry) to `v`. */
@@ -250,7 +281,7 @@ class GeneratedTapeDecoder {
     let value = entry.value;
     if (value === undefined) {
       const vp = plan.slots[1]!;
-      value = vp.child !== undefined ? create(vp.child.desc!) : vp.scalar === ScalarType.BYTES ? new Uint8Array(0) : scalarZero(vp.scalar as ScalarType, 0);
+      value = vp.child !== undefined ? vp.child.make() : vp.scalar === ScalarType.BYTES ? new Uint8Array(0) : scalarZero(vp.scalar as ScalarType, 0);
     }
     setOwn(parent.obj![gs.local] as Obj, String(key), value);
   }
@@ -268,7 +299,7 @@ class GeneratedTapeDecoder {
     let depth = 0;
     let cur = pool[0]!;
     cur.plan = root;
-    cur.obj = create(root.desc!) as Obj;
+    cur.obj = root.make();
     cur.unknown = undefined;
     cur.slot = 0;
     let slots = root.slots;

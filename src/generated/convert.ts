@@ -39,6 +39,8 @@ interface GenPlan {
   readonly fields: readonly FieldPlan[];
   /** Local names of fields and oneofs, and `$typeName`, `$unknown`. */
   readonly known: ReadonlySet<string>;
+  /** Local names of the oneofs. */
+  readonly oneofs: readonly string[];
 }
 
 const plans = new WeakMap<DescMessage, GenPlan>();
@@ -75,7 +77,7 @@ export function genPlanOf(desc: DescMessage): GenPlan {
     });
     const names = new Set<string>(["$typeName", "$unknown"]);
     for (const m of d.members) names.add(m.localName);
-    const plan: GenPlan = { desc: d, typeName: d.typeName, fields, known: names };
+    const plan: GenPlan = { desc: d, typeName: d.typeName, fields, known: names, oneofs: d.oneofs.map((x) => x.localName) };
     fresh.set(d, plan);
     built.push(plan);
   }
@@ -184,6 +186,11 @@ export function fromGenerated(obj: unknown, plan: GenPlan, t: Trail): DynamicMes
   }
   const fields = plan.fields;
   const values = new Array<unknown>(fields.length);
+  // Own properties with a value: $typeName, $unknown and the declared ones, counted to skip the
+  // search for undeclared properties when there can be none.
+  let present = o.$unknown === undefined ? 1 : 2;
+  const oneofs = plan.oneofs;
+  for (let i = 0; i < oneofs.length; i++) if (o[oneofs[i]!] !== undefined) present++;
   for (let i = 0; i < fields.length; i++) {
     const fp = fields[i]!;
     let raw: unknown;
@@ -193,14 +200,18 @@ export function fromGenerated(obj: unknown, plan: GenPlan, t: Trail): DynamicMes
       raw = c.value;
     } else {
       raw = o[fp.local];
+      if (raw !== undefined) present++;
     }
     if (raw === undefined || raw === null) continue;
     const fi = fp.fi;
+    if (fi.elemKind !== K_MESSAGE) {
+      const stored = fi.kind === K_LIST ? listForWrite(fi, raw) : coerceValueField(fi, raw);
+      if (stored !== undefined) values[i] = stored;
+      continue;
+    }
     let stored: unknown;
     t.parts.push(fp.seg);
-    if (fi.elemKind !== K_MESSAGE) {
-      stored = fi.kind === K_LIST ? listForWrite(fi, raw) : coerceValueField(fi, raw);
-    } else if (fi.kind === K_LIST) {
+    if (fi.kind === K_LIST) {
       if (!Array.isArray(raw)) throw new TypeError(`field ${fi.label} is repeated and expects an array, got ${describeValue(raw)}`);
       if (raw.length > 0) {
         const a = new Array<DynamicMessage>(raw.length);
@@ -228,7 +239,13 @@ export function fromGenerated(obj: unknown, plan: GenPlan, t: Trail): DynamicMes
     t.parts.pop();
     if (stored !== undefined) values[i] = stored;
   }
-  for (const key in o) {
+  if (Object.keys(o).length !== present) undeclared(o, plan, t);
+  return DynamicMessage._fromDecoded(plan.desc, values, unknownFromEs(t, o.$unknown, plan.typeName), undefined);
+}
+
+/** Throws for an own property that the declaration does not declare and that holds data. */
+function undeclared(o: Record<string, unknown>, plan: GenPlan, t: Trail): void {
+  for (const key of Object.keys(o)) {
     if (plan.known.has(key)) continue;
     const v = o[key];
     if (!holdsData(v)) continue;
@@ -238,7 +255,6 @@ export function fromGenerated(obj: unknown, plan: GenPlan, t: Trail): DynamicMes
       `value at {path} has property "${key}" holding ${describeValue(v)}, which ${plan.typeName} does not declare (an object of another version of the schema?); the write would drop it, so remove it or write with a serializer of the schema that declares it`,
     );
   }
-  return DynamicMessage._fromDecoded(plan.desc, values, unknownFromEs(t, o.$unknown, plan.typeName), undefined);
 }
 
 /** True unless `v` is what protobuf-es holds for an unset field (a zero, empty list/map, unset oneof). */
