@@ -128,30 +128,12 @@ const noMake = (): Obj => {
 const EMPTY: GPlan = { desc: undefined, make: noMake, slots: [], keyScalar: 0 };
 
 /**
- * Zero messages of a proto3 schema by copying protobuf-es' own zero message (a copy of a
- * same-shape object is cheaper than create's walk over its members), with fresh lists, maps and
- * oneof ADTs.
+ * Zero messages made by protobuf-es' own compiled create(desc). (Copying a zero template with
+ * object spread and fresh lists was measured 4-5x slower per message, Node 20.)
  */
 function zeroFactory(desc: DescMessage): () => Obj {
-  const tpl = create(desc) as unknown as Obj;
-  const lists: string[] = [];
-  const maps: string[] = [];
-  const oneofs: string[] = [];
-  for (const m of desc.members) {
-    if (m.kind === "oneof") oneofs.push(m.localName);
-    else if (m.fieldKind === "list") lists.push(m.localName);
-    else if (m.fieldKind === "map") maps.push(m.localName);
-  }
-  if (Object.getPrototypeOf(tpl) !== Object.prototype) return () => create(desc) as unknown as Obj;
-  return () => {
-    const o = { ...tpl };
-    for (let i = 0; i < lists.length; i++) o[lists[i]!] = [];
-    for (let i = 0; i < maps.length; i++) o[maps[i]!] = {};
-    for (let i = 0; i < oneofs.length; i++) o[oneofs[i]!] = { case: undefined };
-    return o;
-  };
+  return () => create(desc) as unknown as Obj;
 }
-
 
 /** Builds protobuf-es objects from a tape. */
 class GeneratedTapeDecoder {
@@ -410,28 +392,26 @@ class GeneratedTapeDecoder {
   private packed(list: unknown[], sp: GSlot, count: number, addr: number): void {
     const at = addr >>> 2;
     const at8 = addr >>> 3;
-    let n = list.length;
-    list.length = n + count;
     switch (sp.scalar) {
       case ScalarType.DOUBLE: {
         const a = views.f64;
-        for (let i = 0; i < count; i++) list[n++] = a[at8 + i]!;
+        for (let i = 0; i < count; i++) list.push(a[at8 + i]!);
         return;
       }
       case ScalarType.FLOAT: {
         const a = views.f32;
-        for (let i = 0; i < count; i++) list[n++] = a[at + i]!;
+        for (let i = 0; i < count; i++) list.push(a[at + i]!);
         return;
       }
       case ScalarType.BOOL: {
         const a = views.u8;
-        for (let i = 0; i < count; i++) list[n++] = a[addr + i] === 1;
+        for (let i = 0; i < count; i++) list.push(a[addr + i] === 1);
         return;
       }
       case ScalarType.UINT32:
       case ScalarType.FIXED32: {
         const a = views.u32;
-        for (let i = 0; i < count; i++) list[n++] = a[at + i]!;
+        for (let i = 0; i < count; i++) list.push(a[at + i]!);
         return;
       }
       case ScalarType.INT64:
@@ -441,12 +421,12 @@ class GeneratedTapeDecoder {
       case ScalarType.FIXED64: {
         const a = sp.scalar === ScalarType.UINT64 || sp.scalar === ScalarType.FIXED64 ? views.u64 : views.i64;
         const m = sp.long;
-        for (let i = 0; i < count; i++) list[n++] = long(a[at8 + i]!, m);
+        for (let i = 0; i < count; i++) list.push(long(a[at8 + i]!, m));
         return;
       }
       default: {
         const a = views.i32;
-        for (let i = 0; i < count; i++) list[n++] = a[at + i]!;
+        for (let i = 0; i < count; i++) list.push(a[at + i]!);
       }
     }
   }
