@@ -106,3 +106,31 @@ describe("accepted values", () => {
     expect(codecError(() => lite.toBinary(create(OrderSchema) as never)).code).toBe("INCOMPATIBLE_VALUE_DESCRIPTOR");
   });
 });
+
+describe("depth: values are converted and read without JS recursion", () => {
+  test("a chain of 10,000 messages writes and reads back with maxDepth 10,000", () => {
+    const deep = ProtobufType.newGeneratedBuilder(NodeSchema).maxDepth(10_000).build().createSerializer();
+    let v = create(NodeSchema, { value: 0 });
+    for (let i = 1; i < 10_000; i++) {
+      const n = create(NodeSchema, { value: i });
+      n.next = v;
+      v = n;
+    }
+    const back = deep.fromBinary(deep.toBinary(v));
+    let n = 0;
+    for (let c: typeof back | undefined = back; c !== undefined; c = c.next) n++;
+    expect(n).toBe(10_000);
+    expect(back.next?.next?.value).toBe(9_997);
+  });
+
+  test("a cyclic object ends at maxDepth with the writer's depth error", () => {
+    const v = create(NodeSchema, { value: 1 });
+    v.next = v;
+    const e = codecError(() => shallow.toBinary(v));
+    expect([e.code, e.path, e.message]).toEqual([
+      "DEPTH_LIMIT_EXCEEDED",
+      "esfix.Node.next(2).next(2).next(2)",
+      "cannot write esfix.Node: nesting depth 4 at esfix.Node.next(2).next(2).next(2) exceeds maxDepth 3 (a map entry counts as a level); raise maxDepth or flatten the value",
+    ]);
+  });
+});

@@ -141,34 +141,32 @@ function unknownFromEs(t: Trail, u: unknown, typeName: string): UnknownField[] |
   return out;
 }
 
-function messageFromEs(t: Trail, fp: FieldPlan, v: unknown): DynamicMessage {
-  const child = fp.child!;
-  switch (fp.message) {
-    case M_WRAPPER: {
-      const inner = child.fields[0]!;
-      const x = coerceValueField(inner.fi, v);
-      const values = new Array<unknown>(1);
-      if (x !== undefined) values[0] = x;
-      return DynamicMessage._fromDecoded(child.desc, values, undefined, undefined);
-    }
-    case M_STRUCT:
-      if (v === null || typeof v !== "object" || Array.isArray(v)) {
-        throw writeError(t, "GENERATED_VALUE_INVALID", `google.protobuf.Struct at {path} is held as a JSON object by protobuf-es, got ${describeValue(v)}`);
-      }
-      return fromGenerated(structToMessage(v), child, t);
-    default:
-      return fromGenerated(v, child, t);
-  }
+/** One protobuf-es object being converted (the conversion keeps its open objects on a stack). */
+interface Task {
+  readonly o: Record<string, unknown>;
+  readonly plan: GenPlan;
+  readonly values: unknown[];
+  /** Nesting depth (the root is 1; a map entry counts as a level). */
+  readonly depth: number;
+  /** Own properties with a value seen so far (see `present` in `open`). */
+  present: number;
+  /** Next field. */
+  i: number;
+  /** The message-holding list or map field in progress: its elements (and keys), next element, stored form. */
+  items: readonly unknown[] | undefined;
+  keys: readonly unknown[] | undefined;
+  j: number;
+  acc: DynamicMessage[] | Map<unknown, DynamicMessage> | undefined;
 }
 
 /**
- * A value bound to `plan.desc` (the paired declaration) for the writer, from a protobuf-es object.
- * Its `$typeName` must be the declaration's full name: objects carry no schema, so one of another
- * message type is refused (`INCOMPATIBLE_VALUE_DESCRIPTOR`), and a property the declaration does not
- * declare must hold no data (an object of an earlier version of the schema may still carry a
- * removed field's zero), else `GENERATED_FIELD_NOT_DECLARED`: nothing is dropped silently.
+ * Checks an object's $typeName and starts its conversion. The object is converted where the
+ * paired declaration `plan.desc` is read.
  */
-export function fromGenerated(obj: unknown, plan: GenPlan, t: Trail): DynamicMessage {
+function open(obj: unknown, plan: GenPlan, t: Trail, depth: number, maxDepth: number): Task {
+  if (depth > maxDepth) {
+    throw writeError(t, "DEPTH_LIMIT_EXCEEDED", `nesting depth ${depth} at {path} exceeds maxDepth ${maxDepth} (a map entry counts as a level); raise maxDepth or flatten the value`);
+  }
   if (obj === null || typeof obj !== "object") {
     throw writeError(t, "NOT_A_GENERATED_MESSAGE", `expected a protobuf-es message ${plan.typeName} at {path}, got ${describeValue(obj)}; build it with create(${shortSchema(plan.typeName)}, init)`);
   }
@@ -184,63 +182,157 @@ export function fromGenerated(obj: unknown, plan: GenPlan, t: Trail): DynamicMes
       `value at {path} is a protobuf-es message of ${typeName}, which the paired declaration ${plan.typeName} does not accept: full name changed from ${typeName} to ${plan.typeName} (MESSAGE_NAME_CHANGED at ${plan.typeName}); build the value with create(${shortSchema(plan.typeName)}, init)`,
     );
   }
-  const fields = plan.fields;
-  const values = new Array<unknown>(fields.length);
   // Own properties with a value: $typeName, $unknown and the declared ones, counted to skip the
   // search for undeclared properties when there can be none.
   let present = o.$unknown === undefined ? 1 : 2;
   const oneofs = plan.oneofs;
   for (let i = 0; i < oneofs.length; i++) if (o[oneofs[i]!] !== undefined) present++;
-  for (let i = 0; i < fields.length; i++) {
-    const fp = fields[i]!;
-    let raw: unknown;
-    if (fp.oneof !== undefined) {
-      const c = o[fp.oneof] as { case?: unknown; value?: unknown } | undefined;
-      if (c === undefined || c === null || c.case !== fp.local) continue;
-      raw = c.value;
-    } else {
-      raw = o[fp.local];
-      if (raw !== undefined) present++;
+  return { o, plan, values: new Array<unknown>(plan.fields.length), depth, present, i: 0, items: undefined, keys: undefined, j: 0, acc: undefined };
+}
+
+/** Ends a task: the undeclared-property check, the unknown fields, the value. */
+function close(task: Task, t: Trail): DynamicMessage {
+  const o = task.o;
+  const plan = task.plan;
+  if (Object.keys(o).length !== task.present) undeclared(o, plan, t);
+  return DynamicMessage._fromDecoded(plan.desc, task.values, unknownFromEs(t, o.$unknown, plan.typeName), undefined);
+}
+
+/**
+ * A message element under field `fp`: a value at once (an unboxed wrapper), or the object to
+ * convert (a Struct held as JSON is turned into its message form first).
+ */
+function element(t: Trail, fp: FieldPlan, v: unknown): DynamicMessage | { readonly obj: unknown } {
+  const child = fp.child!;
+  switch (fp.message) {
+    case M_WRAPPER: {
+      const x = coerceValueField(child.fields[0]!.fi, v);
+      const values = new Array<unknown>(1);
+      if (x !== undefined) values[0] = x;
+      return DynamicMessage._fromDecoded(child.desc, values, undefined, undefined);
     }
-    if (raw === undefined || raw === null) continue;
-    const fi = fp.fi;
-    if (fi.elemKind !== K_MESSAGE) {
-      const stored = fi.kind === K_LIST ? listForWrite(fi, raw) : coerceValueField(fi, raw);
-      if (stored !== undefined) values[i] = stored;
+    case M_STRUCT:
+      if (v === null || typeof v !== "object" || Array.isArray(v)) {
+        throw writeError(t, "GENERATED_VALUE_INVALID", `google.protobuf.Struct at {path} is held as a JSON object by protobuf-es, got ${describeValue(v)}`);
+      }
+      return { obj: structToMessage(v) };
+    default:
+      return { obj: v };
+  }
+}
+
+/**
+ * A value bound to `plan.desc` (the paired declaration) for the writer, from a protobuf-es object.
+ * Its `$typeName` must be the declaration's full name: objects carry no schema, so one of another
+ * message type is refused (`INCOMPATIBLE_VALUE_DESCRIPTOR`), and a property the declaration does not
+ * declare must hold no data (an object of an earlier version of the schema may still carry a
+ * removed field's zero), else `GENERATED_FIELD_NOT_DECLARED`: nothing is dropped silently. Nested
+ * objects are converted with an explicit stack, never by recursion, so any depth up to
+ * `maxDepth` converts, and a cyclic object ends at `maxDepth` with DEPTH_LIMIT_EXCEEDED.
+ */
+export function fromGenerated(obj: unknown, plan: GenPlan, t: Trail, maxDepth: number): DynamicMessage {
+  const stack: Task[] = [open(obj, plan, t, 1, maxDepth)];
+  for (;;) {
+    const task = stack[stack.length - 1]!;
+    if (task.items !== undefined) {
+      // A message list or map in progress: the next element, or the field's end.
+      const fp = task.plan.fields[task.i]!;
+      if (task.j < task.items.length) {
+        const j = task.j++;
+        const key = task.keys === undefined ? undefined : task.keys[j];
+        t.parts.push(key === undefined ? `[${j}]` : keySeg(String(key)));
+        const e = element(t, fp, task.items[j]);
+        if (e instanceof DynamicMessage) {
+          t.parts.pop();
+          if (key === undefined) (task.acc as DynamicMessage[]).push(e);
+          else (task.acc as Map<unknown, DynamicMessage>).set(key, e);
+        } else {
+          stack.push(open(e.obj, fp.child!, t, task.depth + (key === undefined ? 1 : 2), maxDepth));
+        }
+        continue;
+      }
+      task.values[task.i] = task.acc;
+      task.items = task.keys = task.acc = undefined;
+      t.parts.pop();
+      task.i++;
       continue;
     }
-    let stored: unknown;
-    t.parts.push(fp.seg);
-    if (fi.kind === K_LIST) {
-      if (!Array.isArray(raw)) throw new TypeError(`field ${fi.label} is repeated and expects an array, got ${describeValue(raw)}`);
-      if (raw.length > 0) {
-        const a = new Array<DynamicMessage>(raw.length);
-        for (let j = 0; j < raw.length; j++) {
-          t.parts.push(`[${j}]`);
-          a[j] = messageFromEs(t, fp, raw[j]);
-          t.parts.pop();
-        }
-        stored = a;
+    const fields = task.plan.fields;
+    const o = task.o;
+    while (task.i < fields.length) {
+      const fp = fields[task.i]!;
+      let raw: unknown;
+      if (fp.oneof !== undefined) {
+        const c = o[fp.oneof] as { case?: unknown; value?: unknown } | undefined;
+        raw = c === undefined || c === null || c.case !== fp.local ? undefined : c.value;
+      } else {
+        raw = o[fp.local];
+        if (raw !== undefined) task.present++;
       }
-    } else if (fi.kind === K_MAP) {
-      const entries = mapInput(fi, raw);
-      if (entries.length > 0) {
-        const map = new Map<unknown, DynamicMessage>();
-        for (const [k, x] of entries) {
-          t.parts.push(keySeg(String(k)));
-          map.set(k, messageFromEs(t, fp, x));
-          t.parts.pop();
-        }
-        stored = map;
+      if (raw === undefined || raw === null) {
+        task.i++;
+        continue;
       }
-    } else {
-      stored = messageFromEs(t, fp, raw);
+      const fi = fp.fi;
+      if (fi.elemKind !== K_MESSAGE) {
+        const stored = fi.kind === K_LIST ? listForWrite(fi, raw) : coerceValueField(fi, raw);
+        if (stored !== undefined) task.values[task.i] = stored;
+        task.i++;
+        continue;
+      }
+      if (fi.kind === K_LIST) {
+        if (!Array.isArray(raw)) throw new TypeError(`field ${fi.label} is repeated and expects an array, got ${describeValue(raw)}`);
+        if (raw.length === 0) {
+          task.i++;
+          continue;
+        }
+        t.parts.push(fp.seg);
+        task.items = raw;
+        task.keys = undefined;
+        task.acc = [];
+        task.j = 0;
+        break;
+      }
+      if (fi.kind === K_MAP) {
+        const entries = mapInput(fi, raw);
+        if (entries.length === 0) {
+          task.i++;
+          continue;
+        }
+        t.parts.push(fp.seg);
+        task.items = entries.map((e) => e[1]);
+        task.keys = entries.map((e) => e[0]);
+        task.acc = new Map();
+        task.j = 0;
+        break;
+      }
+      // A singular message: converted as a one-element list whose result is the value itself.
+      t.parts.push(fp.seg);
+      const e = element(t, fp, raw);
+      if (e instanceof DynamicMessage) {
+        t.parts.pop();
+        task.values[task.i++] = e;
+        continue;
+      }
+      stack.push(open(e.obj, fp.child!, t, task.depth + 1, maxDepth));
+      break;
     }
+    if (stack[stack.length - 1] !== task || task.items !== undefined) continue;
+    // Every field of the top task is done.
+    const done = close(task, t);
+    stack.pop();
+    if (stack.length === 0) return done;
+    const parent = stack[stack.length - 1]!;
+    // The element's segment, or the singular field's.
     t.parts.pop();
-    if (stored !== undefined) values[i] = stored;
+    if (parent.items !== undefined) {
+      const key = parent.keys === undefined ? undefined : parent.keys[parent.j - 1];
+      if (key === undefined) (parent.acc as DynamicMessage[]).push(done);
+      else (parent.acc as Map<unknown, DynamicMessage>).set(key, done);
+    } else {
+      parent.values[parent.i++] = done;
+    }
   }
-  if (Object.keys(o).length !== present) undeclared(o, plan, t);
-  return DynamicMessage._fromDecoded(plan.desc, values, unknownFromEs(t, o.$unknown, plan.typeName), undefined);
 }
 
 /** Throws for an own property that the declaration does not declare and that holds data. */

@@ -40,7 +40,7 @@ export class ProtobufGeneratedSerializer<Desc extends DescMessage = DescMessage>
   }
 
   #in(value: unknown): DynamicMessage {
-    return fromGenerated(value, this.#plan, new Trail(this.#plan.typeName));
+    return fromGenerated(value, this.#plan, new Trail(this.#plan.typeName), this.type.settings.maxDepth);
   }
 
 
