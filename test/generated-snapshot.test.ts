@@ -15,6 +15,7 @@ import {
   writeSnapshot,
 } from "../src/index.js";
 import { compileProtoText } from "./support/buf.js";
+import { snapshotError, withCheck } from "./support/snapshot-bytes.js";
 import { ItemSchema, OrderSchema } from "./fixtures/generated-es/gen/es_fixtures_pb.js";
 
 const genType = ProtobufType.newGeneratedBuilder(OrderSchema).maxDepth(50).build();
@@ -95,6 +96,21 @@ describe("the generated snapshot", () => {
     const e = restoreError(() => readSnapshot(genBytes, { registry: { "esfix.Order": changed } }).restoreSerializer());
     expect(e.code).toBe("RESTORE_GENERATED_TYPE_INCOMPATIBLE");
     expect(e.message).toMatch(/^cannot restore the serializer of esfix\.Order from its snapshot: the registered generated type esfix\.Order cannot read data of the saved schema: .* \(FIELD_TYPE_CHANGED at esfix\.Order\.id\(1\)\); register the generated code of a compatible schema$/);
+  });
+
+  test("a generated type name that is not the root full name is a SnapshotFormatError at its offset", () => {
+    const at = 4 + 1 + 2 + GEN.length + 4 + 2 + 13;
+    const body = genBytes.slice(0, genBytes.length - 4);
+    body[at + 2 + 10] = "x".charCodeAt(0); // esfix.Order → esfix.Ordex
+    const e = snapshotError(withCheck(body));
+    expect(e.code).toBe("SNAPSHOT_GENERATED_NAME_MISMATCH");
+    expect(e.message).toBe(
+      `invalid snapshot of esfix.Order at byte ${at}: the generated type name esfix.Ordex is not the root full name esfix.Order; the snapshot was corrupted or modified; restore it from an intact copy`,
+    );
+  });
+
+  test("every truncation is a SnapshotFormatError", () => {
+    for (let n = 0; n < genBytes.length; n++) expect(() => readSnapshot(genBytes.subarray(0, n))).toThrow(SnapshotFormatError);
   });
 
   test("a flipped bit is a SnapshotFormatError", () => {
