@@ -259,65 +259,69 @@ export function fromGenerated(obj: unknown, plan: GenPlan, t: Trail, maxDepth: n
     }
     const fields = task.plan.fields;
     const o = task.o;
-    while (task.i < fields.length) {
-      const fp = fields[task.i]!;
+    const values = task.values;
+    // Locals in the field loop, written back when it stops for a nested object.
+    let i = task.i;
+    let present = task.present;
+    let opened = false;
+    for (; i < fields.length; i++) {
+      const fp = fields[i]!;
       let raw: unknown;
       if (fp.oneof !== undefined) {
         const c = o[fp.oneof] as { case?: unknown; value?: unknown } | undefined;
-        raw = c === undefined || c === null || c.case !== fp.local ? undefined : c.value;
+        if (c === undefined || c === null || c.case !== fp.local) continue;
+        raw = c.value;
       } else {
         raw = o[fp.local];
-        if (raw !== undefined) task.present++;
+        if (raw === undefined) continue;
+        present++;
       }
-      if (raw === undefined || raw === null) {
-        task.i++;
-        continue;
-      }
+      if (raw === null) continue;
       const fi = fp.fi;
       if (fi.elemKind !== K_MESSAGE) {
         const stored = fi.kind === K_LIST ? listForWrite(fi, raw) : coerceValueField(fi, raw);
-        if (stored !== undefined) task.values[task.i] = stored;
-        task.i++;
+        if (stored !== undefined) values[i] = stored;
         continue;
       }
       if (fi.kind === K_LIST) {
         if (!Array.isArray(raw)) throw new TypeError(`field ${fi.label} is repeated and expects an array, got ${describeValue(raw)}`);
-        if (raw.length === 0) {
-          task.i++;
-          continue;
-        }
+        if (raw.length === 0) continue;
         t.parts.push(fp.seg);
         task.items = raw;
         task.keys = undefined;
         task.acc = [];
         task.j = 0;
+        opened = true;
         break;
       }
       if (fi.kind === K_MAP) {
         const entries = mapInput(fi, raw);
-        if (entries.length === 0) {
-          task.i++;
-          continue;
-        }
+        if (entries.length === 0) continue;
         t.parts.push(fp.seg);
         task.items = entries.map((e) => e[1]);
         task.keys = entries.map((e) => e[0]);
         task.acc = new Map();
         task.j = 0;
+        opened = true;
         break;
       }
-      // A singular message: converted as a one-element list whose result is the value itself.
+      // A singular message: a value at once, or an object converted on top of this one.
       t.parts.push(fp.seg);
       const e = element(t, fp, raw);
       if (e instanceof DynamicMessage) {
         t.parts.pop();
-        task.values[task.i++] = e;
+        values[i] = e;
         continue;
       }
+      task.i = i;
+      task.present = present;
       stack.push(open(e.obj, fp.child!, t, task.depth + 1, maxDepth));
+      opened = true;
       break;
     }
-    if (stack[stack.length - 1] !== task || task.items !== undefined) continue;
+    task.i = i;
+    task.present = present;
+    if (opened) continue;
     // Every field of the top task is done.
     const done = close(task, t);
     stack.pop();
