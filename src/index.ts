@@ -58,9 +58,15 @@ export type { EvaluationBoundary, JsonBoundaryRule } from "./compat/json-boundar
 // --- snapshots ---
 export { writeSnapshot, readSnapshot } from "./snapshot/envelope.js";
 export { ProtobufDynamicSerializerSnapshot } from "./snapshot/dynamic.js";
+export { ProtobufGeneratedSerializerSnapshot } from "./snapshot/generated.js";
 export type {
+  GeneratedTypeRegistry,
   ReadSnapshotOptions,
   SchemaCompatibility,
   SchemaCompatibilityFinding,
   SerializerSnapshot,
 } from "./snapshot/types.js";
+
+// --- generated kind (protobuf-es generated messages, DESIGN §11) ---
+export { ProtobufGeneratedType } from "./generated/type.js";
+export { ProtobufGeneratedSerializer } from "./generated/serializer.js";

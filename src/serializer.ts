@@ -24,8 +24,8 @@ function evaluatorAcceptor(settings: Settings): Acceptor {
   };
 }
 
-/** Rewrites "at byte N" and the offset of a reader error for a frame that starts at `shift`. */
-function shifted(e: unknown, shift: number): unknown {
+/** @internal Rewrites "at byte N" and the offset of a reader error for a frame that starts at `shift`. */
+export function shifted(e: unknown, shift: number): unknown {
   if (!(e instanceof CodecError) || shift === 0) return e;
   const offset = e.offset === undefined ? undefined : e.offset + shift;
   const message = e.message.replace(/at byte (\d+)/, (_m, n: string) => `at byte ${Number(n) + shift}`);
@@ -275,7 +275,8 @@ export class ProtobufSerializer {
   }
 }
 
-function checkBytes(bytes: unknown, root: DescMessage): Uint8Array {
+/** @internal */
+export function checkBytes(bytes: unknown, root: DescMessage): Uint8Array {
   if (!(bytes instanceof Uint8Array)) {
     throw new CodecError("NOT_BYTES", `cannot decode ${root.typeName}: expected a Uint8Array, got ${bytes === null ? "null" : typeof bytes}`, {
       path: root.typeName,

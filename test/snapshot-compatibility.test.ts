@@ -87,13 +87,13 @@ describe("snapshot compatibility resolution", () => {
     expect(r).toEqual({
       kind: "incompatible",
       reason:
-        "incompatible: the saved snapshot is protokeel.ProtobufGeneratedSerializerSnapshot, the current one is protokeel.ProtobufDynamicSerializerSnapshot; protokeel does not convert data between snapshot kinds, so start with fresh data or replay the input with the current type",
+        "incompatible: the saved snapshot is protokeel.ProtobufGeneratedSerializerSnapshot, the current one is protokeel.ProtobufDynamicSerializerSnapshot; the kinds differ (dynamic and generated values are not interchangeable, even for the same schema) and protokeel does not convert data between snapshot kinds, so start with fresh data or replay the input with the current type",
       incompatibilities: [
         {
           rule: "SNAPSHOT_KIND_CHANGED",
           path: "acme.Order",
           message:
-            "the saved snapshot is protokeel.ProtobufGeneratedSerializerSnapshot, the current one is protokeel.ProtobufDynamicSerializerSnapshot; protokeel does not convert data between snapshot kinds, so start with fresh data or replay the input with the current type",
+            "the saved snapshot is protokeel.ProtobufGeneratedSerializerSnapshot, the current one is protokeel.ProtobufDynamicSerializerSnapshot; the kinds differ (dynamic and generated values are not interchangeable, even for the same schema) and protokeel does not convert data between snapshot kinds, so start with fresh data or replay the input with the current type",
         },
       ],
     });

@@ -32,13 +32,13 @@ import { layoutOf, type MessageLayout } from "./layout.js";
 import { readArena } from "./arena.js";
 
 // How a slot's value is stored in its message's values array.
-const S_IMPLICIT = 0; // singular, implicit presence: zero means absent
-const S_EXPLICIT = 1; // singular with presence (optional, oneof member, message)
-const S_LIST = 2;
-const S_MAP = 3; // the slot opens map entries
-const S_ENTRY = 4; // key or value inside a map entry
+export const S_IMPLICIT = 0; // singular, implicit presence: zero means absent
+export const S_EXPLICIT = 1; // singular with presence (optional, oneof member, message)
+export const S_LIST = 2;
+export const S_MAP = 3; // the slot opens map entries
+export const S_ENTRY = 4; // key or value inside a map entry
 
-interface SlotPlan {
+export interface SlotPlan {
   /** ScalarType, or ScalarType.INT32 for enums, or 0 for a message. */
   readonly scalar: number;
   readonly store: number;
@@ -50,7 +50,7 @@ interface SlotPlan {
   child: ReadPlan | undefined;
 }
 
-interface ReadPlan {
+export interface ReadPlan {
   readonly layout: MessageLayout;
   /** undefined for a map entry type. */
   readonly desc: DescMessage | undefined;
@@ -67,7 +67,7 @@ const plans = new WeakMap<MessageLayout, ReadPlan>();
  * The read plan of a layout and of every layout it reaches, built without recursion (a chain of
  * nested types may be as long as the schema) and registered only once all of them are complete.
  */
-function planFor(root: MessageLayout): ReadPlan {
+export function planFor(root: MessageLayout): ReadPlan {
   const known = plans.get(root);
   if (known !== undefined) return known;
   const built = new Map<MessageLayout, ReadPlan>();
@@ -121,7 +121,7 @@ const utf8 = new TextDecoder("utf-8", { ignoreBOM: true });
 const SHORT_STRING = 64;
 
 /** UTF-8 that the core already validated: no checks needed, only decoding. */
-function utf8String(input: Uint8Array, off: number, len: number): string {
+export function utf8String(input: Uint8Array, off: number, len: number): string {
   if (len > SHORT_STRING) return utf8.decode(input.subarray(off, off + len));
   const a: number[] = [];
   const end = off + len;
@@ -146,7 +146,7 @@ function utf8String(input: Uint8Array, off: number, len: number): string {
   return String.fromCharCode.apply(null, a);
 }
 
-function long(big: bigint, mode: number): unknown {
+export function long(big: bigint, mode: number): unknown {
   return mode === L_NUMBER ? Number(big) : mode === L_STRING ? String(big) : big;
 }
 

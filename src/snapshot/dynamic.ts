@@ -113,7 +113,7 @@ export class ProtobufDynamicSerializerSnapshot implements SerializerSnapshot {
    * the directional evaluator's schema rules plus the settings rules (a lower `maxMessageBytes`
    * or `maxDepth` is incompatible). A snapshot of another kind is always incompatible.
    */
-  resolveSchemaCompatibility(saved: SerializerSnapshot): SchemaCompatibility {
+  resolveSchemaCompatibility(saved: SerializerSnapshot<unknown>): SchemaCompatibility {
     if (
       !(saved instanceof ProtobufDynamicSerializerSnapshot) &&
       saved?.className === DYNAMIC_SNAPSHOT_CLASS &&
@@ -125,7 +125,7 @@ export class ProtobufDynamicSerializerSnapshot implements SerializerSnapshot {
     }
     if (!(saved instanceof ProtobufDynamicSerializerSnapshot)) {
       const kind = typeof saved?.className === "string" ? saved.className : typeof saved;
-      const message = `the saved snapshot is ${kind}, the current one is ${DYNAMIC_SNAPSHOT_CLASS}; protokeel does not convert data between snapshot kinds, so start with fresh data or replay the input with the current type`;
+      const message = `the saved snapshot is ${kind}, the current one is ${DYNAMIC_SNAPSHOT_CLASS}; the kinds differ (dynamic and generated values are not interchangeable, even for the same schema) and protokeel does not convert data between snapshot kinds, so start with fresh data or replay the input with the current type`;
       return incompatible(`incompatible: ${message}`, [{ rule: "SNAPSHOT_KIND_CHANGED", path: this.fullName, message }]);
     }
     const current = this.restoreType().descriptor;
@@ -148,6 +148,14 @@ export class ProtobufDynamicSerializerSnapshot implements SerializerSnapshot {
 
   /** @internal */
   writePayload(out: SnapshotOutput): void {
+    this.writePayloadWith(out, undefined);
+  }
+
+  /**
+   * @internal The payload, with the generated type name (DESIGN §10.2 item 3) after the settings
+   * when given: the generated snapshot's payload is this one plus that name.
+   */
+  writePayloadWith(out: SnapshotOutput, generatedTypeName: string | undefined): void {
     const s = this.settings;
     out.u8(this.framingVersion);
     out.u8(this.normalizationVersion);
@@ -155,6 +163,7 @@ export class ProtobufDynamicSerializerSnapshot implements SerializerSnapshot {
     out.u32(s.maxDepth);
     out.u8(s.deterministic ? 1 : 0);
     out.u32(s.aliasThreshold);
+    if (generatedTypeName !== undefined) out.utf8(generatedTypeName, `the generated type name of ${this.fullName.slice(0, 64)}`);
     out.utf8(this.fullName, `the root full name of ${this.fullName.slice(0, 64)}`);
     out.u32(this.#set.length);
     out.raw(this.#set);
@@ -168,7 +177,7 @@ function incompatible(reason: string, incompatibilities: SchemaCompatibilityFind
   return Object.freeze({ kind: "incompatible", reason, incompatibilities: Object.freeze([...incompatibilities]) });
 }
 
-function viaPayloadBytes(foreign: SerializerSnapshot): ProtobufDynamicSerializerSnapshot {
+function viaPayloadBytes(foreign: SerializerSnapshot<unknown>): ProtobufDynamicSerializerSnapshot {
   const out = new SnapshotOutput();
   foreign.writePayload(out);
   const input = new SnapshotInput(out.finish());
@@ -212,6 +221,22 @@ export function readDynamicPayload(
       "read it with the protokeel version that wrote it or a newer one",
     );
   }
+  const body = readPayloadBody(input, false);
+  return new ProtobufDynamicSerializerSnapshot(body.parts, body.digest);
+}
+
+/** @internal What a payload of version 1 records, checked (the generated type name only when asked). */
+export interface PayloadBody {
+  readonly parts: DynamicSnapshotParts;
+  readonly digest: Uint8Array;
+  readonly generatedTypeName: string | undefined;
+}
+
+/**
+ * @internal Reads and checks a payload of version 1 after its version: items 1-6 of DESIGN
+ * §10.2, with item 3 (the generated type name) when `generated`.
+ */
+export function readPayloadBody(input: SnapshotInput, generated: boolean): PayloadBody {
   let at = input.pos;
   const framing = input.u8("the framing version");
   if (framing !== FRAMING_VERSION) {
@@ -236,6 +261,13 @@ export function readDynamicPayload(
   const maxDepth = readRange(input, "setting maxDepth", 1, MAX_DEPTH_LIMIT, 4);
   const deterministic = readRange(input, "setting deterministic", 0, 1, 1) === 1;
   const aliasThreshold = readRange(input, "setting aliasThreshold", 0, maxMessageBytes, 4);
+
+  let generatedTypeName: string | undefined;
+  if (generated) {
+    at = input.pos;
+    generatedTypeName = input.utf8("the generated type name");
+    if (generatedTypeName.length === 0) input.fail("SNAPSHOT_EMPTY_NAME", at, "the generated type name is empty", CORRUPTED);
+  }
 
   at = input.pos;
   const fullName = input.utf8("the root full name");
@@ -297,10 +329,11 @@ export function readDynamicPayload(
 
   // The set is copied out of the caller's buffer, so later changes to that buffer cannot alter
   // the snapshot; its size was checked against the input above.
-  return new ProtobufDynamicSerializerSnapshot(
-    { settings: { maxMessageBytes, maxDepth, deterministic, aliasThreshold }, fullName, normalizedDescriptorSet: set.slice() },
+  return {
+    parts: { settings: { maxMessageBytes, maxDepth, deterministic, aliasThreshold }, fullName, normalizedDescriptorSet: set.slice() },
     digest,
-  );
+    generatedTypeName,
+  };
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {

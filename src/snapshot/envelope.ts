@@ -5,6 +5,9 @@
 // and version line, so a new snapshot kind adds one entry to PAYLOAD_READERS and nothing else.
 import { SnapshotInput, SnapshotOutput } from "./bytes.js";
 import { DYNAMIC_SNAPSHOT_CLASS, readDynamicPayload } from "./dynamic.js";
+import { GENERATED_SNAPSHOT_CLASS, readGeneratedPayload } from "./generated.js";
+import type { ProtobufGeneratedSerializer } from "../generated/serializer.js";
+import type { ProtobufSerializer } from "../serializer.js";
 import type { PayloadReader, ReadSnapshotOptions, SerializerSnapshot } from "./types.js";
 
 const MAGIC = Uint8Array.of(0x50, 0x4b, 0x53, 0x53); // "PKSS"
@@ -12,10 +15,11 @@ export const ENVELOPE_VERSION = 1;
 
 const PAYLOAD_READERS: ReadonlyMap<string, PayloadReader> = new Map<string, PayloadReader>([
   [DYNAMIC_SNAPSHOT_CLASS, readDynamicPayload],
+  [GENERATED_SNAPSHOT_CLASS, readGeneratedPayload],
 ]);
 
 /** The bytes of a snapshot, to store beside the data it describes. */
-export function writeSnapshot(snapshot: SerializerSnapshot): Uint8Array {
+export function writeSnapshot(snapshot: SerializerSnapshot<unknown>): Uint8Array {
   if (
     typeof snapshot !== "object" ||
     snapshot === null ||
@@ -41,7 +45,16 @@ export function writeSnapshot(snapshot: SerializerSnapshot): Uint8Array {
  * descriptor set declares the root once, and that nothing follows.
  * Throws `SnapshotFormatError` with a stable `code` and the byte `offset`.
  */
-export function readSnapshot(bytes: Uint8Array, options: ReadSnapshotOptions = {}): SerializerSnapshot {
+export function readSnapshot(bytes: Uint8Array, options?: ReadSnapshotOptions & { readonly registry?: undefined }): SerializerSnapshot;
+/**
+ * With a registry the snapshot may be of the generated kind (DESIGN §11): its serializer is then a
+ * ProtobufGeneratedSerializer of the registered schema (`snapshot.kind` tells which).
+ */
+export function readSnapshot(
+  bytes: Uint8Array,
+  options?: ReadSnapshotOptions,
+): SerializerSnapshot<ProtobufSerializer | ProtobufGeneratedSerializer>;
+export function readSnapshot(bytes: Uint8Array, options: ReadSnapshotOptions = {}): SerializerSnapshot<unknown> {
   if (!(bytes instanceof Uint8Array)) {
     throw new TypeError(`readSnapshot expects a Uint8Array, got ${bytes === null ? "null" : typeof bytes}`);
   }

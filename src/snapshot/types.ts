@@ -1,14 +1,31 @@
+import type { DescMessage } from "@bufbuild/protobuf";
 import type { ProtobufSerializer } from "../serializer.js";
 import type { SnapshotInput, SnapshotOutput } from "./bytes.js";
 
-/** Options of `readSnapshot`. The generated kind (DESIGN §11) adds its type registry here. */
-export interface ReadSnapshotOptions {}
+/**
+ * Where a generated snapshot's restore finds the application's generated schema by its generated
+ * type name: a protobuf-es `Registry` (`createRegistry(OrderSchema)`), a `Map` of type name to
+ * schema, or a plain object keyed by type name.
+ */
+export type GeneratedTypeRegistry =
+  | { getMessage(typeName: string): DescMessage | undefined }
+  | ReadonlyMap<string, DescMessage>
+  | Readonly<Record<string, DescMessage>>;
+
+/** Options of `readSnapshot`. */
+export interface ReadSnapshotOptions {
+  /**
+   * The generated schemas a generated snapshot's `restoreSerializer()` may need (DESIGN §11):
+   * looked up by the snapshot's generated type name. Dynamic snapshots never need it.
+   */
+  readonly registry?: GeneratedTypeRegistry;
+}
 
 /**
  * A persisted serializer configuration: the schema and settings that wrote some data. Written
  * with `writeSnapshot`, read back with `readSnapshot` without any application input.
  */
-export interface SerializerSnapshot {
+export interface SerializerSnapshot<S = ProtobufSerializer> {
   /** The envelope's class name, e.g. `protokeel.ProtobufDynamicSerializerSnapshot`. */
   readonly className: string;
   /** The payload version this object writes. */
@@ -17,12 +34,12 @@ export interface SerializerSnapshot {
    * A serializer with the saved schema and settings, rebuilt from the snapshot alone. Throws
    * `RestoreError` naming the full name and the failed rule.
    */
-  restoreSerializer(): ProtobufSerializer;
+  restoreSerializer(): S;
   /**
    * Decides whether data written under `saved` can be read with this (current) configuration.
    * A snapshot of another kind is always incompatible.
    */
-  resolveSchemaCompatibility(saved: SerializerSnapshot): SchemaCompatibility;
+  resolveSchemaCompatibility(saved: SerializerSnapshot<unknown>): SchemaCompatibility;
   /** @internal Writes the payload that follows the envelope. */
   writePayload(out: SnapshotOutput): void;
 }
@@ -58,4 +75,4 @@ export type PayloadReader = (
   version: number,
   versionAt: number,
   options: ReadSnapshotOptions,
-) => SerializerSnapshot;
+) => SerializerSnapshot<unknown>;

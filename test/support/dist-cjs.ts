@@ -33,4 +33,7 @@ export const {
   writeSnapshot,
   readSnapshot,
   ProtobufDynamicSerializerSnapshot,
+  ProtobufGeneratedSerializerSnapshot,
+  ProtobufGeneratedType,
+  ProtobufGeneratedSerializer,
 } = pk;

@@ -1,0 +1,157 @@
+// The serializer of the generated kind (DESIGN §11): the dynamic serializer's framing, settings,
+// limits, unknown-field rules, deterministic mode, errors and WASM read path, with values that
+// are protobuf-es message objects (src/generated/convert.ts).
+import { clone, create, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
+import { FrameReader } from "../codec/frame-reader.js";
+import { FrameWriter } from "../codec/frame-writer.js";
+import { GeneratedDecoder } from "../codec/generated-reader.js";
+import { CodecError } from "../errors.js";
+import { checkBytes, ProtobufSerializer, shifted } from "../serializer.js";
+import { ProtobufGeneratedSerializerSnapshot } from "../snapshot/generated.js";
+import { fromGenerated, genPlanOf, Trail } from "./convert.js";
+import type { DynamicMessage } from "../message/dynamic-message.js";
+import type { ProtobufGeneratedType } from "./type.js";
+
+/**
+ * Encodes and decodes protobuf-es message objects of one generated type: frames (`encode`/
+ * `decode`, `encodeAll`/`decodeAll`, `serialize`/`deserialize`) and bare messages (`toBinary`/
+ * `fromBinary`), with the same checks, limits and errors as the dynamic kind. A value must be a
+ * message of the serializer's schema (`$typeName`); its `$unknown` fields are written after the
+ * known ones, and decoded values keep the unknown fields they read, so relays lose nothing.
+ */
+export class ProtobufGeneratedSerializer<Desc extends DescMessage = DescMessage> {
+  /** The type this serializer reads and writes. */
+  readonly type: ProtobufGeneratedType<Desc>;
+  readonly #inner: ProtobufSerializer;
+  readonly #plan: ReturnType<typeof genPlanOf>;
+  #decoder: GeneratedDecoder | undefined;
+
+  /** @internal Use `type.createSerializer()`. */
+  constructor(type: ProtobufGeneratedType<Desc>) {
+    this.type = type;
+    this.#inner = new ProtobufSerializer(type._dynamic);
+    this.#plan = genPlanOf(type.descriptor);
+    this.#decoder = undefined;
+  }
+
+  // Built on first decode: compiling the layout needs the WASM core, encoding does not.
+  get #dec(): GeneratedDecoder {
+    return (this.#decoder ??= new GeneratedDecoder(this.type.descriptor, this.type.settings));
+  }
+
+  #in(value: unknown): DynamicMessage {
+    return fromGenerated(value, this.#plan, new Trail(this.#plan.typeName), this.type.settings.maxDepth);
+  }
+
+
+  /** One frame: the varint length, then the message (framing v1). */
+  encode(value: MessageShape<Desc>): Uint8Array {
+    return this.#inner.encode(this.#in(value));
+  }
+
+  /** The value of exactly one frame. */
+  decode(frame: Uint8Array): MessageShape<Desc> {
+    const root = this.type.descriptor;
+    const values = this.#dec.frames(checkBytes(frame, root));
+    if (values.length !== 1) {
+      throw new CodecError(
+        "NOT_ONE_FRAME",
+        `cannot decode ${root.typeName}: decode expects exactly one frame, got ${values.length}; use decodeAll for a batch of frames`,
+        { path: root.typeName },
+      );
+    }
+    return values[0] as MessageShape<Desc>;
+  }
+
+  /** The bare message, without a frame; same checks and limits. */
+  toBinary(value: MessageShape<Desc>): Uint8Array {
+    return this.#inner.toBinary(this.#in(value));
+  }
+
+  /** Reads a bare message. */
+  fromBinary(bytes: Uint8Array): MessageShape<Desc> {
+    return this.#dec.message(checkBytes(bytes, this.type.descriptor)) as MessageShape<Desc>;
+  }
+
+  /** Frames of all values, concatenated; nothing is returned when any value fails. */
+  encodeAll(values: Iterable<MessageShape<Desc>>): Uint8Array {
+    const list: DynamicMessage[] = [];
+    for (const v of values) list.push(this.#in(v));
+    return this.#inner.encodeAll(list);
+  }
+
+  /** Every frame of a buffer, validated in one WASM call. */
+  decodeAll(bytes: Uint8Array): MessageShape<Desc>[] {
+    return this.#dec.frames(checkBytes(bytes, this.type.descriptor)) as MessageShape<Desc>[];
+  }
+
+  /** Checks a bare message exactly as `fromBinary` would, without building a value. */
+  validate(bytes: Uint8Array): void {
+    this.#inner.validate(bytes);
+  }
+
+  /** Checks every frame of a buffer exactly as `decodeAll` would, in one WASM call. */
+  validateAll(bytes: Uint8Array): void {
+    this.#inner.validateAll(bytes);
+  }
+
+  /** Appends one frame to `writer`; on failure the writer is unchanged. */
+  serialize(value: MessageShape<Desc>, writer: FrameWriter): void {
+    if (!(writer instanceof FrameWriter)) throw new TypeError("serialize expects a FrameWriter");
+    this.#inner.serialize(this.#in(value), writer);
+  }
+
+  /** Reads the frame at the reader's position and moves past it; on failure it does not move. */
+  deserialize(reader: FrameReader): MessageShape<Desc> {
+    if (!(reader instanceof FrameReader)) throw new TypeError("deserialize expects a FrameReader");
+    const root = this.type.descriptor;
+    const { body, bodyAt, next } = reader.peekFrame(root.typeName, this.type.settings.maxMessageBytes);
+    let value: MessageShape<Desc>;
+    try {
+      value = this.#dec.message(body) as MessageShape<Desc>;
+    } catch (e) {
+      throw shifted(e, bodyAt);
+    }
+    reader.advance(next);
+    return value;
+  }
+
+  /** protobuf-es message objects are mutable: a deep copy (protobuf-es `clone`). */
+  copy(value: MessageShape<Desc>): MessageShape<Desc> {
+    return clone(this.type.descriptor, value);
+  }
+
+  /** A new message with no field set (protobuf-es `create(schema)`). */
+  createInstance(): MessageShape<Desc> {
+    return create(this.type.descriptor);
+  }
+
+  /** False: protobuf-es message objects can be changed in place, so `copy` copies. */
+  isImmutableType(): false {
+    return false;
+  }
+
+  /** A serializer with its own caches that shares this one's descriptors. */
+  duplicate(): ProtobufGeneratedSerializer<Desc> {
+    return new ProtobufGeneratedSerializer(this.type);
+  }
+
+  /** The persisted configuration: generated type name, schema and settings. */
+  snapshotConfiguration(): ProtobufGeneratedSerializerSnapshot {
+    return ProtobufGeneratedSerializerSnapshot._of(this.type);
+  }
+
+  /** Equal when the types are equal (same kind included). */
+  equals(other: unknown): boolean {
+    return other === this || (other instanceof ProtobufGeneratedSerializer && other.type.equals(this.type));
+  }
+
+  /** @internal The number of evaluator calls so far. */
+  get evaluationCount(): number {
+    return this.#inner.evaluationCount;
+  }
+
+  toString(): string {
+    return `ProtobufGeneratedSerializer(${this.type.fullName})`;
+  }
+}
