@@ -23,6 +23,7 @@ const PUBLIC = [
   "ProtokeelError",
   "RestoreError",
   "SnapshotFormatError",
+  "StateStoreError",
   "evaluateSchemaChange",
   "formatFindings",
   "initWasm",
