@@ -136,7 +136,7 @@ export function readKey(bytes: Uint8Array, at: number): { key: StateKey; end: nu
   const tag = bytes[at]!;
   const len = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(at + 1);
   if (tag > 1 || at + 5 + len > bytes.length) return undefined;
-  const body = bytes.slice(at + 5, at + 5 + len);
+  const body = new Uint8Array(bytes.subarray(at + 5, at + 5 + len)); // a plain copy, also of a Buffer
   if (tag === 1) return { key: body, end: at + 5 + len };
   try {
     return { key: utf8d.decode(body), end: at + 5 + len };
