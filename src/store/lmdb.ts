@@ -192,7 +192,8 @@ export class LmdbStore<S extends StateSpecs = StateSpecs> {
   #write(slot: Slot, puts: [Uint8Array, Uint8Array][], removes: Uint8Array[] = []): Promise<void> {
     const db = this.#db;
     if (slot.current && puts.length + removes.length === 1 && this.#inTransaction === 0) {
-      return (puts.length === 1 ? db.put(puts[0]![0], puts[0]![1]) : db.remove(removes[0]!)).then(() => undefined);
+      // lmdb's own promise (it resolves to true; typed as Promise<void>, nothing reads the value).
+      return (puts.length === 1 ? db.put(puts[0]![0], puts[0]![1]) : db.remove(removes[0]!)) as Promise<unknown> as Promise<void>;
     }
     const body = (): void => {
       // The snapshot goes with the first value that the current schema writes.
