@@ -98,3 +98,15 @@ test("memory: a saved state the application no longer declares is carried to the
   fewer.checkpoint(file);
   expect(MemoryStore.restore(file, specsOf(V1)).state("history").get("d")[0]!.get("id")).toBe(4n);
 });
+
+test("lmdb: a key over LMDB's key limit is a StateStoreError, not lmdb's own error", async () => {
+  const { LmdbStore } = await import("../src/store/index.js");
+  const store = await LmdbStore.open(scratch("store-states-long-key"), specsOf(V1));
+  const long = "k".repeat(2000);
+  expect(() => store.state("current").get(long)).toThrow(
+    expect.objectContaining({ name: "StateStoreError", code: "STATE_KEY_TOO_LONG", message: `state "current": the key takes 2018 bytes with the state's prefix, over LMDB's limit of 1974 for this state; use a shorter key (or a hash of it)` }),
+  );
+  await store.state("current").put("k".repeat(1900), reading(V1, 1));
+  expect(store.state("current").get("k".repeat(1900))!.get("id")).toBe(1n);
+  await store.close();
+});

@@ -249,7 +249,7 @@ export class LmdbStore<S extends StateSpecs = StateSpecs> {
   #view(slot: Slot): ValueState | MapState | ListState {
     const name = slot.name;
     const db = this.#db;
-    const at = (key: StateKey): Uint8Array => (checkKey(name, key), concat(slot.prefix, keyBytes(key)));
+    const at = (key: StateKey): Uint8Array => (checkKey(name, key), fits(name, concat(slot.prefix, keyBytes(key))));
     if (slot.kind === "value") {
       const state: ValueState = {
         name,
@@ -267,7 +267,7 @@ export class LmdbStore<S extends StateSpecs = StateSpecs> {
       return Object.freeze(state);
     }
     if (slot.kind === "map") {
-      const itemAt = (key: StateKey, userKey: StateKey): Uint8Array => (checkKey(name, userKey, "user key"), concat(at(key), keyBytes(userKey)));
+      const itemAt = (key: StateKey, userKey: StateKey): Uint8Array => (checkKey(name, userKey, "user key"), fits(name, concat(at(key), keyBytes(userKey))));
       const state: MapState = {
         name,
         get: (key, userKey) => {
@@ -329,6 +329,20 @@ export class LmdbStore<S extends StateSpecs = StateSpecs> {
     };
     return Object.freeze(state);
   }
+}
+
+/** LMDB's key limit (lmdb 3.x default build): the stored key is the state's prefix, the key and the user key or list index. */
+export const MAX_STORED_KEY_BYTES = 1978;
+
+function fits(name: string, stored: Uint8Array): Uint8Array {
+  if (stored.length + 4 > MAX_STORED_KEY_BYTES) {
+    throw new StateStoreError(
+      "STATE_KEY_TOO_LONG",
+      `state "${name}": the key takes ${stored.length} bytes with the state's prefix, over LMDB's limit of ${MAX_STORED_KEY_BYTES - 4} for this state; use a shorter key (or a hash of it)`,
+      { state: name },
+    );
+  }
+  return stored;
 }
 
 function show(key: StateKey): string {

@@ -24,6 +24,8 @@ import {
   type ValueState,
 } from "./common.js";
 
+let checkpointCount = 0;
+
 interface Slot {
   readonly name: string;
   readonly kind: StateKind;
@@ -134,7 +136,7 @@ export class MemoryStore<S extends StateSpecs = StateSpecs> {
   checkpoint(path: string): void {
     const parts: Uint8Array[] = [checkpointHeader(this.#slots.size)];
     for (const slot of this.#slots.values()) parts.push(encodeState(slot.name, entriesOf(slot), slot.snapshot, slot.writer));
-    const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.tmp`);
+    const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.${++checkpointCount}.tmp`);
     let fd: number | undefined = openSync(tmp, "w", 0o644);
     try {
       for (const part of parts) {
