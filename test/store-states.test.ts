@@ -110,3 +110,10 @@ test("lmdb: a key over LMDB's key limit is a StateStoreError, not lmdb's own err
   expect(store.state("current").get("k".repeat(1900))!.get("id")).toBe(1n);
   await store.close();
 });
+
+test("memory: restoring from a missing file is a StateStoreError", () => {
+  const file = join(scratch("store-states-missing"), "none.ckpt");
+  expect(() => MemoryStore.restore(file, specsOf(V1))).toThrow(
+    expect.objectContaining({ name: "StateStoreError", code: "CHECKPOINT_NOT_FOUND", message: `no checkpoint at ${file}: start with MemoryStore.create(states), or pass the path that checkpoint(path) wrote` }),
+  );
+});

@@ -82,7 +82,14 @@ export class MemoryStore<S extends StateSpecs = StateSpecs> {
    */
   static restore<S extends StateSpecs>(path: string, states: S): MemoryStore<S> {
     checkSpecs(states);
-    const saved = readCheckpoint(new Uint8Array(readFileSync(path)), path);
+    let bytes: Uint8Array;
+    try {
+      bytes = new Uint8Array(readFileSync(path));
+    } catch (e) {
+      if ((e as { code?: unknown }).code !== "ENOENT") throw e;
+      throw new StateStoreError("CHECKPOINT_NOT_FOUND", `no checkpoint at ${path}: start with MemoryStore.create(states), or pass the path that checkpoint(path) wrote`, { cause: e });
+    }
+    const saved = readCheckpoint(bytes, path);
     const byName = new Map(saved.map((s) => [s.name, s]));
     // Resolve every declared state before anything is kept.
     const writers = new Map<string, ProtobufSerializer>();
