@@ -55,3 +55,19 @@ test("no snapshot before the first write; v1's after it; opening with v2 modifie
     incompatibilities: [expect.objectContaining({ rule: "FIELD_REMOVED_NOT_RESERVED", path: "acme.Reading.extra(7)" })],
   });
 });
+
+test("a schema that another store instance made unreadable is refused at its first write, which writes nothing", async () => {
+  const path = scratch("store-lmdb-snapshot-race");
+  const a = await LmdbStore.open(path, specsOf(V1)); // empty store: opens, no snapshot yet
+  const other = readingType("int32-uint32");
+  const b = await LmdbStore.open(path, specsOf(other));
+  await b.state("current").put("b", reading(other, 1));
+  expect(await storedSnapshot(path)).toEqual(snapshotOf(other));
+  expect(() => a.state("current").put("a", reading(V1, 2))).toThrow(
+    expect.objectContaining({ name: "StateStoreError", code: "STATE_SCHEMA_INCOMPATIBLE", message: expect.stringMatching(/^state "current" cannot be written: its data was written with acme.Reading and the current acme.Reading cannot read it \(rules: FIELD_TYPE_CHANGED at acme.Reading.count\(2\)\); the store was not modified/), incompatibilities: [expect.objectContaining({ rule: "FIELD_TYPE_CHANGED", path: "acme.Reading.count(2)" })] }),
+  );
+  expect(a.state("current").get("a")).toBeUndefined();
+  expect(await storedSnapshot(path)).toEqual(snapshotOf(other));
+  await a.close();
+  await b.close();
+});

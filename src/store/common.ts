@@ -96,13 +96,13 @@ export function kindChanged(name: string, saved: StateKind, declared: StateKind)
  * (the directional evaluator plus the settings rules). Throws STATE_SCHEMA_INCOMPATIBLE with the
  * evaluator's findings.
  */
-export function resolveOrThrow(name: string, current: ProtobufSerializer, saved: SerializerSnapshot): void {
+export function resolveOrThrow(name: string, current: ProtobufSerializer, saved: SerializerSnapshot, action: "opened" | "written" = "opened"): void {
   const r = current.snapshotConfiguration().resolveSchemaCompatibility(saved);
   if (r.kind === "compatibleAsIs") return;
   const savedName = (saved as { fullName?: string }).fullName ?? saved.className;
   throw new StateStoreError(
     "STATE_SCHEMA_INCOMPATIBLE",
-    `state "${name}" cannot be opened: its data was written with ${savedName} and the current ${current.type.fullName} cannot read it (rules: ${r.incompatibilities
+    `state "${name}" cannot be ${action}: its data was written with ${savedName} and the current ${current.type.fullName} cannot read it (rules: ${r.incompatibilities
       .map((f) => `${f.rule} at ${f.path}`)
       .join(", ")}); the store was not modified: open it with a schema the evaluator accepts (README "Persisting state"), or move the data to a new state\n${r.reason}`,
     { state: name, incompatibilities: r.incompatibilities },

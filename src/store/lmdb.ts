@@ -197,7 +197,7 @@ export class LmdbStore<S extends StateSpecs = StateSpecs> {
     }
     const body = (): void => {
       // The snapshot goes with the first value that the current schema writes.
-      if (!slot.current && puts.length > 0) void db.put(slot.metaKey, concat(Uint8Array.of(KIND_CODES[slot.kind]), slot.snapshot));
+      if (!slot.current && puts.length > 0) this.#storeSnapshot(slot);
       for (const [k, v] of puts) void db.put(k, v);
       for (const k of removes) void db.remove(k);
     };
@@ -205,6 +205,20 @@ export class LmdbStore<S extends StateSpecs = StateSpecs> {
     else db.transactionSync(body);
     if (puts.length > 0) slot.current = true;
     return Promise.resolve();
+  }
+
+  /**
+   * Inside the write transaction of the first value of the current schema: another process (or
+   * store instance) may have stored a snapshot since this store opened; the current schema must
+   * read the data written under it too, else the transaction aborts (STATE_SCHEMA_INCOMPATIBLE).
+   */
+  #storeSnapshot(slot: Slot): void {
+    const stored = this.#db.getBinary(slot.metaKey);
+    if (stored !== undefined && !sameBytes(stored.subarray(1), slot.snapshot)) {
+      if (kindOfCode(stored[0] ?? 0) !== slot.kind) throw kindChanged(slot.name, kindOfCode(stored[0] ?? 0) ?? "value", slot.kind);
+      resolveOrThrow(slot.name, slot.serializer, readSnapshot(new Uint8Array(stored.subarray(1))), "written");
+    }
+    void this.#db.put(slot.metaKey, concat(Uint8Array.of(KIND_CODES[slot.kind]), slot.snapshot));
   }
 
   #encode(slot: Slot, key: StateKey, value: unknown): Uint8Array {
@@ -313,7 +327,7 @@ export class LmdbStore<S extends StateSpecs = StateSpecs> {
           for (const { key: k } of db.getRange({ start: concat(p, INDEX_END), end: p, reverse: true, limit: 1 })) {
             next = new DataView(k.buffer, k.byteOffset, k.byteLength).getUint32(p.length) + 1;
           }
-          if (!slot.current) void db.put(slot.metaKey, concat(Uint8Array.of(KIND_CODES[slot.kind]), slot.snapshot));
+          if (!slot.current) this.#storeSnapshot(slot);
           void db.put(concat(p, u32be(next)), bytes);
         };
         if (this.#inTransaction > 0) append();
