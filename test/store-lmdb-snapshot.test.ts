@@ -71,3 +71,21 @@ test("a schema that another store instance made unreadable is refused at its fir
   await a.close();
   await b.close();
 });
+
+test("a transaction that throws writes neither its values nor the snapshot, and the next write stores the snapshot", async () => {
+  const path = scratch("store-lmdb-snapshot-abort");
+  const s = await LmdbStore.open(path, specsOf(V1));
+  expect(() =>
+    s.transactionSync(() => {
+      void s.state("current").put("a", reading(V1, 1));
+      void s.state("history").add("h", reading(V1, 2));
+      throw new Error("abort");
+    }),
+  ).toThrow("abort");
+  expect(s.state("current").get("a")).toBeUndefined();
+  expect(s.state("history").get("h")).toEqual([]);
+  expect(await storedSnapshot(path)).toBeUndefined();
+  await s.state("current").put("b", reading(V1, 3));
+  expect(await storedSnapshot(path)).toEqual(snapshotOf(V1));
+  await s.close();
+});

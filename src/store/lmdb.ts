@@ -95,6 +95,8 @@ export class LmdbStore<S extends StateSpecs = StateSpecs> {
   readonly #db: LmdbDatabase;
   readonly #slots = new Map<string, Slot>();
   #inTransaction = 0;
+  /** Slots whose snapshot the running transactionSync wrote (stored only if it commits). */
+  #pending: Set<Slot> | undefined;
 
   private constructor(db: LmdbDatabase) {
     this.#db = db;
@@ -174,14 +176,30 @@ export class LmdbStore<S extends StateSpecs = StateSpecs> {
    * not at all (a crash inside leaves the previous state). Returns what `fn` returns.
    */
   transactionSync<T>(fn: () => T): T {
-    return this.#db.transactionSync(() => {
-      this.#inTransaction++;
-      try {
-        return fn();
-      } finally {
-        this.#inTransaction--;
-      }
-    });
+    if (this.#inTransaction > 0) return fn();
+    const pending = new Set<Slot>();
+    this.#pending = pending;
+    try {
+      const result = this.#db.transactionSync(() => {
+        this.#inTransaction++;
+        try {
+          return fn();
+        } finally {
+          this.#inTransaction--;
+        }
+      });
+      // Committed: the snapshots written in it are now the stored ones.
+      for (const slot of pending) slot.current = true;
+      return result;
+    } finally {
+      this.#pending = undefined;
+    }
+  }
+
+  /** Marks `slot`'s snapshot as stored: now, or when the enclosing transaction commits. */
+  #stored(slot: Slot): void {
+    if (this.#pending !== undefined) this.#pending.add(slot);
+    else slot.current = true;
   }
 
   /** Closes the environment (pending writes are committed first). */
@@ -203,7 +221,7 @@ export class LmdbStore<S extends StateSpecs = StateSpecs> {
     };
     if (this.#inTransaction > 0) body();
     else db.transactionSync(body);
-    if (puts.length > 0) slot.current = true;
+    if (puts.length > 0) this.#stored(slot);
     return Promise.resolve();
   }
 
@@ -332,7 +350,7 @@ export class LmdbStore<S extends StateSpecs = StateSpecs> {
         };
         if (this.#inTransaction > 0) append();
         else db.transactionSync(append);
-        slot.current = true;
+        this.#stored(slot);
         return Promise.resolve();
       },
       clear: (key) => {
