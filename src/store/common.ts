@@ -130,6 +130,32 @@ export function keyBytes(key: StateKey): Uint8Array {
   return out;
 }
 
+/** `prefix` followed by keyBytes(key), in one allocation (the LMDB backend's stored keys). */
+export function prefixedKey(prefix: Uint8Array, key: StateKey): Uint8Array {
+  const p = prefix.length;
+  if (typeof key !== "string") {
+    const out = new Uint8Array(p + 5 + key.length);
+    out.set(prefix);
+    out[p] = 1;
+    writeU32(out, p + 1, key.length);
+    out.set(key, p + 5);
+    return out;
+  }
+  const out = new Uint8Array(p + 5 + key.length * 3);
+  out.set(prefix);
+  const { written } = utf8.encodeInto(key, out.subarray(p + 5));
+  out[p] = 0;
+  writeU32(out, p + 1, written);
+  return out.subarray(0, p + 5 + written);
+}
+
+function writeU32(out: Uint8Array, at: number, v: number): void {
+  out[at] = v >>> 24;
+  out[at + 1] = (v >>> 16) & 0xff;
+  out[at + 2] = (v >>> 8) & 0xff;
+  out[at + 3] = v & 0xff;
+}
+
 /** Reads a key written by keyBytes at `at`; returns the key and the position after it, or undefined when short. */
 export function readKey(bytes: Uint8Array, at: number): { key: StateKey; end: number } | undefined {
   if (at + 5 > bytes.length) return undefined;

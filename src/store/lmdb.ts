@@ -16,6 +16,7 @@ import {
   keyBytes,
   kindChanged,
   kindOfCode,
+  prefixedKey,
   readKey,
   resolveOrThrow,
   type ListState,
@@ -281,7 +282,7 @@ export class LmdbStore<S extends StateSpecs = StateSpecs> {
   #view(slot: Slot): ValueState | MapState | ListState {
     const name = slot.name;
     const db = this.#db;
-    const at = (key: StateKey): Uint8Array => (checkKey(name, key), fits(name, concat(slot.prefix, keyBytes(key))));
+    const at = (key: StateKey): Uint8Array => (checkKey(name, key), fits(name, prefixedKey(slot.prefix, key)));
     if (slot.kind === "value") {
       const state: ValueState = {
         name,
@@ -299,7 +300,7 @@ export class LmdbStore<S extends StateSpecs = StateSpecs> {
       return Object.freeze(state);
     }
     if (slot.kind === "map") {
-      const itemAt = (key: StateKey, userKey: StateKey): Uint8Array => (checkKey(name, userKey, "user key"), fits(name, concat(at(key), keyBytes(userKey))));
+      const itemAt = (key: StateKey, userKey: StateKey): Uint8Array => (checkKey(name, userKey, "user key"), fits(name, prefixedKey(at(key), userKey)));
       const state: MapState = {
         name,
         get: (key, userKey) => {
