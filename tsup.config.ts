@@ -16,6 +16,9 @@ import { defineConfig, type Options } from "tsup";
 // - dist/cli/main.js: the `protokeel` command line (package.json "bin"), an ESM module of the
 //   per-module build like any other; it keeps its #!/usr/bin/env node line and is made executable
 //   (checked below). Nothing an entry loads imports src/cli/, so no runtime gets Node modules.
+// - dist/store/index.js: `protokeel/store` (Node only, ESM only; package.json "exports" gives it
+//   under the "node" condition alone). No entry of the core imports src/store/, and the store
+//   loads the optional peer `lmdb` with a dynamic import only when an LMDB store is opened.
 // - dist/protokeel.wasm: the core as a file, imported by dist/workerd.js (workerd compiles it
 //   itself: it refuses to compile WebAssembly from bytes) and exported as protokeel/protokeel.wasm.
 
@@ -24,7 +27,7 @@ const common: Options = {
   platform: "neutral",
   sourcemap: false,
   clean: false,
-  external: ["@bufbuild/protobuf", "@noble/hashes"],
+  external: ["@bufbuild/protobuf", "@noble/hashes", "lmdb"],
 };
 
 /**
@@ -87,5 +90,18 @@ export default defineConfig([
     format: ["esm", "cjs"],
     dts: { only: true },
     outExtension: ({ format }) => ({ js: format === "cjs" ? ".cjs" : ".js" }),
+  },
+  {
+    // Declarations of protokeel/store: dist/store/index.d.ts (ESM only, Node only). The core's
+    // declarations are not copied in: a copy of ProtobufType or DynamicMessage (classes with
+    // private members) would not accept the application's instances. Every core module stays an
+    // import and is pointed at dist/index.d.ts, which exports all the names the store uses.
+    ...common,
+    entry: { "store/index": "src/store/index.ts" },
+    format: ["esm"],
+    dts: { only: true },
+    external: [...(common.external as string[]), /^\.\.\//],
+    outExtension: () => ({ js: ".js" }),
+    // scripts/point-store-types.mjs (after tsup, in `npm run build`) points them at dist/index.d.ts.
   },
 ]);

@@ -98,7 +98,39 @@ export class RestoreError extends ProtokeelError {
   }
 }
 
+/**
+ * A state store (`protokeel/store`) cannot open or use a state: the saved schema of a state is not
+ * readable with the current one (`code` STATE_SCHEMA_INCOMPATIBLE, with the evaluator's findings),
+ * a state was declared with another kind, or the store was used wrongly. Names the state.
+ */
+export class StateStoreError extends ProtokeelError {
+  /** The state's name, when the error concerns one state. */
+  readonly state: string | undefined;
+  /** The evaluator's findings (rule ids and paths) when the saved schema is not readable. */
+  readonly incompatibilities: readonly { readonly rule: string; readonly path: string; readonly message: string }[];
+
+  constructor(
+    code: string,
+    message: string,
+    details: {
+      state?: string;
+      incompatibilities?: readonly { readonly rule: string; readonly path: string; readonly message: string }[];
+      cause?: unknown;
+    } = {},
+  ) {
+    super(code, message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.name = "StateStoreError";
+    this.state = details.state;
+    this.incompatibilities = Object.freeze([...(details.incompatibilities ?? [])]);
+  }
+
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), state: this.state, incompatibilities: this.incompatibilities };
+  }
+}
+
 const NAMES = new Set([
+  "StateStoreError",
   "ProtokeelError",
   "InvalidDescriptorError",
   "MissingTypeInfoError",

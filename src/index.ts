@@ -10,6 +10,7 @@ export {
   CodecError,
   SnapshotFormatError,
   RestoreError,
+  StateStoreError,
   isProtokeelError,
 } from "./errors.js";
 export type { Settings } from "./settings.js";

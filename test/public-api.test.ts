@@ -26,6 +26,7 @@ const PUBLIC = [
   "ProtokeelError",
   "RestoreError",
   "SnapshotFormatError",
+  "StateStoreError",
   "evaluateSchemaChange",
   "formatFindings",
   "initWasm",

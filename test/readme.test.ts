@@ -66,6 +66,18 @@ const PRELUDES: Record<string, string> = {
       },
     };
   `,
+  // "Persisting state": three versions of acme.Reading as ProtobufTypes: v1, v2 (celsius int32 →
+  // int64, optional unit added; supported) and v2 with celsius as uint32 (unsupported).
+  "state-types": `
+    import protobuf from "protobufjs";
+    import { ProtobufType } from "protokeel";
+
+    const reading = (fields: string) => 'syntax = "proto3"; package acme; message Reading { string device = 1; ' + fields + ' }';
+    const typeOf = (text: string) => ProtobufType.of(protobuf.parse(text, { keepCase: true }).root.lookupType("acme.Reading"));
+    export const ReadingV1 = typeOf(reading("int32 celsius = 2;"));
+    export const ReadingV2 = typeOf(reading("int64 celsius = 2; optional string unit = 3;"));
+    export const ReadingBad = typeOf(reading("uint32 celsius = 2; optional string unit = 3;"));
+  `,
   // "Schema evolution": acme.Order whose field priority(6) loses \`optional\`.
   "evaluator-pair": `
     import protobuf from "protobufjs";

@@ -1,0 +1,187 @@
+// Shared parts of protokeel/store: state declarations, keys and the open-time compatibility rule.
+import { StateStoreError } from "../errors.js";
+import type { DynamicMessage } from "../message/dynamic-message.js";
+import type { ProtobufSerializer } from "../serializer.js";
+import type { SerializerSnapshot } from "../snapshot/types.js";
+import type { ProtobufType } from "../type.js";
+
+/** A key of a state (and a map state's user key): a string or bytes. */
+export type StateKey = string | Uint8Array;
+
+/** The three state kinds: one value per key, key → user key → value, an append-only list per key. */
+export type StateKind = "value" | "map" | "list";
+
+/** How the application declares a state: its kind and the current type of its values. */
+export interface StateSpec<K extends StateKind = StateKind> {
+  readonly kind: K;
+  readonly type: ProtobufType;
+}
+
+/** The states of a store, by name. */
+export type StateSpecs = Readonly<Record<string, StateSpec>>;
+
+export const valueState = (type: ProtobufType): StateSpec<"value"> => Object.freeze({ kind: "value", type });
+export const mapState = (type: ProtobufType): StateSpec<"map"> => Object.freeze({ kind: "map", type });
+export const listState = (type: ProtobufType): StateSpec<"list"> => Object.freeze({ kind: "list", type });
+
+/** One value per key. Writes return a promise on LMDB (resolved when committed), nothing in memory. */
+export interface ValueState {
+  readonly name: string;
+  get(key: StateKey): DynamicMessage | undefined;
+  put(key: StateKey, value: DynamicMessage): void | Promise<void>;
+  delete(key: StateKey): void | Promise<void>;
+  keys(): StateKey[];
+}
+
+/** Per key, a map of user keys to values. */
+export interface MapState {
+  readonly name: string;
+  get(key: StateKey, userKey: StateKey): DynamicMessage | undefined;
+  put(key: StateKey, userKey: StateKey, value: DynamicMessage): void | Promise<void>;
+  delete(key: StateKey, userKey: StateKey): void | Promise<void>;
+  entries(key: StateKey): [StateKey, DynamicMessage][];
+  clear(key: StateKey): void | Promise<void>;
+  keys(): StateKey[];
+}
+
+/** Per key, an append-only list of values. */
+export interface ListState {
+  readonly name: string;
+  get(key: StateKey): DynamicMessage[];
+  add(key: StateKey, value: DynamicMessage): void | Promise<void>;
+  clear(key: StateKey): void | Promise<void>;
+  keys(): StateKey[];
+}
+
+export type StateOf<S extends StateSpec> = S["kind"] extends "value" ? ValueState : S["kind"] extends "map" ? MapState : ListState;
+
+export const KIND_CODES: Readonly<Record<StateKind, number>> = { value: 1, map: 2, list: 3 };
+export function kindOfCode(code: number): StateKind | undefined {
+  return code === 1 ? "value" : code === 2 ? "map" : code === 3 ? "list" : undefined;
+}
+
+export function checkName(name: string): void {
+  if (typeof name !== "string" || name.length === 0 || name.length > 200) {
+    throw new StateStoreError("STATE_NAME_INVALID", `state name ${JSON.stringify(name)} is invalid: use a non-empty string of at most 200 characters`, {
+      state: String(name),
+    });
+  }
+}
+
+export function checkSpecs(specs: StateSpecs): void {
+  if (typeof specs !== "object" || specs === null) throw new TypeError("expected the states as an object: { name: valueState(type), … }");
+  for (const [name, spec] of Object.entries(specs)) {
+    checkName(name);
+    if (spec === null || typeof spec !== "object" || !(spec.kind in KIND_CODES) || typeof spec.type?.createSerializer !== "function") {
+      throw new StateStoreError(
+        "STATE_SPEC_INVALID",
+        `state "${name}" is declared wrongly: use valueState(type), mapState(type) or listState(type) with a ProtobufType`,
+        { state: name },
+      );
+    }
+  }
+}
+
+/** A saved state of kind `saved` declared with another kind: the store refuses to open. */
+export function kindChanged(name: string, saved: StateKind, declared: StateKind): StateStoreError {
+  return new StateStoreError(
+    "STATE_KIND_CHANGED",
+    `state "${name}" was saved as ${saved} state and is declared as ${declared} state; the store does not convert between state kinds: declare it as ${saved} state, or give the new state another name`,
+    { state: name },
+  );
+}
+
+/**
+ * The open-time rule: the current serializer must read data written under the saved snapshot
+ * (the directional evaluator plus the settings rules). Throws STATE_SCHEMA_INCOMPATIBLE with the
+ * evaluator's findings.
+ */
+export function resolveOrThrow(name: string, current: ProtobufSerializer, saved: SerializerSnapshot, action: "opened" | "written" = "opened"): void {
+  const r = current.snapshotConfiguration().resolveSchemaCompatibility(saved);
+  if (r.kind === "compatibleAsIs") return;
+  const savedName = (saved as { fullName?: string }).fullName ?? saved.className;
+  throw new StateStoreError(
+    "STATE_SCHEMA_INCOMPATIBLE",
+    `state "${name}" cannot be ${action}: its data was written with ${savedName} and the current ${current.type.fullName} cannot read it (rules: ${r.incompatibilities
+      .map((f) => `${f.rule} at ${f.path}`)
+      .join(", ")}); the store was not modified: open it with a schema the evaluator accepts (README "Persisting state"), or move the data to a new state\n${r.reason}`,
+    { state: name, incompatibilities: r.incompatibilities },
+  );
+}
+
+const utf8 = new TextEncoder();
+const utf8d = new TextDecoder("utf-8", { fatal: true });
+
+export function checkKey(name: string, key: unknown, what = "key"): asserts key is StateKey {
+  if (typeof key !== "string" && !(key instanceof Uint8Array)) {
+    throw new StateStoreError("STATE_KEY_INVALID", `state "${name}": a ${what} must be a string or a Uint8Array, got ${key === null ? "null" : typeof key}`, {
+      state: name,
+    });
+  }
+}
+
+/** A key as one self-delimiting byte string: u8 tag (0 string, 1 bytes), u32 length (big-endian), bytes. */
+export function keyBytes(key: StateKey): Uint8Array {
+  const body = typeof key === "string" ? utf8.encode(key) : key;
+  const out = new Uint8Array(5 + body.length);
+  out[0] = typeof key === "string" ? 0 : 1;
+  new DataView(out.buffer).setUint32(1, body.length);
+  out.set(body, 5);
+  return out;
+}
+
+/** `prefix` followed by keyBytes(key), in one allocation (the LMDB backend's stored keys). */
+export function prefixedKey(prefix: Uint8Array, key: StateKey): Uint8Array {
+  const p = prefix.length;
+  if (typeof key !== "string") {
+    const out = new Uint8Array(p + 5 + key.length);
+    out.set(prefix);
+    out[p] = 1;
+    writeU32(out, p + 1, key.length);
+    out.set(key, p + 5);
+    return out;
+  }
+  const out = new Uint8Array(p + 5 + key.length * 3);
+  out.set(prefix);
+  const { written } = utf8.encodeInto(key, out.subarray(p + 5));
+  out[p] = 0;
+  writeU32(out, p + 1, written);
+  return out.subarray(0, p + 5 + written);
+}
+
+function writeU32(out: Uint8Array, at: number, v: number): void {
+  out[at] = v >>> 24;
+  out[at + 1] = (v >>> 16) & 0xff;
+  out[at + 2] = (v >>> 8) & 0xff;
+  out[at + 3] = v & 0xff;
+}
+
+/** Reads a key written by keyBytes at `at`; returns the key and the position after it, or undefined when short. */
+export function readKey(bytes: Uint8Array, at: number): { key: StateKey; end: number } | undefined {
+  if (at + 5 > bytes.length) return undefined;
+  const tag = bytes[at]!;
+  const len = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(at + 1);
+  if (tag > 1 || at + 5 + len > bytes.length) return undefined;
+  const body = new Uint8Array(bytes.subarray(at + 5, at + 5 + len)); // a plain copy, also of a Buffer
+  if (tag === 1) return { key: body, end: at + 5 + len };
+  try {
+    return { key: utf8d.decode(body), end: at + 5 + len };
+  } catch {
+    return undefined;
+  }
+}
+
+/** A Map key for a StateKey (strings and bytes never collide). */
+export function keyId(key: StateKey): string {
+  if (typeof key === "string") return `s${key}`;
+  let s = "b";
+  for (const b of key) s += b.toString(16).padStart(2, "0");
+  return s;
+}
+
+export function keyOfId(id: string): StateKey {
+  if (id[0] === "s") return id.slice(1);
+  const out = new Uint8Array((id.length - 1) / 2);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(id.slice(1 + 2 * i, 3 + 2 * i), 16);
+  return out;
+}

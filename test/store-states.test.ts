@@ -1,0 +1,119 @@
+// The three state kinds on both backends: value, map and list state with string and Uint8Array
+// keys (never confused with each other), survive a close/reopen (memory: checkpoint/restore), and
+// the store's usage errors.
+import { join } from "node:path";
+import { describe, expect, test } from "vitest";
+import { DynamicMessage } from "../src/index.js";
+import { MemoryStore, valueState } from "../src/store/index.js";
+import { DRIVERS, V1, reading, readingType, scratch, specsOf } from "./support/store.js";
+
+const ids = (vs: (DynamicMessage | undefined)[]) => vs.map((v) => v?.get("id"));
+
+describe.each(DRIVERS)("$name backend", (driver) => {
+  const where = () => {
+    const dir = scratch(`store-states-${driver.name}`);
+    return driver.name === "memory" ? join(dir, "s.ckpt") : dir;
+  };
+
+  test("value, map and list state with string and bytes keys, across a reopen", async () => {
+    const at = where();
+    const a = await driver.open(at, specsOf(V1), { fresh: true });
+    const s = a.store;
+    await s.state("current").put("a", reading(V1, 1));
+    await s.state("current").put(Uint8Array.of(0x61), reading(V1, 2));
+    await s.state("current").put("gone", reading(V1, 3));
+    await s.state("current").delete("gone");
+    for (const id of [5, 4, 6]) await s.state("history").add("dev", reading(V1, id));
+    await s.state("history").add(Uint8Array.of(1, 2), reading(V1, 7));
+    await s.state("byDevice").put("dev", "x", reading(V1, 8));
+    await s.state("byDevice").put("dev", Uint8Array.of(0x78), reading(V1, 9));
+    await s.state("byDevice").put("dev", "y", reading(V1, 10));
+    await s.state("byDevice").delete("dev", "y");
+    await s.state("byDevice").put("other", "z", reading(V1, 11));
+    await s.state("byDevice").clear("other");
+    await a.close();
+
+    const b = await driver.open(at, specsOf(V1));
+    const t = b.store;
+    expect(ids([t.state("current").get("a"), t.state("current").get(Uint8Array.of(0x61)), t.state("current").get("gone")])).toEqual([1n, 2n, undefined]);
+    const label = (k: unknown) => (typeof k === "string" ? `string ${k}` : `${Object.getPrototypeOf(k).constructor.name} ${[...(k as Uint8Array)]}`);
+    expect(t.state("current").keys().map(label).sort()).toEqual(["Uint8Array 97", "string a"]);
+    expect(ids(t.state("history").get("dev"))).toEqual([5n, 4n, 6n]);
+    expect(ids(t.state("history").get(Uint8Array.of(1, 2)))).toEqual([7n]);
+    expect(t.state("history").get("nobody")).toEqual([]);
+    const entries = t.state("byDevice").entries("dev");
+    expect(entries.map(([k, v]) => [k, v.get("id")]).sort((x, y) => Number(x[1]) - Number(y[1]))).toEqual([
+      ["x", 8n],
+      [Uint8Array.of(0x78), 9n],
+    ]);
+    expect(t.state("byDevice").get("dev", "x")!.get("id")).toBe(8n);
+    expect(t.state("byDevice").get("dev", "y")).toBeUndefined();
+    expect(t.state("byDevice").keys()).toEqual(["dev"]);
+    expect(t.state("history").keys().length).toBe(2);
+    await t.state("history").clear("dev");
+    expect(t.state("history").get("dev")).toEqual([]);
+    await b.close();
+  });
+
+  test.each([
+    ["a number key", (s: MemoryStore<ReturnType<typeof specsOf>>) => s.state("current").get(7 as never), "STATE_KEY_INVALID", 'state "current": a key must be a string or a Uint8Array, got number'],
+    ["a null user key", (s: MemoryStore<ReturnType<typeof specsOf>>) => s.state("byDevice").get("k", null as never), "STATE_KEY_INVALID", 'state "byDevice": a user key must be a string or a Uint8Array, got null'],
+    ["a plain object value", (s: MemoryStore<ReturnType<typeof specsOf>>) => s.state("current").put("k", { id: 1n } as never), "STATE_VALUE_INVALID", 'state "current": a value must be a DynamicMessage, got object; build it with DynamicMessage.create(type.descriptor, init)'],
+    ["an undeclared state", (s: MemoryStore<ReturnType<typeof specsOf>>) => s.state("nope" as never), "STATE_NOT_DECLARED", /^state "nope" is not declared: pass it in the states of (MemoryStore.create\/restore|LmdbStore.open)$/],
+  ])("%s is a StateStoreError", async (_what, use, code, message) => {
+    const opened = await driver.open(where(), specsOf(V1), { fresh: true });
+    expect(() => use(opened.store as never)).toThrow(expect.objectContaining({ name: "StateStoreError", code, message: typeof message === "string" ? message : expect.stringMatching(message) }));
+    if (driver.name === "lmdb") await opened.close();
+  });
+});
+
+test("lmdb: a value of another schema that write acceptance refuses is a CodecError at put, and nothing is written", async () => {
+  const { LmdbStore } = await import("../src/store/index.js");
+  const store = await LmdbStore.open(scratch("store-states-accept"), specsOf(V1));
+  const other = readingType("int32-uint32");
+  expect(() => store.state("current").put("k", reading(other, 1))).toThrow(
+    expect.objectContaining({ name: "CodecError", message: expect.stringMatching(/^state "current", key "k": .*FIELD_TYPE_CHANGED.*; nothing was written$/) }),
+  );
+  expect(store.state("current").get("k")).toBeUndefined();
+  await store.close();
+});
+
+test("memory: a refused value fails the checkpoint and leaves the previous file", async () => {
+  const file = join(scratch("store-states-accept-mem"), "s.ckpt");
+  const store = MemoryStore.create(specsOf(V1));
+  await store.state("current").put("k", reading(V1, 1));
+  store.checkpoint(file);
+  store.state("current").put("bad", reading(readingType("int32-uint32"), 2));
+  expect(() => store.checkpoint(file)).toThrow(expect.objectContaining({ name: "CodecError", message: expect.stringMatching(/^state "current", key "bad": .*FIELD_TYPE_CHANGED.*; the checkpoint was not written$/) }));
+  expect(MemoryStore.restore(file, specsOf(V1)).state("current").keys()).toEqual(["k"]);
+});
+
+test("memory: a saved state the application no longer declares is carried to the next checkpoint unchanged", async () => {
+  const file = join(scratch("store-states-carry"), "s.ckpt");
+  const store = MemoryStore.create(specsOf(V1));
+  await store.state("history").add("d", reading(V1, 4));
+  store.checkpoint(file);
+  const fewer = MemoryStore.restore(file, { current: valueState(V1) });
+  expect(fewer.stateNames().sort()).toEqual(["byDevice", "current", "history"]);
+  fewer.checkpoint(file);
+  expect(MemoryStore.restore(file, specsOf(V1)).state("history").get("d")[0]!.get("id")).toBe(4n);
+});
+
+test("lmdb: a key over LMDB's key limit is a StateStoreError, not lmdb's own error", async () => {
+  const { LmdbStore } = await import("../src/store/index.js");
+  const store = await LmdbStore.open(scratch("store-states-long-key"), specsOf(V1));
+  const long = "k".repeat(2000);
+  expect(() => store.state("current").get(long)).toThrow(
+    expect.objectContaining({ name: "StateStoreError", code: "STATE_KEY_TOO_LONG", message: `state "current": the key takes 2018 bytes with the state's prefix, over LMDB's limit of 1974 for this state; use a shorter key (or a hash of it)` }),
+  );
+  await store.state("current").put("k".repeat(1900), reading(V1, 1));
+  expect(store.state("current").get("k".repeat(1900))!.get("id")).toBe(1n);
+  await store.close();
+});
+
+test("memory: restoring from a missing file is a StateStoreError", () => {
+  const file = join(scratch("store-states-missing"), "none.ckpt");
+  expect(() => MemoryStore.restore(file, specsOf(V1))).toThrow(
+    expect.objectContaining({ name: "StateStoreError", code: "CHECKPOINT_NOT_FOUND", message: `no checkpoint at ${file}: start with MemoryStore.create(states), or pass the path that checkpoint(path) wrote` }),
+  );
+});
