@@ -150,6 +150,18 @@ describe("errors are create's, and nothing is written", () => {
     expect(hex(out.view())).toBe(before);
   });
 
+  test("objects of changing shapes (the per-type key cache) resolve every key again when it differs", () => {
+    const a = { f_int32: 1, f_string: "x" };
+    const expected = hex(ser.toBinary(DynamicMessage.create(All, a)));
+    for (let i = 0; i < 3; i++) {
+      expect(hex(ser.toBinary(a))).toBe(expected);
+      expect(() => ser.toBinary({ f_int32: 1, fString: "x" })).toThrow('use the proto field name "f_string"');
+      expect(() => ser.toBinary({ f_int32: 1, f_string: "x", nope: 1 })).toThrow('has no field "nope"');
+      expect(hex(ser.toBinary({ f_string: "x", f_int32: 1 }))).toBe(expected);
+      expect(hex(ser.toBinary({ f_int32: 1 }))).toBe(hex(ser.toBinary(DynamicMessage.create(All, { f_int32: 1 }))));
+    }
+  });
+
   test("a oneof set twice", () => {
     const fields = All.oneofs[0]!.fields;
     const init = { [fields[0]!.name]: fields[0]!.fieldKind === "message" ? {} : 1, [fields[1]!.name]: fields[1]!.fieldKind === "message" ? {} : 1 };
