@@ -154,8 +154,8 @@ function long(big: bigint, mode: number): unknown {
 // Roots' source bytes: the whole input of a call is copied once (one TypedArray.set: ~30 ns
 // for 91 B against ~120 ns for a byte loop, measured) and every root decoded from it refers to
 // its range (DynamicMessage makes the view only when a writer needs it, saving ~240 ns per
-// small message). The copy comes from the read arena: small inputs share its chunks, larger
-// ones get their own buffer.
+// small message). The copy comes from the read arena: inputs up to 4 KiB share its chunks, up to
+// 32 KiB its mid-size tier's, larger ones get their own buffer.
 
 /** Where a root's source range lives: `store[base + offset from the input start]`. */
 interface SourceRef {
@@ -169,14 +169,15 @@ class SourceCopy implements SourceRef {
   readonly base: number;
   constructor(input: Uint8Array) {
     const len = input.length;
-    if (len > readArena.maxPiece) {
+    const arena = len > readArena.maxPiece ? readArena.next! : readArena;
+    if (len > arena.maxPiece) {
       // Not input.slice(): a Node Buffer's slice is a view, not a copy.
       this.store = new Uint8Array(len);
       this.store.set(input);
       this.base = 0;
     } else {
-      this.base = readArena.reserve(len);
-      this.store = readArena.chunk;
+      this.base = arena.reserve(len);
+      this.store = arena.chunk;
       this.store.set(input, this.base);
     }
   }
@@ -569,7 +570,7 @@ class TapeDecoder {
 // 3.2x -> 26.8x, numeric (16.9 KB) relay 4.3x -> 18.4x, while a decode whose value is then read
 // pays the validate walk twice: span decode 1.33x -> 1.28x, numeric 2.72x -> 2.68x. On the 2 KB
 // depth-80 chain the second walk is ~20% of the decode (nested decode 0.87x -> 0.71x), so
-// smaller messages stay eager; 4 KiB is also where a root gets its own source copy.
+// smaller messages stay eager; 4 KiB is also where a root's source copy moves to the mid-size arena.
 const LAZY_MIN_BYTES = 4096;
 const lazy = { min: LAZY_MIN_BYTES };
 
