@@ -3,6 +3,8 @@
 // through the decoder's fast constructor. It never decodes a varint: scalars come decoded,
 // strings as byte ranges (ASCII strings as one text of all of them, sliced), packed runs as
 // aligned element arrays in linear memory.
+// Over 500 lines on purpose: the read plans, frames, merge bookkeeping and the tape walk share
+// private types and are tuned together as one hot loop; split, each part would export internals.
 import { ScalarType, type DescMessage } from "@bufbuild/protobuf";
 import { internalError } from "../errors.js";
 import type { Settings } from "../settings.js";
