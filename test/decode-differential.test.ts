@@ -180,6 +180,26 @@ describe("repeated occurrences and encodings, by rule", () => {
       { c_message: { name: "b", value: 1 } },
     ],
     [
+      "a oneof inside a merged singular message: a later member clears the earlier (one oneof)",
+      bytes(len(122, len(145, len(3, [0x78]))), len(122, len(145, vi(4, 1)))),
+      { recursive: { wkt_value: { bool_value: true } } },
+    ],
+    [
+      "a oneof two merges deep: the later member clears the earlier (two oneofs)",
+      bytes(len(122, len(122, len(104, [0x78]))), len(122, vi(5, 3)), len(122, len(122, len(101, vi(2, 1))))),
+      { recursive: { f_int32: 3, recursive: { c_message: { value: 1 } } } },
+    ],
+    [
+      "a oneof three levels deep, its parents merged in between (one oneof)",
+      bytes(len(122, len(122, len(145, len(3, [0x78])))), len(122, vi(5, 3)), len(122, len(122, vi(5, 4))), len(122, len(122, len(145, vi(4, 1))))),
+      { recursive: { f_int32: 3, recursive: { f_int32: 4, wkt_value: { bool_value: true } } } },
+    ],
+    [
+      "a oneof member set again inside a list element, then a later element starts fresh",
+      bytes(len(123, [...len(104, [0x78]), ...len(101, vi(2, 1))]), len(123, len(104, [0x79]))),
+      { children: [{ c_message: { value: 1 } }, { c_string: "y" }] },
+    ],
+    [
       "a map: the last entry of a key wins",
       bytes(len(92, leaf([len(1, [0x6b]), len(2, [0x31])])), len(92, leaf([len(1, [0x6b]), len(2, [0x32])]))),
       { m_string: { k: "2" } },

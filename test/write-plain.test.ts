@@ -75,6 +75,60 @@ describe("plain init objects write the bytes of create + write", () => {
   });
 });
 
+describe("list elements at the edges of their range (each element type's own check loop)", () => {
+  test.each([
+    { r_int32: [2147483647, -2147483648, -0, 0] },
+    { r_int32: [1, 2147483648] },
+    { r_int32: [1, NaN] },
+    { r_sint32: [-2147483649] },
+    { r_sfixed32: [1.5] },
+    { r_uint32: [4294967295, 0, -0] },
+    { r_uint32: [2, -1] },
+    { r_fixed32: [4294967296] },
+    { r_enum: [1, -2147483648, 2147483647] },
+    { r_enum: [1, "RED"] },
+    { r_enum: [2147483648] },
+    { r_float: [Infinity, -Infinity, NaN, 3.4028234663852886e38, -0, 1.1] },
+    { r_float: [1, 3.5e38] },
+    { r_float: [-3.5e38] },
+    { r_double: [1, "1"] },
+    { r_double: [1, 1n] },
+    { r_int64: [2n ** 63n - 1n, -(2n ** 63n), 0n] },
+    { r_int64: [2n ** 63n] },
+    { r_int64: [1n, 5] },
+    { r_sint64: [-(2n ** 63n) - 1n] },
+    { r_sfixed64: [-(2n ** 63n)] },
+    { r_uint64: [2n ** 64n - 1n, 0n] },
+    { r_uint64: [-1n] },
+    { r_fixed64: [2n ** 64n] },
+    { r_bool: [true, false] },
+    { r_bool: [true, 1] },
+    { r_string: ["a", "é", "\u{1F600}"] },
+    { r_string: ["a", "\uD800"] },
+    { r_bytes: [new Uint8Array([1])] },
+    { r_bytes: [[1]] },
+    { u_int32: [1, 2 ** 31] },
+    { u_uint64: [2n ** 64n - 1n] },
+  ])("%o", (init) => {
+    let built: DynamicMessage | undefined;
+    let error: unknown;
+    try {
+      built = DynamicMessage.create(All, init as never);
+    } catch (e) {
+      error = e;
+    }
+    if (built === undefined) {
+      expect(thrown(() => ser.toBinary(init as never))).toEqual(error);
+      return;
+    }
+    expect(hex(ser.toBinary(init as never))).toBe(hex(ser.toBinary(built)));
+    const [name, list] = Object.entries(init)[0]! as [string, unknown[]];
+    const stored = built.get(name) as unknown[];
+    expect(stored).not.toBe(list);
+    expect(stored.map((x) => (typeof x === "number" && name === "r_float" ? Math.fround(x) : x))).toEqual(stored);
+  });
+});
+
 describe("errors are create's, and nothing is written", () => {
   test.each([
     [{ f_int32: 1.5 }, () => new RangeError("field alltypes.AllTypes.f_int32(5) expects an integer (int32), got number 1.5")],
@@ -94,6 +148,18 @@ describe("errors are create's, and nothing is written", () => {
     expect(() => ser.toBinary(init as never)).toThrow(expected);
     expect(() => ser.encodeAll([{ f_int32: 2 }, init as never])).toThrow(expected);
     expect(hex(out.view())).toBe(before);
+  });
+
+  test("objects of changing shapes (the per-type key cache) resolve every key again when it differs", () => {
+    const a = { f_int32: 1, f_string: "x" };
+    const expected = hex(ser.toBinary(DynamicMessage.create(All, a)));
+    for (let i = 0; i < 3; i++) {
+      expect(hex(ser.toBinary(a))).toBe(expected);
+      expect(() => ser.toBinary({ f_int32: 1, fString: "x" })).toThrow('use the proto field name "f_string"');
+      expect(() => ser.toBinary({ f_int32: 1, f_string: "x", nope: 1 })).toThrow('has no field "nope"');
+      expect(hex(ser.toBinary({ f_string: "x", f_int32: 1 }))).toBe(expected);
+      expect(hex(ser.toBinary({ f_int32: 1 }))).toBe(hex(ser.toBinary(DynamicMessage.create(All, { f_int32: 1 }))));
+    }
   });
 
   test("a oneof set twice", () => {

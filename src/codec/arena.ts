@@ -20,6 +20,8 @@ export class Arena {
   constructor(
     private readonly chunkBytes: number,
     readonly maxPiece: number,
+    /** Where pieces over maxPiece go, up to its own maxPiece (else each gets its own buffer). */
+    readonly next?: Arena,
   ) {
     this.buf = new ArrayBuffer(chunkBytes);
     this.view = new Uint8Array(this.buf);
@@ -34,7 +36,7 @@ export class Arena {
 
   /** A Uint8Array of exactly n bytes that the caller owns (zeroed or not: the caller fills it). */
   alloc(n: number): Uint8Array {
-    if (n > this.maxPiece) return new Uint8Array(n);
+    if (n > this.maxPiece) return this.next !== undefined ? this.next.alloc(n) : new Uint8Array(n);
     if (this.pos + n > this.chunkBytes) this.fresh();
     const out = new Uint8Array(this.buf, this.pos, n);
     // 8-aligned pieces, so that callers may build aligned typed views on them.
@@ -87,8 +89,15 @@ export class Arena {
   }
 }
 
+// Pieces of 4-32 KiB (the bench's span and numeric messages, ~17-18 KB) come from 256 KiB chunks
+// (the same 8-16x bound on what one live piece can keep alive as the small tier): a fresh
+// Uint8Array per decode or encode of that size is an off-heap allocation, and in Chromium it was
+// the cost that kept span decode under protobufjs (issue 13).
+const MID_CHUNK = 256 * 1024;
+const MID_PIECE = 32 * 1024;
+
 /** Copies of input ranges that decoded values keep: bytes and unknown fields, source bytes. */
-export const readArena = new Arena(64 * 1024, 4096);
+export const readArena = new Arena(64 * 1024, 4096, new Arena(MID_CHUNK, MID_PIECE));
 
 /** Outputs of the write path. */
-export const writeArena = new Arena(64 * 1024, 4096);
+export const writeArena = new Arena(64 * 1024, 4096, new Arena(MID_CHUNK, MID_PIECE));

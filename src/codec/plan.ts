@@ -2,7 +2,7 @@
 // and wire shapes. Built once per instance (WeakMap) and registered before nested plans are
 // resolved, so recursive types work.
 import { ScalarType, type DescMessage } from "@bufbuild/protobuf";
-import { K_ENUM, K_LIST, K_MAP, K_MESSAGE, messageInfo, type FieldInfo } from "../message/field-info.js";
+import { K_ENUM, K_LIST, K_MAP, K_MESSAGE, messageInfo, type FieldInfo, type MessageInfo } from "../message/field-info.js";
 import { L_BIGINT } from "../message/field-info.js";
 import { BULK_FIXED, FIXED_F32, FIXED_F64, FIXED_I32, FIXED_I64, FIXED_U32, varint32Size } from "./wire.js";
 
@@ -81,6 +81,7 @@ export interface FieldPlan {
 
 export interface WritePlan {
   readonly desc: DescMessage;
+  readonly info: MessageInfo;
   /** Fields sorted by number. */
   readonly fields: readonly FieldPlan[];
   /** Fields whose values hold messages (message, message list, message-valued map). */
@@ -157,6 +158,7 @@ export function planOf(desc: DescMessage): WritePlan {
   const fields = info.fields.map(fieldPlan).sort((a, b) => a.number - b.number);
   plan = {
     desc,
+    info,
     fields,
     messageFields: fields.filter((p) => p.elemKind === K_MESSAGE),
     byNumber: new Map(fields.map((p) => [p.number, p])),

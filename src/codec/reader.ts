@@ -3,6 +3,8 @@
 // through the decoder's fast constructor. It never decodes a varint: scalars come decoded,
 // strings as byte ranges (ASCII strings as one text of all of them, sliced), packed runs as
 // aligned element arrays in linear memory.
+// Over 500 lines on purpose: the read plans, frames, merge bookkeeping and the tape walk share
+// private types and are tuned together as one hot loop; split, each part would export internals.
 import { ScalarType, type DescMessage } from "@bufbuild/protobuf";
 import { internalError } from "../errors.js";
 import type { Settings } from "../settings.js";
@@ -154,8 +156,8 @@ export function long(big: bigint, mode: number): unknown {
 // Roots' source bytes: the whole input of a call is copied once (one TypedArray.set: ~30 ns
 // for 91 B against ~120 ns for a byte loop, measured) and every root decoded from it refers to
 // its range (DynamicMessage makes the view only when a writer needs it, saving ~240 ns per
-// small message). The copy comes from the read arena: small inputs share its chunks, larger
-// ones get their own buffer.
+// small message). The copy comes from the read arena: inputs up to 4 KiB share its chunks, up to
+// 32 KiB its mid-size tier's, larger ones get their own buffer.
 
 /** Where a root's source range lives: `store[base + offset from the input start]`. */
 interface SourceRef {
@@ -169,14 +171,15 @@ class SourceCopy implements SourceRef {
   readonly base: number;
   constructor(input: Uint8Array) {
     const len = input.length;
-    if (len > readArena.maxPiece) {
+    const arena = len > readArena.maxPiece ? readArena.next! : readArena;
+    if (len > arena.maxPiece) {
       // Not input.slice(): a Node Buffer's slice is a view, not a copy.
       this.store = new Uint8Array(len);
       this.store.set(input);
       this.base = 0;
     } else {
-      this.base = readArena.reserve(len);
-      this.store = readArena.chunk;
+      this.base = arena.reserve(len);
+      this.store = arena.chunk;
       this.store.set(input, this.base);
     }
   }
@@ -191,15 +194,22 @@ class Frame {
   slot: number;
   /** Nesting height of the message so far (1 = no nested message; a map entry is a level). */
   h: number;
-  /** Per oneof, 1 + the slot of its set member (0: none); made when the first member is set. */
+  /** The only oneof's set member + 1 (0: none), for types with one oneof (no array to allocate). */
+  case0: number;
+  /** Per oneof, 1 + the slot of its set member (0: none); made when the first member is set (2+ oneofs). */
   cases: Int32Array | undefined;
+  /** Per slot, what a later occurrence of that singular message field merges into (MergeInfo); valid while `kidsUsed`. */
+  kids: unknown[] = [];
+  kidsUsed: boolean;
   constructor() {
     this.plan = EMPTY_PLAN;
     this.values = [];
     this.unknown = undefined;
     this.slot = 0;
     this.h = 1;
+    this.case0 = 0;
     this.cases = undefined;
+    this.kidsUsed = false;
   }
 
   open(plan: ReadPlan, slot: number): void {
@@ -208,7 +218,12 @@ class Frame {
     this.unknown = undefined;
     this.slot = slot;
     this.h = 1;
+    this.case0 = 0;
     this.cases = undefined;
+    if (this.kidsUsed) {
+      this.kids.length = 0;
+      this.kidsUsed = false;
+    }
   }
 
   /**
@@ -216,6 +231,12 @@ class Frame {
    * whatever the number of members (a oneof may have thousands).
    */
   setCase(o: number, slot: number): void {
+    if (this.plan.oneofs === 1) {
+      const was = this.case0 - 1;
+      if (was >= 0 && was !== slot) this.values[was] = undefined;
+      this.case0 = slot + 1;
+      return;
+    }
     let c = this.cases;
     if (c === undefined) c = this.cases = new Int32Array(this.plan.oneofs);
     const was = c[o]! - 1;
@@ -246,11 +267,45 @@ function accepted(value: DynamicMessage, height: number): DynamicMessage {
  * lists and maps are continued in place: copying them made n occurrences cost O(n²) (20,000
  * occurrences of a 4-byte sub-message took 16-40 s).
  */
-function reopen(f: Frame, prev: DynamicMessage, cases: Int32Array | undefined): void {
+function reopen(f: Frame, prev: DynamicMessage, info: unknown): void {
   f.values = prev._values as unknown[];
   const u = prev._unknown;
   f.unknown = u.length === 0 ? undefined : (u as UnknownField[]);
-  f.cases = cases;
+  if (typeof info === "number") f.case0 = info;
+  else if (info !== undefined) {
+    const m = info as MergeInfo;
+    f.case0 = m.case0;
+    f.cases = m.cases;
+    if (m.kids !== undefined) {
+      // Adopted, not copied: a field occurring n times must not cost n copies of it.
+      f.kids = m.kids;
+      f.kidsUsed = true;
+    }
+  }
+}
+
+/**
+ * What a closed singular sub-message needs should the same field occur again (see reopen): its
+ * oneof cases and, per slot, the same for its own singular sub-messages. Kept in the parent's
+ * frame, by slot, as a bare number when only `case0` is set. A Map from each built value with a
+ * oneof to its cases was 18% of the tape walk of the span batch (one set per attribute value).
+ */
+interface MergeInfo {
+  readonly case0: number;
+  readonly cases: Int32Array | undefined;
+  readonly kids: unknown[] | undefined;
+}
+
+/** The MergeInfo of a frame that closes as a singular field (undefined: nothing to keep); takes its kids. */
+function mergeInfo(f: Frame): unknown {
+  if (f.kidsUsed) {
+    const kids = f.kids;
+    f.kids = [];
+    f.kidsUsed = false;
+    return { case0: f.case0, cases: f.cases, kids };
+  }
+  if (f.cases !== undefined) return { case0: f.case0, cases: f.cases, kids: undefined };
+  return f.case0 !== 0 ? f.case0 : undefined;
 }
 
 /**
@@ -263,8 +318,6 @@ class TapeDecoder {
   source: SourceRef | undefined = undefined;
   /** Open messages by depth, reused across messages and calls (a read never runs user code). */
   private readonly frames: Frame[] = [new Frame()];
-  /** The oneof cases of singular sub-messages built by this read, for a later merge into them. */
-  private readonly mergeCases = new Map<DynamicMessage, Int32Array>();
   /** The tape's ASCII strings back to back (tapeText) and the start of the next one. */
   text = "";
   private textPos = 0;
@@ -303,7 +356,6 @@ class TapeDecoder {
     this.input = EMPTY_BYTES;
     this.source = undefined;
     this.text = "";
-    if (this.mergeCases.size > 0) this.mergeCases.clear();
   }
 
   private bytes(off: number, len: number): Uint8Array {
@@ -390,7 +442,11 @@ class TapeDecoder {
             else list.push(m);
           } else {
             if (sp.oneof >= 0) cur.setCase(sp.oneof, done.slot);
-            if (done.cases !== undefined) this.mergeCases.set(m, done.cases);
+            const info = mergeInfo(done);
+            if (info !== undefined || cur.kidsUsed) {
+              cur.kids[done.slot] = info;
+              cur.kidsUsed = true;
+            }
             values[done.slot] = m;
           }
         }
@@ -399,11 +455,12 @@ class TapeDecoder {
       if (op === OP_START) {
         const prev = values[slot];
         const childPlan = slots[slot]!.child!;
+        const info = prev !== undefined && cur.kidsUsed ? cur.kids[slot] : undefined;
         if (++depth === pool.length) pool.push(new Frame());
         cur = pool[depth]!;
         cur.open(childPlan, slot);
         if (prev instanceof DynamicMessage) {
-          reopen(cur, prev, childPlan.oneofs > 0 ? this.mergeCases.get(prev) : undefined);
+          reopen(cur, prev, info);
           if (prev._height > cur.h) cur.h = prev._height;
         }
         values = cur.values;
@@ -569,7 +626,7 @@ class TapeDecoder {
 // 3.2x -> 26.8x, numeric (16.9 KB) relay 4.3x -> 18.4x, while a decode whose value is then read
 // pays the validate walk twice: span decode 1.33x -> 1.28x, numeric 2.72x -> 2.68x. On the 2 KB
 // depth-80 chain the second walk is ~20% of the decode (nested decode 0.87x -> 0.71x), so
-// smaller messages stay eager; 4 KiB is also where a root gets its own source copy.
+// smaller messages stay eager; 4 KiB is also where a root's source copy moves to the mid-size arena.
 const LAZY_MIN_BYTES = 4096;
 const lazy = { min: LAZY_MIN_BYTES };
 

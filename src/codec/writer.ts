@@ -198,13 +198,12 @@ class Writer extends FieldWriter implements Failer {
     const c = this.c;
     const parent = this.sp > 0 ? this.frames[this.sp - 1]! : undefined;
     const mode = parent !== undefined ? parent.mode : this.sizing ? SIZE : WRITE;
+    // Plain objects first: isDynamicMessage misses on them only after a brand lookup up the chain.
+    if (isPlainObject(m)) return this.enterPlain(m, paired!, depth, via, key, entryAt, prefixed, mode);
     if (!isDynamicMessage(m)) {
-      if (!isPlainObject(m)) {
-        // What create says for the same value (only an init object's elements get here unchecked).
-        const target = (paired ?? declared)!.typeName;
-        throw new TypeError(`${via === undefined ? "value" : at(via.fi.where, key)} expects a DynamicMessage or a plain object for ${target}, got ${describeValue(m)}`);
-      }
-      return this.enterPlain(m, paired!, depth, via, key, entryAt, prefixed, mode);
+      // What create says for the same value (only an init object's elements get here unchecked).
+      const target = (paired ?? declared)!.typeName;
+      throw new TypeError(`${via === undefined ? "value" : at(via.fi.where, key)} expects a DynamicMessage or a plain object for ${target}, got ${describeValue(m)}`);
     }
     const trusted = paired !== undefined && m._okFor === paired && m._height > 0 && depth - 1 + m._height <= c.maxDepth;
     if (trusted && !c.det) {
@@ -262,7 +261,7 @@ class Writer extends FieldWriter implements Failer {
     const plan = via !== undefined ? childPlan(via, paired) : paired === c.root ? c.rootPlan : planOf(paired);
     f.plan = plan;
     f.pairedPlan = plan;
-    f.values = initValues(paired, init);
+    f.values = initValues(plan.info, init);
     this.open(f, prefixed);
     return true;
   }

@@ -337,6 +337,76 @@ export function typedFits(fi: FieldInfo, v: unknown): v is ArrayLike<unknown> {
   }
 }
 
+/**
+ * True when every element of list field `fi`'s input is valid and already in stored form (what
+ * coerceElement would return unchanged; floats count as unchanged, see the callers): one tight loop
+ * per element type instead of a generic call per element (numeric encode from plain: 1000 doubles
+ * + 1000 sint64 + 1000 fixed32 spent ~45% of its time in coerceScalar/coerceElement). False says
+ * nothing: the generic loop then finds the error or makes the copy.
+ */
+function listUnchanged(fi: FieldInfo, input: readonly unknown[]): boolean {
+  const n = input.length;
+  const t = fi.elemKind === K_ENUM ? ScalarType.INT32 : fi.elemKind === K_SCALAR ? fi.scalar : 0;
+  switch (t) {
+    case ScalarType.DOUBLE:
+      for (let i = 0; i < n; i++) if (typeof input[i] !== "number") return false;
+      return true;
+    case ScalarType.FLOAT:
+      for (let i = 0; i < n; i++) {
+        const v = input[i];
+        if (typeof v !== "number" || (v > FLOAT_MAX && v !== Infinity) || (v < -FLOAT_MAX && v !== -Infinity)) return false;
+      }
+      return true;
+    case ScalarType.INT32:
+    case ScalarType.SINT32:
+    case ScalarType.SFIXED32:
+      for (let i = 0; i < n; i++) {
+        const v = input[i];
+        if (typeof v !== "number" || (v | 0) !== v) return false;
+      }
+      return true;
+    case ScalarType.UINT32:
+    case ScalarType.FIXED32:
+      for (let i = 0; i < n; i++) {
+        const v = input[i];
+        if (typeof v !== "number" || v >>> 0 !== v) return false;
+      }
+      return true;
+    case ScalarType.BOOL:
+      for (let i = 0; i < n; i++) if (typeof input[i] !== "boolean") return false;
+      return true;
+    case ScalarType.STRING:
+      for (let i = 0; i < n; i++) {
+        const v = input[i];
+        if (typeof v !== "string" || !isWellFormed(v)) return false;
+      }
+      return true;
+    case ScalarType.BYTES:
+      for (let i = 0; i < n; i++) if (!(input[i] instanceof Uint8Array)) return false;
+      return true;
+    case ScalarType.INT64:
+    case ScalarType.SINT64:
+    case ScalarType.SFIXED64:
+      if (fi.long !== L_BIGINT) return false;
+      // asIntN + === measured 7 ns per element against 25 ns for two comparisons with bigint bounds.
+      for (let i = 0; i < n; i++) {
+        const v = input[i];
+        if (typeof v !== "bigint" || BigInt.asIntN(64, v) !== v) return false;
+      }
+      return true;
+    case ScalarType.UINT64:
+    case ScalarType.FIXED64:
+      if (fi.long !== L_BIGINT) return false;
+      for (let i = 0; i < n; i++) {
+        const v = input[i];
+        if (typeof v !== "bigint" || BigInt.asUintN(64, v) !== v) return false;
+      }
+      return true;
+    default:
+      return false;
+  }
+}
+
 /** A list field's elements as an array, or a TypeError naming the field. */
 export function listInput(fi: FieldInfo, v: unknown): readonly unknown[] {
   // A typed array is a list of its elements (checked one by one unless typedFits).
@@ -373,6 +443,11 @@ export function coerceValueField(fi: FieldInfo, v: unknown): unknown {
       const input = listInput(fi, v);
       if (input.length === 0) return undefined;
       const out = newList(fi);
+      if (listUnchanged(fi, input)) {
+        if (fi.scalar === ScalarType.FLOAT) for (let i = 0; i < input.length; i++) out.push(Math.fround(input[i] as number));
+        else for (let i = 0; i < input.length; i++) out.push(input[i]);
+        return out;
+      }
       for (let i = 0; i < input.length; i++) out.push(coerceElement(fi.where, fi, input[i], i));
       return out;
     }
@@ -397,6 +472,7 @@ export function listForWrite(fi: FieldInfo, v: unknown): readonly unknown[] | un
   if (typedFits(fi, v)) return v.length === 0 ? undefined : (v as unknown as readonly unknown[]);
   const input = listInput(fi, v);
   if (input.length === 0) return undefined;
+  if (listUnchanged(fi, input)) return input;
   const float = fi.scalar === ScalarType.FLOAT;
   let out: unknown[] | undefined;
   for (let i = 0; i < input.length; i++) {

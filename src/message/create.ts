@@ -234,12 +234,25 @@ export function storedMessage(where: string, fi: FieldInfo, v: unknown): Dynamic
  * rules and errors; message-holding fields keep their raw input (nested init objects, or
  * DynamicMessage values, checked when the writer reaches them), maps as a Map of stored keys.
  */
-export function initValues(desc: DescMessage, init: Readonly<Record<string, unknown>>): unknown[] {
-  const info = messageInfo(desc);
+export function initValues(info: MessageInfo, init: Readonly<Record<string, unknown>>): unknown[] {
+  const desc = info.desc;
   const values = new Array<unknown>(info.fields.length);
   let oneofSet: (string | undefined)[] | undefined;
+  const lastKeys = info.lastKeys;
+  let k = 0;
   for (const name in init) {
-    const fi = fieldByName(info, name);
+    let fi: FieldInfo;
+    if (k < lastKeys.length && lastKeys[k] === name) fi = info.lastFields[k]!;
+    else {
+      fi = fieldByName(info, name);
+      if (k <= lastKeys.length) {
+        lastKeys.length = k;
+        info.lastFields.length = k;
+        lastKeys.push(name);
+        info.lastFields.push(fi);
+      }
+    }
+    k++;
     const raw = init[name];
     if (raw === undefined || raw === null) continue;
     if (fi.oneof >= 0) {

@@ -55,6 +55,13 @@ export interface MessageInfo {
   readonly byName: ReadonlyMap<string, FieldInfo>;
   readonly byField: ReadonlyMap<DescField, FieldInfo>;
   readonly oneofs: readonly OneofInfo[];
+  /**
+   * The names of the last init object initValues read, in key order, and their fields: objects
+   * of one shape then resolve each key by one comparison instead of a Map lookup (span batch
+   * encode from plain: fieldByName was ~4% of the time).
+   */
+  readonly lastKeys: string[];
+  readonly lastFields: FieldInfo[];
 }
 
 const infos = new WeakMap<DescMessage, MessageInfo>();
@@ -135,6 +142,8 @@ export function messageInfo(desc: DescMessage): MessageInfo {
     byName: new Map(fields.map((fi) => [fi.name, fi])),
     byField,
     oneofs,
+    lastKeys: [],
+    lastFields: [],
   };
   infos.set(desc, info);
   return info;
