@@ -1,4 +1,4 @@
-// Framing version 1 (DESIGN §8.2): a frame is a varint length followed by that many bytes, the
+// Framing version 1 (docs/design.md §8.2): a frame is a varint length followed by that many bytes, the
 // same as protobuf's delimited format. Frames are read from segments of the input: JS copies in
 // a bounded part of a large buffer at a time, and a frame is refused from its length prefix
 // alone, before its body is ever copied (a prefix announcing 2^40 bytes costs nothing).

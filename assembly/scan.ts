@@ -1,4 +1,4 @@
-// The validating message walker (DESIGN §8.3, §13): checks a message against the layout table
+// The validating message walker (docs/design.md §8.3, §13): checks a message against the layout table
 // and writes the decode tape. Nesting uses an explicit stack in linear memory (16 bytes a level,
 // sized by the caller from maxDepth), never recursion, so a nesting bomb ends in
 // E_DEPTH_EXCEEDED instead of a stack overflow.
@@ -11,6 +11,8 @@
 // start. Nothing written earlier is ever patched, so a window is final once returned. Working
 // memory is then the input copy plus the window, whatever the input produces: an empty
 // sub-message (`0a 00`) gives 32 bytes of tape for 2 bytes of input, an empty frame 32 for 1.
+// Size: walk, walkResume and walkFrames share the paused walk's state and one field loop, kept
+// as one function on purpose (V8 keeps no register across a call: see walkPacked).
 import {
   CTRL_COUNT_BYTE, CTRL_DEPTH_BYTE, CTRL_FIELD_BYTE, CTRL_NEED_BYTE, CTRL_OFFSET_BYTE, CTRL_PACKED_BYTE,
   CTRL_STATUS_BYTE, CTRL_TEXT_BYTE, CTRL_TYPE_BYTE, CTRL_WIRE_BYTE, ctrlSet,

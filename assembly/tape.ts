@@ -1,4 +1,4 @@
-// The decode tape (DESIGN §13), mirrored in src/wasm/tape.ts. The walker writes one 16-byte
+// The decode tape (docs/design.md §13), mirrored in src/wasm/tape.ts. The walker writes one 16-byte
 // entry (4 little-endian u32 words, 16-byte aligned) per event, in input order, so JS builds
 // nested objects with a single forward walk and never decodes a varint itself.
 //

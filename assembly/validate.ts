@@ -1,4 +1,4 @@
-// Validate-only walk (DESIGN §13, §14 "validate-only"): the same checks as walk in scan.ts —
+// Validate-only walk (docs/design.md §13, §14 "validate-only"): the same checks as walk in scan.ts —
 // tags, field numbers, wire types against the declaration, varint form, lengths, depth, UTF-8
 // of string fields, packed lengths and elements, unknown-field well-formedness — with the same
 // status, offset, field, wire type, depth and type in the control block on failure, but no tape

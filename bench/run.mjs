@@ -76,7 +76,7 @@ const record = {
 record.targets = evaluateTargets(record);
 
 console.log(`\n${formatHeader(record)}\n\n${formatTable(record)}\n\nRatio to protobufjs reflection (ops/s in parentheses):\n\n${formatMatrix(record)}\n`);
-if (codecs.some((c) => c.adapter.id === "protokeel" && !c.loaded.skip)) console.log(`DESIGN §14 targets:\n\n${formatTargets(record)}\n`);
+if (codecs.some((c) => c.adapter.id === "protokeel" && !c.loaded.skip)) console.log(`docs/design.md §14 targets:\n\n${formatTargets(record)}\n`);
 if (outputs.dirs.length > 0) {
   log(`wrote ${writeOutputs(outputs.dirs, record, renderSvg(record)).join(", ")} (${record.seconds} s)`);
 } else {

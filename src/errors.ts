@@ -19,7 +19,7 @@ export class ProtokeelError extends Error {
   }
 }
 
-/** A schema violates a payload rule (DESIGN §4.2) or cannot be used; thrown at construction. */
+/** A schema violates a payload rule (docs/design.md §4.2) or cannot be used; thrown at construction. */
 export class InvalidDescriptorError extends ProtokeelError {
   constructor(code: string, message: string, options?: { cause?: unknown }) {
     super(code, message, options);

@@ -68,6 +68,6 @@ export type {
   SerializerSnapshot,
 } from "./snapshot/types.js";
 
-// --- generated kind (protobuf-es generated messages, DESIGN §11) ---
+// --- generated kind (protobuf-es generated messages, docs/design.md §11) ---
 export { ProtobufGeneratedType } from "./generated/type.js";
 export { ProtobufGeneratedSerializer } from "./generated/serializer.js";

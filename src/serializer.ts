@@ -1,4 +1,4 @@
-// ProtobufSerializer (DESIGN §8): the JS writer (src/codec/writer.ts) and the WASM tape reader
+// ProtobufSerializer (docs/design.md §8): the JS writer (src/codec/writer.ts) and the WASM tape reader
 // (src/codec/reader.ts) bound to one ProtobufType.
 import type { DescMessage } from "@bufbuild/protobuf";
 import { FrameReader, readFramePrefix } from "./codec/frame-reader.js";
@@ -38,7 +38,7 @@ const MIX_UP_MAX_BYTES = 64 * 1024;
 /**
  * Encodes and decodes DynamicMessage values of one ProtobufType: frames (`encode`/`decode`,
  * `encodeAll`/`decodeAll`, `serialize`/`deserialize`) and bare messages (`toBinary`/`fromBinary`),
- * with the type's limits, unknown-field rules and write acceptance (DESIGN §8.1).
+ * with the type's limits, unknown-field rules and write acceptance (docs/design.md §8.1).
  */
 export class ProtobufSerializer {
   /** The type this serializer reads and writes. */
@@ -260,7 +260,7 @@ export class ProtobufSerializer {
     return snapshotOf(this.type);
   }
 
-  /** Equal when the types are equal (DESIGN §6.2). */
+  /** Equal when the types are equal (docs/design.md §6.2). */
   equals(other: unknown): boolean {
     return other === this || (other instanceof ProtobufSerializer && other.type.equals(this.type));
   }

@@ -1,4 +1,4 @@
-/** The four settings of a type (DESIGN §5). They are part of type identity. */
+/** The four settings of a type (docs/design.md §5). They are part of type identity. */
 export interface Settings {
   /** Largest message payload written or read, in bytes. Defaults to 67,108,864 (64 MiB). */
   readonly maxMessageBytes: number;

@@ -52,7 +52,7 @@ describe("bench report", () => {
     expect(table).toContain("protokeel: skipped, not built yet: ProtobufType has no createSerializer()");
   });
 
-  test("a DESIGN §14 target holds only for a protokeel row that passed its checks", () => {
+  test("a docs/design.md §14 target holds only for a protokeel row that passed its checks", () => {
     const results = rankRows([
       row(BASELINE, 100),
       row("protokeel", 250),
@@ -66,7 +66,7 @@ describe("bench report", () => {
     expect(byCase.get("span decode")).toEqual([2.5, true]);
     expect(byCase.get("small decode")).toEqual([0.9, false]);
     expect(byCase.get("numeric decode")).toEqual([9, null]);
-    // DESIGN §14: raised from 1.2 GB/s to 2.5 GB/s
+    // docs/design.md §14: raised from 1.2 GB/s to 2.5 GB/s
     expect(byCase.get("span validate")).toEqual([1300, false]);
     expect(byCase.get("span relay")).toEqual([undefined, null]);
   });

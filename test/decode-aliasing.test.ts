@@ -1,4 +1,4 @@
-// What decoded values share with the input and with the reading serializer (DESIGN §8.3), and
+// What decoded values share with the input and with the reading serializer (docs/design.md §8.3), and
 // what deterministic output is (§8.1):
 // - bytes fields of at least `aliasThreshold` bytes are views into the input (zero-copy): no
 //   allocation and no copy for large blobs, at the price that the caller must not modify the

@@ -96,7 +96,7 @@ describe("an older and a newer version of a generated schema", () => {
     return { serA, detA, serB, A: serA.type.descriptor, B: b.root };
   }
 
-  test("the evolution is compatible (DESIGN §9): the earlier version as saved, the later as current", () => {
+  test("the evolution is compatible (docs/design.md §9): the earlier version as saved, the later as current", () => {
     check("versions compatible", 40, versions, ([a, b]) => {
       const r = evaluateSchemaChange(a.root, b.root);
       expect(r.incompatibilities).toEqual([]);

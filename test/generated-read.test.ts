@@ -1,4 +1,4 @@
-// Reading into generated values (DESIGN §8.3, §11): the same WASM walk as the dynamic kind, so
+// Reading into generated values (docs/design.md §8.3, §11): the same WASM walk as the dynamic kind, so
 // malformed input fails with exactly the dynamic kind's error (code, message, path, offset) on
 // every read entry point; other legal encodings (scrambled field order, packing, repeated
 // occurrences) decode to what protobuf-es decodes; unknown fields are kept in $unknown and

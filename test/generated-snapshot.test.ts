@@ -1,4 +1,4 @@
-// Generated snapshots (DESIGN §10.2 item 3, §11) and the cross-kind rules: the generated type name
+// Generated snapshots (docs/design.md §10.2 item 3, §11) and the cross-kind rules: the generated type name
 // is recorded; restore resolves it through the registry given to readSnapshot; a snapshot of the
 // other kind is incompatible in both directions, even for the same schema.
 import { create, createFileRegistry, createRegistry, fromBinary, toBinary } from "@bufbuild/protobuf";

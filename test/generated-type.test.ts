@@ -1,4 +1,4 @@
-// ProtobufType.ofGenerated / newGeneratedBuilder (DESIGN §11, §6.2): the generated kind, its
+// ProtobufType.ofGenerated / newGeneratedBuilder (docs/design.md §11, §6.2): the generated kind, its
 // identity (the dynamic identity plus kind and generated type name), and that ProtobufType.of of
 // the same schema stays a dynamic type.
 import { describe, expect, test } from "vitest";

@@ -1,4 +1,4 @@
-// Writing generated values (DESIGN §8.1, §11): a protobuf-es object pairs with the paired
+// Writing generated values (docs/design.md §8.1, §11): a protobuf-es object pairs with the paired
 // declaration by its $typeName (objects carry no schema), every check is the dynamic kind's
 // (unknown-field collisions and well-formedness, limits, depth) with its error, and a refused
 // value leaves no byte behind.

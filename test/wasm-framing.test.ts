@@ -1,4 +1,4 @@
-// Framing v1 (DESIGN §8.2): one core call splits a buffer of varint-length-delimited frames;
+// Framing v1 (docs/design.md §8.2): one core call splits a buffer of varint-length-delimited frames;
 // truncation and over-limit lengths are distinct errors with the frame's byte offset.
 import fc from "fast-check";
 import protobuf from "protobufjs";

@@ -1,4 +1,4 @@
-// Loading the core (DESIGN §13 "Loading"): the built package loads through require and import
+// Loading the core (docs/design.md §13 "Loading"): the built package loads through require and import
 // without compiling anything at module top level; initWasm takes a Module or bytes; the workerd
 // entry imports the .wasm file shipped beside it.
 import { execFileSync } from "node:child_process";

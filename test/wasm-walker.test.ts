@@ -1,4 +1,4 @@
-// The validating walker and its tape (DESIGN §8.3, §13): differential against @bufbuild/protobuf,
+// The validating walker and its tape (docs/design.md §8.3, §13): differential against @bufbuild/protobuf,
 // every status code with its exact offset, nesting bombs, truncation, unknown fields,
 // collisions, sparse field numbers, maps and frame batches.
 import { create, toBinary, type DescMessage } from "@bufbuild/protobuf";

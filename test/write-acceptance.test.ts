@@ -1,4 +1,4 @@
-// The write-acceptance matrix of DESIGN §8.1 through the public serializer and the real
+// The write-acceptance matrix of docs/design.md §8.1 through the public serializer and the real
 // evaluator: which descriptors a serializer writes, what it rejects, and its pair cache.
 import type { DescMessage } from "@bufbuild/protobuf";
 import { describe, expect, test } from "vitest";

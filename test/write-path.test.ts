@@ -1,4 +1,4 @@
-// The write path of DESIGN §8.1: rejections before any byte, pairing and acceptance, the accepted
+// The write path of docs/design.md §8.1: rejections before any byte, pairing and acceptance, the accepted
 // pair cache, unknown-field checks, limits, and frames.
 import { fromBinary } from "@bufbuild/protobuf";
 import type { DescMessage } from "@bufbuild/protobuf";

@@ -135,7 +135,7 @@ export function renderSvg(record) {
 }
 
 /**
- * DESIGN §14 targets for protokeel: minimum ratio to protobufjs reflection, or (validate-only on
+ * docs/design.md §14 targets for protokeel: minimum ratio to protobufjs reflection, or (validate-only on
  * the span batch) a minimum throughput. The encode targets apply to encode from a built value and
  * from a plain object alike; the small targets apply to the classic shape too (§14: "the small
  * fixture includes the classic shape"; issue 13 names its decode target).

@@ -1,5 +1,5 @@
 // Append-only byte arenas. A Uint8Array over 64 bytes costs an off-heap allocation each in Node 20
-// (230-700 ns, DESIGN §13); a view on an existing ArrayBuffer does not, so small outputs and
+// (230-700 ns, docs/design.md §13); a view on an existing ArrayBuffer does not, so small outputs and
 // copies are cut from shared chunks. A piece is handed out once and its bytes are never written
 // by the arena again: whatever one caller holds, no later call can overwrite.
 //

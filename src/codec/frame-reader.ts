@@ -1,4 +1,4 @@
-// A reusable cursor over a buffer of frames (framing v1, DESIGN §8.2) for
+// A reusable cursor over a buffer of frames (framing v1, docs/design.md §8.2) for
 // `serializer.deserialize(reader)`: each call reads the frame at the position and moves past it;
 // a failed read leaves the position unchanged.
 import { CodecError } from "../errors.js";

@@ -1,4 +1,4 @@
-// A reusable output buffer for frames (DESIGN §8): serializers append whole frames; a failed
+// A reusable output buffer for frames (docs/design.md §8): serializers append whole frames; a failed
 // write appends nothing, so the position is unchanged.
 
 const MIN_CAPACITY = 256;

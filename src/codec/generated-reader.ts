@@ -1,4 +1,4 @@
-// The generated kind's read path (DESIGN §11, §13): the same WASM walk and tape as the dynamic
+// The generated kind's read path (docs/design.md §11, §13): the same WASM walk and tape as the dynamic
 // kind (src/codec/reader.ts), read once forward into protobuf-es message objects directly, with
 // the same read plans. No DynamicMessage is built and no source copy is kept: a generated value
 // is re-encoded from its fields, and its unknown fields travel in `$unknown`.

@@ -1,4 +1,4 @@
-// The read path (DESIGN §8.3, §13): one WASM call validates the input against the layout table
+// The read path (docs/design.md §8.3, §13): one WASM call validates the input against the layout table
 // and writes a tape; this file walks the tape once, forward, and builds DynamicMessage values
 // through the decoder's fast constructor. It never decodes a varint: scalars come decoded,
 // strings as byte ranges (ASCII strings as one text of all of them, sliced), packed runs as
@@ -251,7 +251,7 @@ const EMPTY_PLAN: ReadPlan = { layout: undefined as unknown as MessageLayout, de
  * A decoded value is accepted by its own reader's descriptors as is: every nested value carries
  * the declared type of its field, unknown fields carry only undeclared numbers, and the walker
  * checked the wire form. Recording that (with the nesting height) makes re-writing it with a
- * serializer of the same descriptor instance skip the checks (the relay path, DESIGN §13).
+ * serializer of the same descriptor instance skip the checks (the relay path, docs/design.md §13).
  */
 function accepted(value: DynamicMessage, height: number): DynamicMessage {
   value._okFor = value.descriptor;
@@ -362,7 +362,7 @@ class TapeDecoder {
     if (len === 0) return EMPTY_BYTES;
     if (this.alias > 0 && len >= this.alias) {
       // A plain Uint8Array view, also over a Node Buffer: a subarray would be a Buffer, whose
-      // slice() does not copy (DESIGN §7: bytes are Uint8Array, whatever the input's class).
+      // slice() does not copy (docs/design.md §7: bytes are Uint8Array, whatever the input's class).
       const input = this.input;
       return new Uint8Array(input.buffer, input.byteOffset + off, len);
     }

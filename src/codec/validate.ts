@@ -1,4 +1,4 @@
-// The validate-only read (DESIGN §14): the same core checks as BoundDecoder.message/frames, and
+// The validate-only read (docs/design.md §14): the same core checks as BoundDecoder.message/frames, and
 // the same CodecError for the same input, without a tape or any value built.
 import type { DescMessage } from "@bufbuild/protobuf";
 import type { Settings } from "../settings.js";

@@ -1,7 +1,9 @@
-// The directional schema evaluator (DESIGN §9): can a program whose schema is `current` read,
+// The directional schema evaluator (docs/design.md §9): can a program whose schema is `current` read,
 // keep and re-write data that was written with `saved`? Pure descriptor comparison: no wasm,
 // no wire. A successful parse is not enough: `int32` and `uint32` share the varint wire type
 // and still change meaning, and presence decides what survives a re-write.
+// Size: the rule table is one walk over paired messages, fields, oneofs and enums; its
+// messages are in messages.ts and the JSON boundary in json-boundary.ts.
 import { ScalarType, type DescEnum, type DescField, type DescMessage, type DescOneof } from "@bufbuild/protobuf";
 import { resolveRoot, type DescriptorInput } from "../descriptor/input.js";
 import { mergeRanges } from "../descriptor/normalize.js";
@@ -104,7 +106,7 @@ export interface EvaluateSchemaChangeOptions {
  * re-written by a program whose schema is `current`. Each side is a `DescMessage`, a protobufjs
  * `Type` or `{ fileDescriptorSet, messageName }`. Never throws for schema content: throws
  * `InvalidDescriptorError` only for an input that does not resolve or a closure that breaks the
- * payload rules (DESIGN §4.2), and `RangeError` for out-of-range settings.
+ * payload rules (docs/design.md §4.2), and `RangeError` for out-of-range settings.
  */
 export function evaluateSchemaChange(
   saved: DescriptorInput,

@@ -1,4 +1,4 @@
-// The type-reachable closure of a root message (DESIGN §4.3): the top-level messages and enums
+// The type-reachable closure of a root message (docs/design.md §4.3): the top-level messages and enums
 // reachable through field, map-value and enum types, each with all of its nested types. The
 // import graph does not matter: unused and option-only imports never enter the closure.
 import type { DescEnum, DescField, DescMessage } from "@bufbuild/protobuf";

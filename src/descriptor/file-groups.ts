@@ -1,4 +1,4 @@
-// Files of a normalized set (DESIGN §4.3): one per strongly connected component of top-level
+// Files of a normalized set (docs/design.md §4.3): one per strongly connected component of top-level
 // declarations, named after its smallest full name, in dependency order with ties by name.
 // Shared by normalization and the protobufjs lowering. Every pass works on integer ids and
 // typed arrays, keeps its own stack (a chain of references is as long as the input makes it)

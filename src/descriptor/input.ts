@@ -1,4 +1,4 @@
-// The three inputs of ProtobufType.of / newBuilder (DESIGN §4.1), resolved to a root DescMessage.
+// The three inputs of ProtobufType.of / newBuilder (docs/design.md §4.1), resolved to a root DescMessage.
 import { MESSAGE_BRAND, TYPE_BRAND, hasBrand, isBrandedClass } from "../brand.js";
 import { createFileRegistry, fromBinary, type DescMessage } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema, type FileDescriptorProto, type FileDescriptorSet } from "@bufbuild/protobuf/wkt";

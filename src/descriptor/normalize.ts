@@ -1,4 +1,4 @@
-// Normalization version 1 (DESIGN §4.3): equal schema content gives identical bytes, whatever
+// Normalization version 1 (docs/design.md §4.3): equal schema content gives identical bytes, whatever
 // the input's file layout, declaration order, file options or custom options.
 import {
   create,
@@ -39,7 +39,7 @@ import { groupIntoFiles } from "./file-groups.js";
 import { invalid } from "./invalid.js";
 
 export const NORMALIZATION_VERSION = 1;
-/** The snapshot format's fixed limit on the normalized set (DESIGN §10.2 item 5). */
+/** The snapshot format's fixed limit on the normalized set (docs/design.md §10.2 item 5). */
 export const MAX_NORMALIZED_BYTES = 64 * 1024 * 1024;
 
 export const NormalizeCode = {

@@ -1,4 +1,4 @@
-// Rebuild (DESIGN §4.4): every path that turns normalized bytes back into descriptors goes
+// Rebuild (docs/design.md §4.4): every path that turns normalized bytes back into descriptors goes
 // through here, so construction, type transfer and snapshot restore agree on what resolves.
 import { createFileRegistry, fromBinary, type DescMessage } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema, type DescriptorProto, type FileDescriptorSet } from "@bufbuild/protobuf/wkt";

@@ -1,4 +1,4 @@
-// Payload rules (DESIGN §4.2). Neither protobufjs nor @bufbuild/protobuf enforces them: both accept
+// Payload rules (docs/design.md §4.2). Neither protobufjs nor @bufbuild/protobuf enforces them: both accept
 // a field number above 2^29-1 and then write a corrupt tag, so every input path checks them here.
 import { isFieldSet, type DescEnum, type DescMessage } from "@bufbuild/protobuf";
 import {
@@ -39,7 +39,7 @@ export const RuleCode = {
 } as const;
 
 /**
- * Checks rules 1–6 of DESIGN §4.2 on every type of the root's closure and throws the first
+ * Checks rules 1–6 of docs/design.md §4.2 on every type of the root's closure and throws the first
  * violation as an `InvalidDescriptorError`. Rules 7–8 (size and rebuild of the normalized set)
  * are checked by `normalize` and `rebuildRoot`.
  */

@@ -1,4 +1,4 @@
-// The generated kind's write side (DESIGN §11): protobuf-es message objects (`$typeName`, fields
+// The generated kind's write side (docs/design.md §11): protobuf-es message objects (`$typeName`, fields
 // by local name, oneofs as `{ case, value }`, maps as plain objects, `$unknown` as
 // `{ no, wireType, data }` with the payload after the tag) to the writer's value form, through a
 // plan per descriptor instance computed once. (The read side builds protobuf-es objects straight

@@ -1,4 +1,4 @@
-// The serializer of the generated kind (DESIGN §11): the dynamic serializer's framing, settings,
+// The serializer of the generated kind (docs/design.md §11): the dynamic serializer's framing, settings,
 // limits, unknown-field rules, deterministic mode, errors and WASM read path, with values that
 // are protobuf-es message objects (src/generated/convert.ts).
 import { clone, create, type DescMessage, type MessageShape } from "@bufbuild/protobuf";

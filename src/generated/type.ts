@@ -1,4 +1,4 @@
-// The generated kind of type (DESIGN §11): a protobuf-es generated schema (`GenMessage<T>` from
+// The generated kind of type (docs/design.md §11): a protobuf-es generated schema (`GenMessage<T>` from
 // protoc-gen-es) with the four settings. Its identity is the dynamic identity (full name,
 // normalized bytes, versions, settings) plus the kind and the generated type name; its values are
 // protobuf-es message objects.

@@ -2,6 +2,8 @@
 // passes over an explicit work list: the first reads every JSON object top-down, converts scalars
 // and leaves a placeholder where a nested message goes; the second builds the messages in reverse
 // (children before parents) and puts each into its placeholder. No JS recursion at any depth.
+// Size: one walk with one work list; the well-known types' readers share its context and
+// path building, so they stay beside it.
 import { ScalarType, type DescMessage } from "@bufbuild/protobuf";
 import { CodecError } from "../errors.js";
 import {

@@ -1,5 +1,5 @@
 /**
- * DynamicMessage: an immutable proto3 value bound to one `DescMessage` instance (DESIGN §7).
+ * DynamicMessage: an immutable proto3 value bound to one `DescMessage` instance (docs/design.md §7).
  *
  * Internal representation (the decoder builds it directly through `DynamicMessage._fromDecoded`):
  * - `_values: unknown[]` — one slot per field, indexed like `descriptor.fields` (declaration order).

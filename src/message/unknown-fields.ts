@@ -1,5 +1,5 @@
 // Unknown fields of a DynamicMessage: occurrences kept as raw encoded bytes, in stored order, so
-// that decode → encode relays them byte for byte (DESIGN §7, §8.1).
+// that decode → encode relays them byte for byte (docs/design.md §7, §8.1).
 
 /**
  * One occurrence of an unknown field: its field number and the complete encoded field (the tag

@@ -1,4 +1,4 @@
-// Big-endian byte reading and writing for the snapshot format (DESIGN §10). The reader checks
+// Big-endian byte reading and writing for the snapshot format (docs/design.md §10). The reader checks
 // every length against the bytes that remain before it reads or allocates, so malformed input
 // ends in a SnapshotFormatError with the byte offset, never in a RangeError from a typed array.
 import { SnapshotFormatError } from "../errors.js";
@@ -138,7 +138,7 @@ export class SnapshotOutput {
   utf8(s: string, what: string): void {
     const bytes = utf8Encoder.encode(s);
     if (bytes.length > 0xffff) {
-      // Construction rejects such names (DESIGN §4.2 rule 6), so only a hand-made snapshot gets here.
+      // Construction rejects such names (docs/design.md §4.2 rule 6), so only a hand-made snapshot gets here.
       throw new SnapshotFormatError(
         "SNAPSHOT_NAME_TOO_LONG",
         `cannot write snapshot: ${what} is ${bytes.length} bytes of UTF-8, above 65535; use a shorter name`,
@@ -152,7 +152,7 @@ export class SnapshotOutput {
     return this.#join(0);
   }
 
-  /** The fields followed by the integrity check over all of them (DESIGN §10.2 item 7). */
+  /** The fields followed by the integrity check over all of them (docs/design.md §10.2 item 7). */
   finishWithCheck(): Uint8Array {
     const out = this.#join(CHECK_BYTES);
     writeCheck(out);

@@ -1,5 +1,5 @@
 // CRC-32C (Castagnoli, reflected polynomial 0x82f63b78), the integrity check that ends snapshots
-// and the type transfer form (DESIGN §10.2 item 7). It detects every error of up to 32
+// and the type transfer form (docs/design.md §10.2 item 7). It detects every error of up to 32
 // consecutive bits, so any single flipped bit, including one in the settings or names that the
 // fingerprint does not cover, is rejected. Plain TS, table-driven, eight bytes per step
 // ("slicing-by-8", eight 256-entry tables): 64 MiB in ~180 ms on this machine, against ~560 ms

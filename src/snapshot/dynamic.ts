@@ -1,4 +1,4 @@
-// The dynamic snapshot, payload version 1 (DESIGN §10.2): the generated payload without the
+// The dynamic snapshot, payload version 1 (docs/design.md §10.2): the generated payload without the
 // generated type name.
 import { fromBinary } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema, type FileDescriptorSet } from "@bufbuild/protobuf/wkt";
@@ -20,7 +20,7 @@ export const DYNAMIC_SNAPSHOT_CLASS = "protokeel.ProtobufDynamicSerializerSnapsh
 export const DYNAMIC_SNAPSHOT_VERSION = 1;
 export const FRAMING_VERSION = 1;
 export const NORMALIZATION_VERSION = 1;
-/** The snapshot's fixed bound on the normalized descriptor set (DESIGN §4.2 rule 7). */
+/** The snapshot's fixed bound on the normalized descriptor set (docs/design.md §4.2 rule 7). */
 export const MAX_DESCRIPTOR_SET_BYTES = 64 * 1024 * 1024;
 const FINGERPRINT_BYTES = 32;
 
@@ -152,7 +152,7 @@ export class ProtobufDynamicSerializerSnapshot implements SerializerSnapshot {
   }
 
   /**
-   * @internal The payload, with the generated type name (DESIGN §10.2 item 3) after the settings
+   * @internal The payload, with the generated type name (docs/design.md §10.2 item 3) after the settings
    * when given: the generated snapshot's payload is this one plus that name.
    */
   writePayloadWith(out: SnapshotOutput, generatedTypeName: string | undefined): void {
@@ -233,7 +233,7 @@ export interface PayloadBody {
 }
 
 /**
- * @internal Reads and checks a payload of version 1 after its version: items 1-6 of DESIGN
+ * @internal Reads and checks a payload of version 1 after its version: items 1-6 of docs/design.md
  * §10.2, with item 3 (the generated type name) when `generated`.
  */
 export function readPayloadBody(input: SnapshotInput, generated: boolean): PayloadBody {

@@ -1,6 +1,6 @@
-// The snapshot envelope (DESIGN §10.1): "PKSS", u8 envelope version, u16+UTF-8 class name,
+// The snapshot envelope (docs/design.md §10.1): "PKSS", u8 envelope version, u16+UTF-8 class name,
 // u32 snapshot version, then the payload of that class, then a 4-byte CRC-32C of every byte
-// before it (DESIGN §10.2 item 7). The check is verified right after the envelope version: the
+// before it (docs/design.md §10.2 item 7). The check is verified right after the envelope version: the
 // version says where the check is, and nothing after it is read unverified. Each class has its own payload reader
 // and version line, so a new snapshot kind adds one entry to PAYLOAD_READERS and nothing else.
 import { SnapshotInput, SnapshotOutput } from "./bytes.js";
@@ -47,7 +47,7 @@ export function writeSnapshot(snapshot: SerializerSnapshot<unknown>): Uint8Array
  */
 export function readSnapshot(bytes: Uint8Array, options?: ReadSnapshotOptions & { readonly registry?: undefined }): SerializerSnapshot;
 /**
- * With a registry the snapshot may be of the generated kind (DESIGN §11): its serializer is then a
+ * With a registry the snapshot may be of the generated kind (docs/design.md §11): its serializer is then a
  * ProtobufGeneratedSerializer of the registered schema (`snapshot.kind` tells which).
  */
 export function readSnapshot(

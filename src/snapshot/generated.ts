@@ -1,4 +1,4 @@
-// The generated snapshot, payload version 1 (DESIGN §10.2 with item 3, §11): the dynamic payload
+// The generated snapshot, payload version 1 (docs/design.md §10.2 with item 3, §11): the dynamic payload
 // plus the generated type name. It reads without application input like the dynamic one; its
 // serializer needs the application's generated schema, which restore finds by the generated type
 // name in the registry passed to readSnapshot.

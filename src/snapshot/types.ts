@@ -15,7 +15,7 @@ export type GeneratedTypeRegistry =
 /** Options of `readSnapshot`. */
 export interface ReadSnapshotOptions {
   /**
-   * The generated schemas a generated snapshot's `restoreSerializer()` may need (DESIGN §11):
+   * The generated schemas a generated snapshot's `restoreSerializer()` may need (docs/design.md §11):
    * looked up by the snapshot's generated type name. Dynamic snapshots never need it.
    */
   readonly registry?: GeneratedTypeRegistry;

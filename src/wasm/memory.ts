@@ -1,6 +1,6 @@
 // Linear memory: one set of cached views, rebuilt only after our own memory.grow (the core
 // never grows memory itself, so views cannot go stale behind our back). Creating a view per
-// call costs ~20 ns (DESIGN §13), so every reader goes through `views`.
+// call costs ~20 ns (docs/design.md §13), so every reader goes through `views`.
 //
 // Regions, from the core's heap base up:
 //   [table]    the layout table store (src/wasm/table.ts), uploaded incrementally

@@ -8,6 +8,8 @@
 // a buffer of frames is copied in 1 MiB segments, each frame whole, so a frame is refused from
 // its length prefix before its body is copied. A decode then holds the input copy (a bare
 // message; frames: a segment or the largest frame) plus about 2 MiB, whatever the input's shape.
+// Size: every core call shares one scratch layout and one status-to-error step; split, each
+// file would need the other's private regions.
 import { CodecError } from "../errors.js";
 import { enter, views, ensureMemory, scratchAddress, tableAddress, ctrlIndex, align16 } from "./memory.js";
 import {

@@ -449,7 +449,7 @@ export const evolvePlanArb: fc.Arbitrary<EvolvePlan> = fc.record({
  * The next version of a schema: `add` gives new fields (plain, optional, repeated or map shapes;
  * a oneof shape is added as a plain field) with numbers no version used or reserved; `remove`
  * drops fields and reserves their numbers and names, as a careful schema author does. The plan's
- * message types and names stay; the result is a compatible evolution (DESIGN §9) of `s`.
+ * message types and names stay; the result is a compatible evolution (docs/design.md §9) of `s`.
  */
 export function evolveSchema(s: Schema, e: EvolvePlan): Schema {
   const { files, messageNames, root } = buildFiles(s.plan, s.sortedFields);

@@ -15,6 +15,7 @@ export const {
   CodecError,
   SnapshotFormatError,
   RestoreError,
+  StateStoreError,
   isProtokeelError,
   initWasm,
   ProtobufType,

@@ -1,5 +1,5 @@
 // Setup for the "lazy-decode" test project: every bare message is decoded lazily (validated,
-// materialized on first access), so the codec tests run on both read paths (DESIGN §13).
+// materialized on first access), so the codec tests run on both read paths (docs/design.md §13).
 import { setLazyDecodeThreshold } from "../../src/codec/reader.js";
 
 setLazyDecodeThreshold(0);

@@ -1,4 +1,4 @@
-// Assembles snapshot bytes field by field (DESIGN §10), so tests can make exact corruptions.
+// Assembles snapshot bytes field by field (docs/design.md §10), so tests can make exact corruptions.
 import { sha256 } from "@noble/hashes/sha2";
 import { SnapshotFormatError, readSnapshot } from "../../src/index.js";
 
