@@ -14,7 +14,10 @@
 //               repeated work); returns a list of failure strings, empty when all hold
 //   after(input, n) optional: measurements taken after run (untimed); returned fields are
 //               merged into the row (e.g. { wasmBytes })
+import { spawn } from "node:child_process";
 import { readdirSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { fileURLToPath } from "node:url";
 
 const DEFAULT_SIZES = [1e3, 1e4, 1e5];
 const DEFAULT_MAX_RATIO = 30;
@@ -78,16 +81,12 @@ function ratioOf(rows, i) {
 // the lowest ratio kept: a quadratic path fails every time, a preempted measurement does not.
 const RETRIES = 2;
 
-const filter = process.argv.slice(2);
-const dir = new URL("./families/", import.meta.url);
-const files = readdirSync(dir).filter((f) => f.endsWith(".mjs")).sort();
-const failures = [];
-const started = performance.now();
-for (const file of files) {
+/** Sweeps one family in this process: its printed line and its failures. */
+async function sweep(file) {
   const { family: fam } = await import(new URL(file, dir).href);
-  if (filter.length > 0 && !filter.some((f) => fam.name.includes(f) || file.includes(f))) continue;
   const sizes = fam.sizes ?? DEFAULT_SIZES;
   const maxRatio = fam.maxRatio ?? DEFAULT_MAX_RATIO;
+  const failures = [];
   const rows = [];
   for (const n of sizes) rows.push(await measure(fam, n));
   const parts = [];
@@ -113,9 +112,61 @@ for (const file of files) {
     failures.push(`${fam.name}: ${rows[0].n} -> ${rows[rows.length - 1].n} grew x${overall.toFixed(1)} per 10x overall (bound x${maxRatio})`);
   }
   if (fam.check) for (const f of fam.check(rows)) failures.push(`${fam.name}: ${f}`);
-  console.log(`${fam.name.padEnd(44)} ${parts.join("  ")}`);
+  return { line: `${fam.name.padEnd(44)} ${parts.join("  ")}`, failures };
 }
-console.log(`\n${files.length} families in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+
+/**
+ * Runs `file`'s sweep in a fresh process. Each family gets its own heap (in one long process the
+ * heap that earlier families left behind skewed later ratios), and two run at a time: CPU time
+ * per process is what is compared, so families do not count each other's work.
+ */
+function sweepInChild(file) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--expose-gc", fileURLToPath(import.meta.url), "--child", file], { stdio: ["ignore", "pipe", "inherit"] });
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.on("error", reject);
+    child.on("close", (code) => {
+      const last = out.trim().split("\n").pop() ?? "";
+      try {
+        resolve(JSON.parse(last));
+      } catch {
+        resolve({ line: `${file}: the sweep crashed (exit ${code})`, failures: [`${file}: the sweep crashed (exit ${code})`] });
+      }
+    });
+  });
+}
+
+const dir = new URL("./families/", import.meta.url);
+const args = process.argv.slice(2);
+if (args[0] === "--child") {
+  console.log(JSON.stringify(await sweep(args[1])));
+  process.exit(0);
+}
+// Filters match a family's file name or, once loaded, its name.
+const files = [];
+for (const file of readdirSync(dir).filter((f) => f.endsWith(".mjs")).sort()) {
+  if (args.length === 0 || args.some((f) => file.includes(f))) files.push(file);
+  else {
+    const { family } = await import(new URL(file, dir).href);
+    if (args.some((f) => family.name.includes(f))) files.push(file);
+  }
+}
+const started = performance.now();
+const results = new Array(files.length);
+let next = 0;
+const jobs = Math.max(1, Math.min(2, availableParallelism()));
+await Promise.all(
+  Array.from({ length: jobs }, async () => {
+    while (next < files.length) {
+      const i = next++;
+      results[i] = await sweepInChild(files[i]);
+      console.log(results[i].line);
+    }
+  }),
+);
+const failures = results.flatMap((r) => r.failures);
+console.log(`\n${files.length} families in ${((performance.now() - started) / 1000).toFixed(1)} s (${jobs} at a time)`);
 if (failures.length > 0) {
   console.error(`\n${failures.length} failing:\n${failures.map((f) => `  ${f}`).join("\n")}`);
   process.exit(1);
