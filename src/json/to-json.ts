@@ -55,8 +55,12 @@ export interface JsonStats {
   negativeZero: boolean;
 }
 
-/** Thrown (not an error) when `paired` meets a value of another descriptor instance. */
-export const FOREIGN_VALUE: unique symbol = Symbol("protokeel.json.foreign");
+/**
+ * Thrown when `paired` meets a value of another descriptor instance; toJsonOf catches it and reads
+ * the value again with the serializer's schema, so it never reaches a caller. One Error object,
+ * made once: no stack is captured per value.
+ */
+export const FOREIGN_VALUE = new Error("protokeel: a value of another descriptor instance (read again with the serializer's schema)");
 
 interface Task {
   readonly msg: DynamicMessage;

@@ -9,7 +9,7 @@
 //   A frame is the serializer's framing (varint length + message). Nothing may follow the last state.
 // Reading checks every state's CRC before decoding anything in it, and decodes every state before
 // the store opens: a truncated or corrupted file never yields partial data.
-import { CodecError, SnapshotFormatError, isProtokeelError } from "../errors.js";
+import { CodecError, RestoreError, SnapshotFormatError, StateStoreError, isProtokeelError } from "../errors.js";
 import type { DynamicMessage } from "../message/dynamic-message.js";
 import type { ProtobufSerializer } from "../serializer.js";
 import { crc32c } from "../snapshot/crc32c.js";
@@ -211,7 +211,14 @@ function readState(name: string, kind: StateKind, sec: Uint8Array, base: number,
   }
   // The heap rule: values are read with the serializer that the saved snapshot restores, before
   // compatibility with the current type is resolved; they keep the saved descriptor.
-  serializer = snapshot.restoreSerializer();
+  try {
+    serializer = snapshot.restoreSerializer();
+  } catch (e) {
+    // A snapshot this process cannot restore (a generated-kind snapshot without its generated
+    // type): the store refuses to open, naming the state.
+    if (!(e instanceof RestoreError)) throw e;
+    throw new StateStoreError("STATE_RESTORE_FAILED", `invalid checkpoint ${file}, state "${name}": ${e.message}`, { state: name, cause: e });
+  }
   p += snapLength;
   const key = (): StateKey => {
     const k = readKey(sec, p);
