@@ -14,7 +14,7 @@ import { resumeWalk, tapeText, walkFrames, walkMessage, type TapeResult } from "
 import { F_ASCII, FLAG_SHIFT, OP_BYTES, OP_END, OP_FIXED32, OP_FIXED64, OP_MASK, OP_PACKED, OP_START, OP_UNKNOWN, OP_VARINT, SLOT_SHIFT } from "../wasm/tape.js";
 import { readArena } from "./arena.js";
 import { layoutOf, type MessageLayout } from "./layout.js";
-import { long, planFor, S_EXPLICIT, S_LIST, S_MAP, type ReadPlan, utf8String } from "./reader.js";
+import { long, planFor, S_EXPLICIT, S_LIST, tapeNumber, type ReadPlan, utf8String } from "./reader.js";
 
 type Obj = Record<string, unknown>;
 
@@ -270,11 +270,6 @@ class GeneratedTapeDecoder {
 
   read(tape: TapeResult, k: number, root: GPlan): Obj {
     let u32 = views.u32;
-    let i32 = views.i32;
-    let f32 = views.f32;
-    let f64 = views.f64;
-    let i64 = views.i64;
-    let u64 = views.u64;
     let start = tape.start;
     let count = tape.count;
     const pool = this.frames;
@@ -290,11 +285,6 @@ class GeneratedTapeDecoder {
       if (k === count) {
         this.resume(tape);
         u32 = views.u32;
-        i32 = views.i32;
-        f32 = views.f32;
-        f64 = views.f64;
-        i64 = views.i64;
-        u64 = views.u64;
         start = tape.start;
         count = tape.count;
         k = 0;
@@ -344,31 +334,9 @@ class GeneratedTapeDecoder {
       let v: unknown;
       switch (op) {
         case OP_VARINT:
-          switch (sp.scalar) {
-            case ScalarType.BOOL:
-              v = u32[e + 2] !== 0;
-              break;
-            case ScalarType.UINT32:
-              v = u32[e + 2]!;
-              break;
-            case ScalarType.INT64:
-            case ScalarType.SINT64:
-              v = long(i64[(e >>> 1) + 1]!, sp.long);
-              break;
-            case ScalarType.UINT64:
-              v = long(u64[(e >>> 1) + 1]!, sp.long);
-              break;
-            default:
-              v = i32[e + 2]!;
-          }
-          break;
         case OP_FIXED32:
-          v = sp.scalar === ScalarType.FLOAT ? f32[e + 2]! : sp.scalar === ScalarType.SFIXED32 ? i32[e + 2]! : u32[e + 2]!;
-          break;
         case OP_FIXED64:
-          if (sp.scalar === ScalarType.DOUBLE) v = f64[(e >>> 1) + 1]!;
-          else if (sp.scalar === ScalarType.SFIXED64) v = long(i64[(e >>> 1) + 1]!, sp.long);
-          else v = long(u64[(e >>> 1) + 1]!, sp.long);
+          v = tapeNumber(op, e, sp.scalar, sp.long);
           break;
         case OP_BYTES: {
           const flags = (w0 >>> FLAG_SHIFT) & 0xf;
