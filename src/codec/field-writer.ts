@@ -6,28 +6,11 @@ import { ScalarType } from "@bufbuild/protobuf";
 import { writeArena } from "./arena.js";
 import { mapKeys } from "./map-order.js";
 import { PV_64, PV_I32, PV_U32, PV_Z32, PV_Z64, type FieldPlan } from "./plan.js";
+import { fixedScalarWidth } from "./sizes.js";
 import { varint32Size, WireWriter } from "./wire.js";
 
 /** Thrown by `room` when the root body written so far already exceeds the limit. */
 export class SizeOverflow extends Error {}
-
-/** Payload bytes per element of a packed fixed-width run, 0 for varints. */
-function packedWidth(t: ScalarType): number {
-  switch (t) {
-    case ScalarType.DOUBLE:
-    case ScalarType.FIXED64:
-    case ScalarType.SFIXED64:
-      return 8;
-    case ScalarType.FLOAT:
-    case ScalarType.FIXED32:
-    case ScalarType.SFIXED32:
-      return 4;
-    case ScalarType.BOOL:
-      return 1;
-    default:
-      return 0;
-  }
-}
 
 /** Most bytes one scalar payload takes (strings: at most 3 UTF-8 bytes per UTF-16 unit). */
 export function scalarBound(t: ScalarType, v: unknown): number {
@@ -222,7 +205,7 @@ export class FieldWriter extends WireWriter {
     const n = list.length;
     const t = p.scalar;
     if (p.packed) {
-      const w = packedWidth(t);
+      const w = fixedScalarWidth(t);
       this.ensure(10 + (w === 0 ? 10 * n : w * n));
       this.varint32(p.tag);
       if (w !== 0) {

@@ -6,8 +6,8 @@ import { K_LIST, K_MAP } from "../message/field-info.js";
 import type { FieldPlan } from "./plan.js";
 import { int32Size, sint32Size, utf8Length, varint32Size, varint64Size, type WireWriter } from "./wire.js";
 
-/** Payload size of one scalar (no tag); strings and bytes include their length prefix. */
-export function scalarSize(w: WireWriter, t: ScalarType, v: unknown): number {
+/** Payload bytes of one scalar whose size does not depend on its value (bool counts 1); 0 for the others. */
+export function fixedScalarWidth(t: ScalarType): number {
   switch (t) {
     case ScalarType.DOUBLE:
     case ScalarType.FIXED64:
@@ -19,6 +19,16 @@ export function scalarSize(w: WireWriter, t: ScalarType, v: unknown): number {
       return 4;
     case ScalarType.BOOL:
       return 1;
+    default:
+      return 0;
+  }
+}
+
+/** Payload size of one scalar (no tag); strings and bytes include their length prefix. */
+export function scalarSize(w: WireWriter, t: ScalarType, v: unknown): number {
+  const fixed = fixedScalarWidth(t);
+  if (fixed !== 0) return fixed;
+  switch (t) {
     case ScalarType.INT32:
       return int32Size(v as number);
     case ScalarType.UINT32:
