@@ -19,6 +19,17 @@ export function isLazy(v: DynamicMessage): boolean {
 
 type EsMessage = Record<string, unknown> & { $unknown?: { no: number; wireType: number; data: Uint8Array }[] };
 
+const JSON_WKT = new Set(["google.protobuf.Struct", "google.protobuf.Value", "google.protobuf.ListValue"]);
+
+/** A JSON value with object keys sorted at every level (Struct field order is map order). */
+function sortedJson(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortedJson);
+  if (v === null || typeof v !== "object") return v;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(v).sort()) out[k] = sortedJson((v as Record<string, unknown>)[k]);
+  return out;
+}
+
 /** Map keys sorted and unknown fields grouped by number (stable), in place, at every level. */
 function normalizeEs(desc: DescMessage, m: EsMessage): void {
   if (m.$unknown !== undefined && m.$unknown.length > 1) {
@@ -31,6 +42,13 @@ function normalizeEs(desc: DescMessage, m: EsMessage): void {
       if (c.case !== f.localName) continue;
       v = c.value;
     } else v = m[f.localName];
+    if (f.message !== undefined && JSON_WKT.has(f.message.typeName)) {
+      // @bufbuild/protobuf holds Struct, Value and ListValue fields as JSON values, not messages.
+      if (f.fieldKind === "list") m[f.localName] = (v as unknown[]).map(sortedJson);
+      else if (f.oneof === undefined) m[f.localName] = sortedJson(v);
+      else (m[f.oneof.localName] as { value?: unknown }).value = sortedJson(v);
+      continue;
+    }
     if (f.fieldKind === "map") {
       const obj = v as Record<string, unknown>;
       const sorted = Object.keys(obj).sort();
