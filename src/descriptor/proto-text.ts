@@ -8,6 +8,7 @@
 import { isFieldSet } from "@bufbuild/protobuf";
 import {
   FieldDescriptorProtoSchema,
+  FieldOptionsSchema,
   type DescriptorProto,
   type EnumDescriptorProto,
   type FieldDescriptorProto,
@@ -71,7 +72,8 @@ function typeName(f: FieldDescriptorProto, qualified: boolean): string {
 function fieldOptions(f: FieldDescriptorProto): string {
   const o: string[] = [];
   if (f.jsonName !== "" && f.jsonName !== protocJsonName(f.name)) o.push(`json_name = ${protoString(f.jsonName)}`);
-  if (f.options?.packed === false) o.push("packed = false");
+  // packed is a proto2 field of FieldOptions: unset reads as false, so ask whether it is set.
+  if (f.options !== undefined && isFieldSet(f.options, FieldOptionsSchema.field.packed) && !f.options.packed) o.push("packed = false");
   const js = f.options?.jstype;
   if (js !== undefined && JS_TYPES[js] !== undefined) o.push(`jstype = ${JS_TYPES[js]}`);
   if (f.options?.deprecated === true) o.push("deprecated = true");
