@@ -90,11 +90,13 @@ export async function resolveSchema(client: SchemaRegistryClient, id: number, co
 
   let files: FileDescriptorProto[];
   if ([...protos.values()].every((p) => p !== undefined)) {
+    // The schema's own file last, where `main` is taken from.
     files = [];
     for (const [name, p] of protos) {
       p!.name = name;
-      files.push(p!);
+      if (name !== mainName) files.push(p!);
     }
+    files.push(protos.get(mainName)!);
   } else {
     if (compile === undefined) {
       throw unusable(
