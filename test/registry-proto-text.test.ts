@@ -122,12 +122,12 @@ message Order { int64 id = 1; repeated Item items = 2; google.protobuf.Timestamp
     ]);
   });
 
-  test("a nested root's message indexes count every nested type, map entries included", () => {
+  test("a nested root's message indexes count nested messages, not map entries (as Confluent's serializers do)", () => {
     const text = `syntax = "proto3"; package p;
 message A { map<string, int32> m = 1; message Z { int32 x = 1; } message B { int32 y = 1; } }`;
     const set = compileProtoText({ "a.proto": text });
-    // Normalized nested types sorted by name: B, MEntry, Z.
-    expect(registrySchemas(ProtobufType.of({ fileDescriptorSet: set, messageName: "p.A.Z" })).messageIndexes).toEqual([0, 2]);
+    // Normalized nested types sorted by name: B, MEntry (a map entry, not counted), Z.
+    expect(registrySchemas(ProtobufType.of({ fileDescriptorSet: set, messageName: "p.A.Z" })).messageIndexes).toEqual([0, 1]);
     expect(registrySchemas(ProtobufType.of({ fileDescriptorSet: set, messageName: "p.A.B" })).messageIndexes).toEqual([0, 0]);
   });
 });

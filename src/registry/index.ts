@@ -21,4 +21,4 @@ export { registrySchemas, readRegistryHeader, writeRegistryHeader, resolveRegist
 export type { RegistryFile, RegistrySchemas } from "./schema-files.js";
 export type { RegistryHeader } from "./wire.js";
 export type { ResolvedSchema, SchemaCompiler } from "./resolve.js";
-export { CodecError, SchemaRegistryError, RegistryCode } from "../errors.js";
+export { CodecError, SchemaRegistryError } from "../errors.js";

@@ -3,6 +3,7 @@
 // Writing registers (or looks up) the type's schema under the topic's subject once; reading
 // fetches the writer's schema by the record's id once, and reads its data with the reader's type
 // only after the evaluator accepts the pair (docs/design.md §9), before anything is decoded.
+import { TYPE_BRAND, hasBrand } from "../brand.js";
 import { evaluateSchemaChange, type EvaluationResult } from "../compat/evaluate.js";
 import { formatFindings } from "../compat/format.js";
 import { CodecError, RegistryCode, isProtokeelError } from "../errors.js";
@@ -66,7 +67,7 @@ export class RegistrySerializer {
   readonly #headers = new Map<string, Promise<Uint8Array>>();
 
   constructor(type: ProtobufType, options: RegistrySerializerOptions) {
-    if (!(type instanceof ProtobufType)) throw new TypeError("RegistrySerializer: pass a ProtobufType, e.g. new RegistrySerializer(ProtobufType.of(desc), { client })");
+    if (!hasBrand(type, TYPE_BRAND)) throw new TypeError("RegistrySerializer: pass a ProtobufType, e.g. new RegistrySerializer(ProtobufType.of(desc), { client })");
     if (options?.client === undefined) throw new TypeError("RegistrySerializer: options.client is required (HttpRegistryClient or MemoryRegistryClient)");
     this.type = type;
     this.#ser = type.createSerializer();
@@ -147,7 +148,7 @@ export class RegistryDeserializer {
   readonly #writers = new Map<string, Writer>();
 
   constructor(type: ProtobufType, options: RegistryDeserializerOptions) {
-    if (!(type instanceof ProtobufType)) throw new TypeError("RegistryDeserializer: pass a ProtobufType, e.g. new RegistryDeserializer(ProtobufType.of(desc), { client })");
+    if (!hasBrand(type, TYPE_BRAND)) throw new TypeError("RegistryDeserializer: pass a ProtobufType, e.g. new RegistryDeserializer(ProtobufType.of(desc), { client })");
     if (options?.client === undefined) throw new TypeError("RegistryDeserializer: options.client is required (HttpRegistryClient or MemoryRegistryClient)");
     this.type = type;
     this.#ser = type.createSerializer();
