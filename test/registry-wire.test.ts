@@ -41,6 +41,18 @@ describe("header bytes", () => {
   });
 });
 
+test.each([
+  [-1, [0], "schema id -1 is not an integer in 0..4294967295"],
+  [2 ** 32, [0], "schema id 4294967296 is not an integer in 0..4294967295"],
+  [1.5, [0], "schema id 1.5 is not an integer in 0..4294967295"],
+  [1, [], "message indexes must be 1..100 integers (a path in the schema file), e.g. [0]"],
+  [1, new Array(101).fill(0), "message indexes must be 1..100 integers (a path in the schema file), e.g. [0]"],
+  [1, [0, -1], "message index -1 is not an integer in 0..2147483647"],
+  [1, [2 ** 31], "message index 2147483648 is not an integer in 0..2147483647"],
+])("writeRegistryHeader(%s, %j) is a RangeError", (id, indexes, message) => {
+  expect(() => writeRegistryHeader(id, indexes)).toThrow(new RangeError(message));
+});
+
 describe("malformed headers", () => {
   test.each([
     ["empty input", "", "REGISTRY_HEADER_TRUNCATED", "schema registry header truncated: the magic byte is missing at byte 0 (the input is 0 bytes); pass the whole record value as the producer wrote it", 0],

@@ -24,6 +24,15 @@ export interface RegistryHeader {
 
 /** The header bytes for `schemaId` and `messageIndexes` ([0] is written as the single byte 0). */
 export function writeHeader(schemaId: number, messageIndexes: readonly number[]): Uint8Array {
+  if (!Number.isInteger(schemaId) || schemaId < 0 || schemaId > 0xffffffff) {
+    throw new RangeError(`schema id ${schemaId} is not an integer in 0..4294967295`);
+  }
+  if (!Array.isArray(messageIndexes) || messageIndexes.length < 1 || messageIndexes.length > MAX_MESSAGE_INDEXES) {
+    throw new RangeError(`message indexes must be 1..${MAX_MESSAGE_INDEXES} integers (a path in the schema file), e.g. [0]`);
+  }
+  for (const i of messageIndexes) {
+    if (!Number.isInteger(i) || i < 0 || i > 0x7fffffff) throw new RangeError(`message index ${i} is not an integer in 0..2147483647`);
+  }
   const first = messageIndexes.length === 1 && messageIndexes[0] === 0;
   const out: number[] = [MAGIC_BYTE, (schemaId >>> 24) & 0xff, (schemaId >>> 16) & 0xff, (schemaId >>> 8) & 0xff, schemaId & 0xff];
   if (first) out.push(0);
