@@ -30,6 +30,8 @@ function graph(entry: string): { files: string[]; bare: string[] } {
     seen.add(file);
     for (const m of readFileSync(file, "utf8").matchAll(/(?:from|import)\s*\(?\s*"([^"]+)"/g)) {
       const spec = m[1]!;
+      // Template text in messages (`from "${x}"`) is not an import.
+      if (spec.includes("${")) continue;
       if (spec.startsWith(".")) visit(resolve(dirname(file), spec));
       else bare.add(spec);
     }
