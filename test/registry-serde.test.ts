@@ -204,3 +204,39 @@ describe("reading", () => {
     expect(calls).toBe(1);
   });
 });
+
+describe("a hostile or broken registry", () => {
+  const b64 = (init: Parameters<typeof create<typeof FileDescriptorProtoSchema>>[1]) => Buffer.from(toBinary(FileDescriptorProtoSchema, create(FileDescriptorProtoSchema, init))).toString("base64");
+  const A = b64({ name: "a.proto", package: "p", syntax: "proto3", dependency: ["b.proto"], messageType: [{ name: "A", field: [{ name: "b", number: 1, type: 11, label: 1, typeName: ".p.B", jsonName: "b" }] }] });
+  const B = b64({ name: "b.proto", package: "p", syntax: "proto3", dependency: ["a.proto"], messageType: [{ name: "B" }] });
+  const fake = (refs: boolean, missing = false): SchemaRegistryClient => ({
+    register: async () => 1,
+    lookup: async () => {
+      throw new Error("unused");
+    },
+    getById: async (id) => ({ id, schema: A, schemaType: "PROTOBUF", references: [{ name: "b.proto", subject: "b", version: 1 }] }),
+    getBySubjectVersion: async (subject, version) => {
+      if (missing) throw new Error("connection reset");
+      return { id: 2, subject, version: version as number, schema: B, schemaType: "PROTOBUF", references: refs ? [{ name: "a.proto", subject: "a", version: 1 }] : [] };
+    },
+    testCompatibility: async () => ({ isCompatible: true, messages: [] }),
+  });
+  const record = new Uint8Array([...writeRegistryHeader(1, [0]), 0x0a, 0x00]);
+
+  test("references that import each other end, refused as an import cycle", async () => {
+    const e = await errorOf(new RegistryDeserializer(typeOf(V1), { client: fake(true) }).deserialize(undefined, record));
+    expect(e.code).toBe("REGISTRY_SCHEMA_UNUSABLE");
+    expect(e.message).toMatch(/^schema registry schema 1 cannot be read: message p\.A: invalid descriptor p\.A: file .* imports .*, which imports it back/);
+  });
+
+  test("a reference that cannot be fetched names it", async () => {
+    const e = await errorOf(new RegistryDeserializer(typeOf(V1), { client: fake(false, true) }).deserialize(undefined, record));
+    expect(e).toMatchObject({ code: "REGISTRY_SCHEMA_UNUSABLE", message: "schema registry schema 1 cannot be read: its reference b.proto (subject b version 1) cannot be fetched: connection reset" });
+  });
+
+  test("a non-Protobuf schema is refused", async () => {
+    const client = { ...fake(false), getById: async (id: number) => ({ id, schema: "{}", schemaType: "AVRO", references: [] }) };
+    const e = await errorOf(new RegistryDeserializer(typeOf(V1), { client }).deserialize(undefined, record));
+    expect(e).toMatchObject({ code: "REGISTRY_SCHEMA_UNUSABLE", message: "schema registry schema 1 cannot be read: its schemaType is AVRO, not PROTOBUF" });
+  });
+});

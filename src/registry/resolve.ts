@@ -63,7 +63,7 @@ export async function resolveSchema(client: SchemaRegistryClient, id: number, co
     }
     throw e;
   }
-  if ((top.schemaType ?? "AVRO") !== "PROTOBUF") throw unusable(id, `it is a ${top.schemaType || "AVRO"} schema, not PROTOBUF`);
+  if ((top.schemaType ?? "AVRO") !== "PROTOBUF") throw unusable(id, `its schemaType is ${top.schemaType || "AVRO"}, not PROTOBUF`);
 
   // The references, breadth first, each import path once.
   const texts = new Map<string, string>();
