@@ -28,7 +28,7 @@ import { messageArb } from "./support/arbitrary-message.js";
 import { compileProtoDir, compileProtoText } from "./support/buf.js";
 import { params } from "./support/property.js";
 
-type Info = { schema: string; schemaType?: string; references?: { name: string; subject: string; version: number }[] };
+type Info = { schema: string; schemaType?: string; references?: readonly { name: string; subject: string; version: number }[] };
 
 /** MockClient plus the registry's format=serialized: .proto text comes back as a base64 FileDescriptorProto. */
 class SerializingMockClient extends MockClient {

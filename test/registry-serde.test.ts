@@ -92,6 +92,25 @@ describe("writing", () => {
   });
 });
 
+describe("checkLatest: the evaluator before the registry", () => {
+  test("a compatible new version registers; an incompatible one is refused with the report and registers nothing", async () => {
+    const client = new MemoryRegistryClient();
+    await new RegistrySerializer(typeOf(V1), { client, checkLatest: true, compile }).schemaId("orders");
+    expect(await new RegistrySerializer(typeOf(V2), { client, checkLatest: true, compile }).schemaId("orders")).toBe(3);
+    const e = await errorOf(new RegistrySerializer(typeOf(BAD), { client, checkLatest: true, compile }).serialize("orders", { id: 1 }));
+    const report = formatFindings(evaluateSchemaChange(typeOf(V2).descriptor, typeOf(BAD).descriptor));
+    expect(e).toMatchObject({ name: "CodecError", code: "REGISTRY_SCHEMA_INCOMPATIBLE", message: `schema registry subject orders-value version 2 (schema 3) is not readable as acme.Order, so acme.Order is not registered: ${report}` });
+    expect((await client.getBySubjectVersion("orders-value", "latest")).version).toBe(2);
+  });
+
+  test("a subject whose latest version declares another message is refused", async () => {
+    const client = new MemoryRegistryClient();
+    await new RegistrySerializer(typeOf(V1, "acme.Item"), { client, subject: "orders-value" }).schemaId("orders");
+    const e = await errorOf(new RegistrySerializer(typeOf(V1), { client, checkLatest: true, compile }).schemaId("orders"));
+    expect(e).toMatchObject({ code: "REGISTRY_SCHEMA_INCOMPATIBLE", message: "schema registry subject orders-value version 1 (schema 1) declares no message acme.Order at top level or nested; register acme.Order under another subject" });
+  });
+});
+
 describe("reading", () => {
   async function written(text: string, value: Record<string, unknown>, client: SchemaRegistryClient = new MemoryRegistryClient()) {
     const bytes = await new RegistrySerializer(typeOf(text), { client }).serialize("orders", value);

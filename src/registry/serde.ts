@@ -11,10 +11,26 @@ import type { DynamicInit, DynamicMessage } from "../message/dynamic-message.js"
 import { checkBytes, shifted, type ProtobufSerializer } from "../serializer.js";
 import { ProtobufType } from "../type.js";
 import type { SchemaInput, SchemaRegistryClient } from "./client.js";
-import { messageAtIndexes } from "./message-index.js";
+import { messageAtIndexes, messageIndexesOf } from "./message-index.js";
 import { resolveSchema, type ResolvedSchema, type SchemaCompiler } from "./resolve.js";
 import { registrySchemasOf } from "./schema-files.js";
 import { readHeader, withHeader, writeHeader } from "./wire.js";
+
+/** Message `at` of a resolved schema as a type with the reader's settings (a registry schema has none of its own). */
+function typeOfSchema(schema: ResolvedSchema, id: number, at: { name: string }, like: ProtobufType): ProtobufType {
+  const s = like.settings;
+  try {
+    return ProtobufType.newBuilder({ fileDescriptorSet: schema.fileDescriptorSet, messageName: at.name })
+      .maxMessageBytes(s.maxMessageBytes)
+      .maxDepth(s.maxDepth)
+      .deterministic(s.deterministic)
+      .aliasThreshold(s.aliasThreshold)
+      .build();
+  } catch (e) {
+    if (!isProtokeelError(e)) throw e;
+    throw new CodecError(RegistryCode.REGISTRY_SCHEMA_UNUSABLE, `schema registry schema ${id} cannot be read: message ${at.name}: ${e.message}`, { cause: e });
+  }
+}
 
 /** The subject of a topic's values: `<topic>-value` (Confluent's TopicNameStrategy). */
 export function topicValueSubject(topic: string): string {
@@ -33,6 +49,15 @@ export interface RegistrySerializerOptions {
   readonly autoRegister?: boolean;
   /** The subject of a referenced file. Defaults to its import path (Confluent's default reference strategy). */
   readonly referenceSubject?: (importPath: string) => string;
+  /**
+   * Before registering, read the subject's latest version and refuse (REGISTRY_SCHEMA_INCOMPATIBLE,
+   * with the evaluator's report) unless the evaluator accepts it → this type: readers of this type
+   * read what was written before (the registry's BACKWARD level, checked locally first). Needs
+   * `compile` for registries that return .proto text. Defaults to false.
+   */
+  readonly checkLatest?: boolean;
+  /** Compiles .proto text for `checkLatest` (see RegistryDeserializerOptions.compile). */
+  readonly compile?: SchemaCompiler;
 }
 
 /** Most schema ids (with their paths) a deserializer remembers; the oldest is dropped past it. */
@@ -64,6 +89,8 @@ export class RegistrySerializer {
   readonly #subject: (topic: string) => string;
   readonly #autoRegister: boolean;
   readonly #referenceSubject: (importPath: string) => string;
+  readonly #checkLatest: boolean;
+  readonly #compile: SchemaCompiler | undefined;
   readonly #headers = new Map<string, Promise<Uint8Array>>();
 
   constructor(type: ProtobufType, options: RegistrySerializerOptions) {
@@ -76,6 +103,37 @@ export class RegistrySerializer {
     this.#subject = typeof s === "string" ? () => s : (s ?? topicValueSubject);
     this.#autoRegister = options.autoRegister ?? true;
     this.#referenceSubject = options.referenceSubject ?? ((p) => p);
+    this.#checkLatest = options.checkLatest ?? false;
+    this.#compile = options.compile;
+  }
+
+  /** The evaluator's verdict on the subject's latest version → this type; nothing when the subject is new. */
+  async #checkAgainstLatest(subject: string): Promise<void> {
+    let latest;
+    try {
+      latest = await this.#client.getBySubjectVersion(subject, "latest", "serialized");
+    } catch (e) {
+      if (isProtokeelError(e) && (e as { errorCode?: unknown }).errorCode === 40401) return;
+      throw e;
+    }
+    const schema = await resolveSchema(this.#client, latest.id, this.#compile);
+    const indexes = messageIndexesOf(schema.main, this.type.fullName);
+    if (indexes === undefined) {
+      throw new CodecError(
+        RegistryCode.REGISTRY_SCHEMA_INCOMPATIBLE,
+        `schema registry subject ${subject} version ${latest.version} (schema ${latest.id}) declares no message ${this.type.fullName} at top level or nested; register ${this.type.fullName} under another subject`,
+      );
+    }
+    const previous = typeOfSchema(schema, latest.id, messageAtIndexes(schema.main, indexes) as { name: string }, this.type);
+    if (previous.equals(this.type)) return;
+    const s = this.type.settings;
+    const result = evaluateSchemaChange(previous.descriptor, this.type.descriptor, { savedSettings: s, currentSettings: s });
+    if (!result.compatible) {
+      throw new CodecError(
+        RegistryCode.REGISTRY_SCHEMA_INCOMPATIBLE,
+        `schema registry subject ${subject} version ${latest.version} (schema ${latest.id}) is not readable as ${this.type.fullName}, so ${this.type.fullName} is not registered: ${formatFindings(result)}`,
+      );
+    }
   }
 
   /**
@@ -98,6 +156,7 @@ export class RegistrySerializer {
     const subject = this.#subject(topic);
     return cachedPromise(this.#headers, subject, async () => {
       const schemas = registrySchemasOf(this.type);
+      if (this.#checkLatest && this.#autoRegister) await this.#checkAgainstLatest(subject);
       const versions = new Map<string, number>();
       let id = 0;
       for (const file of schemas.files) {
@@ -191,18 +250,7 @@ export class RegistryDeserializer {
       );
     }
     const s = this.type.settings;
-    let type: ProtobufType;
-    try {
-      type = ProtobufType.newBuilder({ fileDescriptorSet: schema.fileDescriptorSet, messageName: at.name })
-        .maxMessageBytes(s.maxMessageBytes)
-        .maxDepth(s.maxDepth)
-        .deterministic(s.deterministic)
-        .aliasThreshold(s.aliasThreshold)
-        .build();
-    } catch (e) {
-      if (!isProtokeelError(e)) throw e;
-      throw new CodecError(RegistryCode.REGISTRY_SCHEMA_UNUSABLE, `schema registry schema ${id} cannot be read: message ${at.name}: ${e.message}`, { cause: e });
-    }
+    const type = typeOfSchema(schema, id, at, this.type);
     const result = type.equals(this.type) ? undefined : evaluateSchemaChange(type.descriptor, this.type.descriptor, { savedSettings: s, currentSettings: s });
     return remember(this.#writers, key, { type, result });
   }
