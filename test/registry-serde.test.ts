@@ -168,12 +168,24 @@ describe("reading", () => {
     expect(Number((e.message as string).match(/at byte (\d+)/)![1])).toBe(e.offset);
   });
 
-  test("text schemas without a compiler are refused with what to pass", async () => {
+  test("registered text a known type prints is read from that type, without a compiler; other text needs one", async () => {
     const { client, bytes } = await written(V1, { id: 1n });
-    const e = await errorOf(new RegistryDeserializer(typeOf(V1), { client }).deserialize("orders", bytes));
+    expect((await new RegistryDeserializer(typeOf(V1), { client }).deserialize("orders", bytes)).get("id")).toBe(1n);
+    const e = await errorOf(new RegistryDeserializer(typeOf(V2), { client }).deserialize("orders", bytes));
     expect(e).toMatchObject({
       code: "REGISTRY_SCHEMA_UNUSABLE",
-      message: "schema registry schema 2 cannot be read: the registry returned .proto text, and no compiler was given; pass compile: bufCompiler() (Node, from protokeel/registry/buf) or a function returning the schema's FileDescriptorSet, or use a registry that serves format=serialized",
+      message: "schema registry schema 2 cannot be read: the registry returned .proto text that none of the known types prints, and no compiler was given; pass compile: bufCompiler() (Node, from protokeel/registry/buf) or a function returning the schema's FileDescriptorSet, list the writer's type in knownTypes, or use a registry that serves format=serialized",
+    });
+    const v2 = await new RegistryDeserializer(typeOf(V2), { client, knownTypes: [typeOf(V1)] }).deserialize("orders", bytes);
+    expect(v2.toObject()).toEqual({ id: 1n, items: [] });
+  });
+
+  test("a compiler whose set lacks the schema's own file is refused", async () => {
+    const { client, bytes } = await written(V1, { id: 1n });
+    const e = await errorOf(new RegistryDeserializer(typeOf(V2), { client, compile: () => compileProtoText({ "elsewhere.proto": V1 }) }).deserialize("orders", bytes));
+    expect(e).toMatchObject({
+      code: "REGISTRY_SCHEMA_UNUSABLE",
+      message: "schema registry schema 2 cannot be read: the compiler's FileDescriptorSet has no file named schema-2.proto (the schema's own file, where message indexes point); compile the files it is given, keeping their names",
     });
   });
 

@@ -20,7 +20,11 @@ export function writeRegistryHeader(schemaId: number, messageIndexes: readonly n
   return writeHeader(schemaId, messageIndexes);
 }
 
-/** Fetches a registered schema with its references and reads it into a FileDescriptorSet (compiling .proto text with `compile`). */
-export function resolveRegisteredSchema(client: SchemaRegistryClient, id: number, compile?: SchemaCompiler): Promise<ResolvedSchema> {
-  return resolveSchema(client, id, compile);
+/**
+ * Fetches a registered schema with its references and reads it into a FileDescriptorSet: base64
+ * descriptors directly, .proto text that one of `knownTypes` prints from its own descriptors, other
+ * .proto text with `compile`.
+ */
+export function resolveRegisteredSchema(client: SchemaRegistryClient, id: number, compile?: SchemaCompiler, knownTypes: readonly ProtobufType[] = []): Promise<ResolvedSchema> {
+  return resolveSchema(client, id, compile, knownTypes);
 }

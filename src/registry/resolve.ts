@@ -11,12 +11,14 @@ import { reason } from "../descriptor/rebuild.js";
 import { CodecError, RegistryCode, isProtokeelError } from "../errors.js";
 import { decodeBase64 } from "../json/base64.js";
 import type { RegisteredSchema, SchemaRegistryClient } from "./client.js";
+import type { ProtobufType } from "../type.js";
+import { registrySchemasOf } from "./schema-files.js";
 import { wellKnownFile } from "./well-known.js";
 
 /**
  * Compiles .proto text to a FileDescriptorSet: `files` maps import paths to text (the imports
  * resolve among them; well-known imports are the compiler's own), `main` names the schema's own
- * file. The result must hold a file named `main` (or list it last) and every file it imports.
+ * file. The result must hold a file named `main` and every file it imports.
  */
 export type SchemaCompiler = (files: Readonly<Record<string, string>>, main: string) => Uint8Array | Promise<Uint8Array>;
 
@@ -44,12 +46,35 @@ function serialized(schema: string): FileDescriptorProto | undefined {
   }
 }
 
+/**
+ * The schema of a known type whose registry text (registrySchemas, deterministic) is exactly the
+ * registered text and references: read from the type's normalized set, no compiler needed. This
+ * is how a program without a compiler (an edge runtime) reads schemas it registered itself.
+ */
+function knownSchema(main: string, references: ReadonlyMap<string, string>, known: readonly ProtobufType[]): ResolvedSchema | undefined {
+  for (const type of known) {
+    const schemas = registrySchemasOf(type);
+    if (schemas.main.text !== main) continue;
+    const refs = schemas.files.filter((f) => f !== schemas.main);
+    if (refs.length !== references.size || refs.some((f) => references.get(f.name) !== f.text)) continue;
+    const set = fromBinary(FileDescriptorSetSchema, type.normalizedDescriptorSet(), { readUnknownFields: false });
+    const file = set.file.find((f) => f.name === schemas.main.name);
+    if (file !== undefined) return { fileDescriptorSet: type.normalizedDescriptorSet(), main: file };
+  }
+  return undefined;
+}
+
 function unusable(id: number, why: string, cause?: unknown): CodecError {
   return new CodecError(RegistryCode.REGISTRY_SCHEMA_UNUSABLE, `schema registry schema ${id} cannot be read: ${why}`, { cause });
 }
 
 /** Fetches schema `id` with its references and reads it into a FileDescriptorSet. */
-export async function resolveSchema(client: SchemaRegistryClient, id: number, compile: SchemaCompiler | undefined): Promise<ResolvedSchema> {
+export async function resolveSchema(
+  client: SchemaRegistryClient,
+  id: number,
+  compile: SchemaCompiler | undefined,
+  known: readonly ProtobufType[] = [],
+): Promise<ResolvedSchema> {
   let top: RegisteredSchema;
   try {
     top = await client.getById(id, "serialized");
@@ -98,10 +123,12 @@ export async function resolveSchema(client: SchemaRegistryClient, id: number, co
     }
     files.push(protos.get(mainName)!);
   } else {
+    const mine = knownSchema(top.schema, texts, known);
+    if (mine !== undefined) return mine;
     if (compile === undefined) {
       throw unusable(
         id,
-        "the registry returned .proto text, and no compiler was given; pass compile: bufCompiler() (Node, from protokeel/registry/buf) or a function returning the schema's FileDescriptorSet, or use a registry that serves format=serialized",
+        "the registry returned .proto text that none of the known types prints, and no compiler was given; pass compile: bufCompiler() (Node, from protokeel/registry/buf) or a function returning the schema's FileDescriptorSet, list the writer's type in knownTypes, or use a registry that serves format=serialized",
       );
     }
     const sources: Record<string, string> = {};
@@ -116,7 +143,8 @@ export async function resolveSchema(client: SchemaRegistryClient, id: number, co
       throw unusable(id, `its .proto text does not compile: ${reason(e)}`, e);
     }
     const at = files.findIndex((f) => f.name === mainName);
-    if (at >= 0) files.push(...files.splice(at, 1));
+    if (at < 0) throw unusable(id, `the compiler's FileDescriptorSet has no file named ${mainName} (the schema's own file, where message indexes point); compile the files it is given, keeping their names`);
+    files.push(...files.splice(at, 1));
   }
   // Well-known imports the registry provides without a reference.
   // ProtobufType.of puts the set in dependency order.

@@ -116,7 +116,7 @@ export class RegistrySerializer {
       if (isProtokeelError(e) && (e as { errorCode?: unknown }).errorCode === 40401) return;
       throw e;
     }
-    const schema = await resolveSchema(this.#client, latest.id, this.#compile);
+    const schema = await resolveSchema(this.#client, latest.id, this.#compile, [this.type]);
     const indexes = messageIndexesOf(schema.main, this.type.fullName);
     if (indexes === undefined) {
       throw new CodecError(
@@ -187,6 +187,12 @@ export interface RegistryDeserializerOptions {
    * function returning the FileDescriptorSet.
    */
   readonly compile?: SchemaCompiler;
+  /**
+   * Types whose registered schemas are read without a compiler: a registered .proto text that
+   * one of them prints (registrySchemas) is read from its own descriptors. The reader's type is
+   * always known; list older versions that producers may still write with.
+   */
+  readonly knownTypes?: readonly ProtobufType[];
 }
 
 interface Writer {
@@ -203,6 +209,7 @@ export class RegistryDeserializer {
   readonly #ser: ProtobufSerializer;
   readonly #client: SchemaRegistryClient;
   readonly #compile: SchemaCompiler | undefined;
+  readonly #known: readonly ProtobufType[];
   readonly #schemas = new Map<number, Promise<ResolvedSchema>>();
   readonly #writers = new Map<string, Writer>();
 
@@ -213,6 +220,7 @@ export class RegistryDeserializer {
     this.#ser = type.createSerializer();
     this.#client = options.client;
     this.#compile = options.compile;
+    this.#known = [type, ...(options.knownTypes ?? [])];
   }
 
   /** The value of a record written in the Schema Registry wire format; `topic` is not needed to read and may be undefined. */
@@ -239,7 +247,7 @@ export class RegistryDeserializer {
     const key = `${id}:${indexes.join(",")}`;
     const known = this.#writers.get(key);
     if (known !== undefined) return known;
-    const schema = await cachedPromise(this.#schemas, id, () => resolveSchema(this.#client, id, this.#compile));
+    const schema = await cachedPromise(this.#schemas, id, () => resolveSchema(this.#client, id, this.#compile, this.#known));
     const at = messageAtIndexes(schema.main, indexes);
     if ("missingAt" in at) {
       const declared = schema.main.messageType.map((m) => (schema.main.package === "" ? m.name : `${schema.main.package}.${m.name}`));
