@@ -144,6 +144,15 @@ describe("random schemas", () => {
     );
   });
 
+  test("long chains of types (hundreds of files, one reference each) and oneofs of hundreds of members round-trip", () => {
+    fc.assert(
+      fc.property(schemaArb({ chainWeight: 10, wideOneofWeight: 10 }), (schema) => {
+        expectRoundTrip(ProtobufType.of(schema.root));
+      }),
+      params("registry proto text round-trip, wide and long", 4),
+    );
+  });
+
   test("the text is deterministic: the same schema from other descriptor instances prints the same", () => {
     fc.assert(
       fc.property(schemaArb(), (schema) => {

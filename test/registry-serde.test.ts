@@ -236,6 +236,21 @@ describe("reading", () => {
   });
 });
 
+test("a chain of 150 top-level messages registers 149 references in dependency order and reads back", async () => {
+  const n = 150;
+  const decls = Array.from({ length: n }, (_, i) => `message M${i} { ${i + 1 < n ? `M${i + 1} next = 1; ` : ""}int32 v = 2; }`);
+  const text = `syntax = "proto3"; package chain; ${decls.join(" ")}`;
+  const type = ProtobufType.of({ fileDescriptorSet: compileProtoText({ "chain.proto": text }), messageName: "chain.M0" });
+  const client = new MemoryRegistryClient();
+  const value = { v: 1, next: { v: 2, next: { v: 3 } } };
+  const bytes = await new RegistrySerializer(type, { client }).serialize("chain", value);
+  expect(client.subjects()).toHaveLength(n);
+  expect((await client.getBySubjectVersion("chain-value", 1)).references).toEqual([{ name: "chain.M1.proto", subject: "chain.M1.proto", version: 1 }]);
+  expect((await new RegistryDeserializer(type, { client }).deserialize("chain", bytes)).equals(DynamicMessage.create(type.descriptor, value))).toBe(true);
+  const newer = ProtobufType.of({ fileDescriptorSet: compileProtoText({ "chain.proto": text.replace("message M149 { int32 v = 2; }", "message M149 { int32 v = 2; string w = 3; }") }), messageName: "chain.M0" });
+  expect((await new RegistryDeserializer(newer, { client, compile }).deserialize("chain", bytes)).toObject()).toEqual(value);
+});
+
 describe("a hostile or broken registry", () => {
   const b64 = (init: Parameters<typeof create<typeof FileDescriptorProtoSchema>>[1]) => Buffer.from(toBinary(FileDescriptorProtoSchema, create(FileDescriptorProtoSchema, init))).toString("base64");
   const A = b64({ name: "a.proto", package: "p", syntax: "proto3", dependency: ["b.proto"], messageType: [{ name: "A", field: [{ name: "b", number: 1, type: 11, label: 1, typeName: ".p.B", jsonName: "b" }] }] });
