@@ -19,6 +19,9 @@ import { defineConfig, type Options } from "tsup";
 // - dist/store/index.js: `protokeel/store` (Node only, ESM only; package.json "exports" gives it
 //   under the "node" condition alone). No entry of the core imports src/store/, and the store
 //   loads the optional peer `lmdb` with a dynamic import only when an LMDB store is opened.
+// - dist/registry/index.js: `protokeel/registry` (ESM, every runtime: fetch, no Node module), and
+//   dist/registry/buf.js: `protokeel/registry/buf` (Node only: runs buf). No entry of the core
+//   imports src/registry/.
 // - dist/protokeel.wasm: the core as a file, imported by dist/workerd.js (workerd compiles it
 //   itself: it refuses to compile WebAssembly from bytes) and exported as protokeel/protokeel.wasm.
 
@@ -102,6 +105,25 @@ export default defineConfig([
     dts: { only: true },
     external: [...(common.external as string[]), /^\.\.\//],
     outExtension: () => ({ js: ".js" }),
-    // scripts/point-store-types.mjs (after tsup, in `npm run build`) points them at dist/index.d.ts.
+    // scripts/point-subpath-types.mjs (after tsup, in `npm run build`) points them at dist/index.d.ts.
+  },
+  {
+    // Declarations of protokeel/registry (every runtime, ESM) and protokeel/registry/buf (Node):
+    // like the store's, core modules stay imports, pointed at dist/index.d.ts afterwards.
+    ...common,
+    // One config per entry: declarations of two entries in one config share a chunk file.
+    entry: { "registry/index": "src/registry/index.ts" },
+    format: ["esm"],
+    dts: { only: true },
+    external: [...(common.external as string[]), /^\.\.\//],
+    outExtension: () => ({ js: ".js" }),
+  },
+  {
+    ...common,
+    entry: { "registry/buf": "src/registry/buf.ts" },
+    format: ["esm"],
+    dts: { only: true },
+    external: [...(common.external as string[]), /^\.\.\//],
+    outExtension: () => ({ js: ".js" }),
   },
 ]);

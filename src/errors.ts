@@ -129,7 +129,53 @@ export class StateStoreError extends ProtokeelError {
   }
 }
 
+/**
+ * Codes of the Schema Registry wire format (`protokeel/registry`). The header codes come with a
+ * CodecError whose `offset` is the byte where the header went wrong; the others name the schema id.
+ */
+export const RegistryCode = {
+  /** The first byte is not 0: not a Schema Registry record. */
+  REGISTRY_MAGIC_BYTE: "REGISTRY_MAGIC_BYTE",
+  /** The input ends inside the magic byte, the schema id or the message-index array. */
+  REGISTRY_HEADER_TRUNCATED: "REGISTRY_HEADER_TRUNCATED",
+  /** The message-index array is malformed (a count or index that cannot be a path). */
+  REGISTRY_MESSAGE_INDEX_INVALID: "REGISTRY_MESSAGE_INDEX_INVALID",
+  /** The message-index array names no message of the schema's file. */
+  REGISTRY_MESSAGE_INDEX_UNRESOLVED: "REGISTRY_MESSAGE_INDEX_UNRESOLVED",
+  /** The registry has no schema with the record's id (error_code 40403). */
+  REGISTRY_UNKNOWN_SCHEMA_ID: "REGISTRY_UNKNOWN_SCHEMA_ID",
+  /** The registered schema cannot be built into a type (not compilable, or breaks the payload rules). */
+  REGISTRY_SCHEMA_UNUSABLE: "REGISTRY_SCHEMA_UNUSABLE",
+  /** The evaluator refuses the pair: data of the writer's schema is not readable with the reader's. */
+  REGISTRY_SCHEMA_INCOMPATIBLE: "REGISTRY_SCHEMA_INCOMPATIBLE",
+} as const;
+
+/**
+ * The Schema Registry answered with an error (`protokeel/registry`'s clients), or could not be
+ * reached. `status` is the HTTP status (0 when there was no answer), `errorCode` the registry's
+ * own `error_code` (e.g. 40401 subject not found, 40403 schema not found, 409 incompatible,
+ * 42201 invalid schema, 50001 backend store error), and `code` a stable string:
+ * `REGISTRY_<error_code>` for an error body, `REGISTRY_HTTP_<status>` without one,
+ * `REGISTRY_UNREACHABLE` when fetch failed.
+ */
+export class SchemaRegistryError extends ProtokeelError {
+  readonly status: number;
+  readonly errorCode: number | undefined;
+
+  constructor(code: string, message: string, details: { status: number; errorCode?: number; cause?: unknown }) {
+    super(code, message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.name = "SchemaRegistryError";
+    this.status = details.status;
+    this.errorCode = details.errorCode;
+  }
+
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), status: this.status, errorCode: this.errorCode };
+  }
+}
+
 const NAMES = new Set([
+  "SchemaRegistryError",
   "StateStoreError",
   "ProtokeelError",
   "InvalidDescriptorError",

@@ -25,6 +25,7 @@ const PUBLIC = [
   "ProtobufTypeBuilder",
   "ProtokeelError",
   "RestoreError",
+  "SchemaRegistryError",
   "SnapshotFormatError",
   "StateStoreError",
   "evaluateSchemaChange",

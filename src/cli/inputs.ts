@@ -3,11 +3,11 @@
 // .proto files (a file or a directory) compiled with buf when it is installed.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { createFileRegistry, fromBinary, type FileRegistry } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema, type FileDescriptorSet } from "@bufbuild/protobuf/wkt";
+import { findBuf } from "../node/find-buf.js";
 import { ProtobufType, isProtokeelError, readSnapshot, type ProtobufDynamicSerializerSnapshot } from "../index.js";
 
 /** A usage or input problem: exit code 2, the message on stderr. */
@@ -29,28 +29,9 @@ function magic(bytes: Uint8Array): string {
   return String.fromCharCode(...bytes.subarray(0, 4));
 }
 
-/** The buf executable: PROTOKEEL_BUF, an installed @bufbuild/buf (here or from the working directory), or buf on PATH. */
-function findBuf(): string[] | undefined {
-  const explicit = process.env.PROTOKEEL_BUF;
-  if (explicit !== undefined && explicit !== "") {
-    if (!existsSync(explicit)) throw new InputError(`PROTOKEEL_BUF names ${explicit}, which does not exist; point it at a buf executable or unset it`);
-    return [explicit];
-  }
-  for (const from of [join(process.cwd(), "package.json"), import.meta.url]) {
-    try {
-      const script = createRequire(from).resolve("@bufbuild/buf/bin/buf");
-      return [process.execPath, script];
-    } catch {
-      // not installed there
-    }
-  }
-  const probe = spawnSync("buf", ["--version"], { stdio: "ignore" });
-  return probe.status === 0 ? ["buf"] : undefined;
-}
-
 /** `buf build` of a .proto file (its directory is the import root unless `root` says) or a directory. */
 function compileProto(path: string, root: string | undefined): Uint8Array {
-  const buf = findBuf();
+  const buf = findBuf((m) => new InputError(m));
   if (buf === undefined) {
     throw new InputError(
       `${path} is .proto source, which protokeel compiles with buf, and buf is not installed: run npm install --save-dev @bufbuild/buf (or put buf on PATH, or set PROTOKEEL_BUF), or pass a FileDescriptorSet (buf build -o schema.binpb)`,

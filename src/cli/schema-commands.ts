@@ -3,7 +3,7 @@ import { fromBinary } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
 import { evaluateSchemaChange, formatFindings, type ProtobufDynamicSerializerSnapshot, type ProtobufType } from "../index.js";
 import { InputError, loadSchema } from "./inputs.js";
-import { protoText } from "./proto-text.js";
+import { protoText } from "../descriptor/proto-text.js";
 import type { Output } from "./output.js";
 
 const BOUNDARIES = { binary: "binary", json: "json", both: "binary+json" } as const;

@@ -16,6 +16,7 @@ export const {
   SnapshotFormatError,
   RestoreError,
   StateStoreError,
+  SchemaRegistryError,
   isProtokeelError,
   initWasm,
   ProtobufType,

@@ -1,0 +1,19 @@
+// Run by `npm run build` after tsup: the declarations of the subpath entries (protokeel/store,
+// protokeel/registry, protokeel/registry/buf) keep the core's declarations as imports
+// (tsup.config.ts), which rollup writes as paths to src modules that dist/ has no declarations
+// for. They all become the core's dist/index.d.ts (which exports every name the subpaths use), so
+// that the subpaths' types ARE the core's: a copy of ProtobufType or DynamicMessage (classes with
+// private members) would not accept the application's instances.
+import { readFileSync, writeFileSync } from "node:fs";
+
+for (const [file, core] of [
+  ["dist/store/index.d.ts", "../index.js"],
+  ["dist/registry/index.d.ts", "../index.js"],
+  ["dist/registry/buf.d.ts", "../index.js"],
+]) {
+  const code = readFileSync(file, "utf8");
+  const out = code.replace(/from '(?:\.\.\/)+[^']+';/g, `from '${core}';`);
+  const left = out.match(/from '\.[^']*'/g)?.filter((s) => s !== `from '${core}'`) ?? [];
+  if (left.length > 0) throw new Error(`${file}: imports left that dist/ does not have: ${left.join(", ")}`);
+  writeFileSync(file, out);
+}

@@ -1,0 +1,198 @@
+// FileDescriptorProtos as .proto text: for people (`protokeel inspect`) and for compilers (the
+// Schema Registry takes schemas as .proto text, protokeel/registry). The compilable form writes
+// every type name fully qualified (`.acme.Item`: a relative name can resolve to another type
+// when a nested declaration shares its first segment) and escapes strings as protoc reads them;
+// compiling it and normalizing gives the normalized set it was printed from (test/registry-proto-text).
+// Nested declarations are written with an explicit stack (a schema may nest thousands of
+// messages), and the text is joined once.
+import { isFieldSet } from "@bufbuild/protobuf";
+import {
+  FieldDescriptorProtoSchema,
+  FieldOptionsSchema,
+  type DescriptorProto,
+  type EnumDescriptorProto,
+  type FieldDescriptorProto,
+  type FileDescriptorProto,
+  type FileDescriptorSet,
+} from "@bufbuild/protobuf/wkt";
+import { protocJsonName } from "./names.js";
+
+// google.protobuf.FieldDescriptorProto.Type and .Label numbers.
+const SCALARS: Record<number, string> = {
+  1: "double",
+  2: "float",
+  3: "int64",
+  4: "uint64",
+  5: "int32",
+  6: "fixed64",
+  7: "fixed32",
+  8: "bool",
+  9: "string",
+  12: "bytes",
+  13: "uint32",
+  15: "sfixed32",
+  16: "sfixed64",
+  17: "sint32",
+  18: "sint64",
+};
+const TYPE_GROUP = 10;
+const TYPE_MESSAGE = 11;
+const LABEL_REPEATED = 3;
+const JS_TYPES: Record<number, string> = { 1: "JS_STRING", 2: "JS_NUMBER" };
+/** `max` in a reserved range: the largest field number, and the largest enum value (int32). */
+const FIELD_MAX = 536_870_911;
+const ENUM_MAX = 2_147_483_647;
+
+export interface ProtoTextOptions {
+  /**
+   * Type names with their leading dot (`.acme.Item`), as a compiler must read them; without it
+   * (`acme.Item`) for reading. Defaults to false.
+   */
+  readonly qualified?: boolean;
+}
+
+/** A string literal protoc and buf read back as the same UTF-8: quotes, backslashes and control characters escaped. */
+export function protoString(s: string): string {
+  let out = '"';
+  for (const ch of s) {
+    const c = ch.codePointAt(0)!;
+    if (ch === '"' || ch === "\\") out += `\\${ch}`;
+    else if (c < 0x20 || c === 0x7f) out += `\\${c.toString(8).padStart(3, "0")}`;
+    else out += ch;
+  }
+  return `${out}"`;
+}
+
+function typeName(f: FieldDescriptorProto, qualified: boolean): string {
+  const scalar = SCALARS[f.type];
+  if (scalar !== undefined) return scalar;
+  return f.typeName.startsWith(".") && !qualified ? f.typeName.slice(1) : f.typeName;
+}
+
+function fieldOptions(f: FieldDescriptorProto): string {
+  const o: string[] = [];
+  if (f.jsonName !== "" && f.jsonName !== protocJsonName(f.name)) o.push(`json_name = ${protoString(f.jsonName)}`);
+  // packed is a proto2 field of FieldOptions: unset reads as false, so ask whether it is set.
+  if (f.options !== undefined && isFieldSet(f.options, FieldOptionsSchema.field.packed) && !f.options.packed) o.push("packed = false");
+  const js = f.options?.jstype;
+  if (js !== undefined && JS_TYPES[js] !== undefined) o.push(`jstype = ${JS_TYPES[js]}`);
+  if (f.options?.deprecated === true) o.push("deprecated = true");
+  return o.length === 0 ? "" : ` [${o.join(", ")}]`;
+}
+
+function reserved(ranges: readonly { start: number; end: number }[], names: readonly string[], inclusiveEnd: boolean, max: number): string[] {
+  const out: string[] = [];
+  if (ranges.length > 0) {
+    const parts = ranges.map((r) => {
+      const last = inclusiveEnd ? r.end : r.end - 1;
+      return last === r.start ? String(r.start) : last >= max ? `${r.start} to max` : `${r.start} to ${last}`;
+    });
+    out.push(`reserved ${parts.join(", ")};`);
+  }
+  if (names.length > 0) out.push(`reserved ${names.map(protoString).join(", ")};`);
+  return out;
+}
+
+function enumLines(e: EnumDescriptorProto): string[] {
+  const lines = [`enum ${e.name} {`];
+  if (e.options?.allowAlias === true) lines.push("  option allow_alias = true;");
+  if (e.options?.deprecated === true) lines.push("  option deprecated = true;");
+  for (const v of e.value) lines.push(`  ${v.name} = ${v.number}${v.options?.deprecated === true ? " [deprecated = true]" : ""};`);
+  for (const r of reserved(e.reservedRange, e.reservedName, true, ENUM_MAX)) lines.push(`  ${r}`);
+  lines.push("}");
+  return lines;
+}
+
+type Item = { kind: "message"; m: DescriptorProto; depth: number } | { kind: "line"; text: string };
+
+/** The body of one message (fields, oneofs, nested declarations) as items, nested ones unexpanded. */
+function messageItems(m: DescriptorProto, depth: number, qualified: boolean): Item[] {
+  const pad = "  ".repeat(depth);
+  const items: Item[] = [{ kind: "line", text: `${pad}message ${m.name} {` }];
+  if (m.options?.deprecated === true) items.push({ kind: "line", text: `${pad}  option deprecated = true;` });
+  const entries = new Map(m.nestedType.filter((n) => n.options?.mapEntry === true).map((n) => [n.name, n]));
+  const fieldText = (f: FieldDescriptorProto, inOneof: boolean): string => {
+    const entryName = f.typeName.slice(f.typeName.lastIndexOf(".") + 1);
+    const entry = f.label === LABEL_REPEATED && f.type === TYPE_MESSAGE ? entries.get(entryName) : undefined;
+    let type: string;
+    if (entry !== undefined && entry.field.length === 2) type = `map<${typeName(entry.field[0]!, qualified)}, ${typeName(entry.field[1]!, qualified)}>`;
+    else {
+      const label = f.label === LABEL_REPEATED ? "repeated " : f.proto3Optional && !inOneof ? "optional " : "";
+      type = `${label}${f.type === TYPE_GROUP ? "group" : typeName(f, qualified)}`;
+    }
+    return `${type} ${f.name} = ${f.number}${fieldOptions(f)};`;
+  };
+  // Real oneofs are written where their first field is; synthetic ones (proto3 optional) are not.
+  const oneofOf = (f: FieldDescriptorProto): number | undefined => (isFieldSet(f, FieldDescriptorProtoSchema.field.oneofIndex) ? f.oneofIndex : undefined);
+  const members = new Map<number, FieldDescriptorProto[]>();
+  for (const f of m.field) {
+    const o = oneofOf(f);
+    if (o === undefined || f.proto3Optional) continue;
+    const list = members.get(o);
+    if (list === undefined) members.set(o, [f]);
+    else list.push(f);
+  }
+  for (const f of m.field) {
+    const o = oneofOf(f);
+    const group = o === undefined ? undefined : members.get(o);
+    if (group === undefined) items.push({ kind: "line", text: `${pad}  ${fieldText(f, false)}` });
+    else if (group[0] === f) {
+      items.push({ kind: "line", text: `${pad}  oneof ${m.oneofDecl[o!]?.name ?? `oneof_${o}`} {` });
+      for (const g of group) items.push({ kind: "line", text: `${pad}    ${fieldText(g, true)}` });
+      items.push({ kind: "line", text: `${pad}  }` });
+    }
+  }
+  for (const r of reserved(m.reservedRange, m.reservedName, false, FIELD_MAX)) items.push({ kind: "line", text: `${pad}  ${r}` });
+  for (const e of m.enumType) for (const l of enumLines(e)) items.push({ kind: "line", text: `${pad}  ${l}` });
+  for (const n of m.nestedType) if (!entries.has(n.name)) items.push({ kind: "message", m: n, depth: depth + 1 });
+  items.push({ kind: "line", text: `${pad}}` });
+  return items;
+}
+
+/** The declarations of one file after its header. */
+function bodyLines(file: FileDescriptorProto, qualified: boolean, out: string[]): void {
+  for (const e of file.enumType) {
+    out.push("");
+    out.push(...enumLines(e));
+  }
+  for (const m of file.messageType) {
+    out.push("");
+    // Depth-first with an explicit stack: a message's items, a nested message expanded in place.
+    const stack: Item[] = [{ kind: "message", m, depth: 0 }];
+    while (stack.length > 0) {
+      const item = stack.pop()!;
+      if (item.kind === "line") out.push(item.text);
+      else {
+        const items = messageItems(item.m, item.depth, qualified);
+        for (let k = items.length - 1; k >= 0; k--) stack.push(items[k]!);
+      }
+    }
+  }
+}
+
+/**
+ * One file as .proto text: syntax, package, `imports` (the file's own dependencies when not
+ * given), then its enums and messages. Ends with a newline.
+ */
+export function protoFileText(file: FileDescriptorProto, options: ProtoTextOptions & { readonly imports?: readonly string[] } = {}): string {
+  const out: string[] = [`syntax = "${file.syntax === "" ? "proto2" : file.syntax}";`];
+  if (file.package !== "") out.push(`package ${file.package};`);
+  for (const d of options.imports ?? file.dependency) out.push(`import ${protoString(d)};`);
+  bodyLines(file, options.qualified ?? false, out);
+  out.push("");
+  return out.join("\n");
+}
+
+/** Every file of the set, in set order, each under a `// <file name>` line, separated by a blank line. */
+export function protoText(set: FileDescriptorSet, options: ProtoTextOptions = {}): string {
+  const out: string[] = [];
+  set.file.forEach((file, i) => {
+    if (i > 0) out.push("");
+    out.push(`// ${file.name}`);
+    out.push(`syntax = "${file.syntax === "" ? "proto2" : file.syntax}";`);
+    if (file.package !== "") out.push(`package ${file.package};`);
+    for (const d of file.dependency) out.push(`import ${protoString(d)};`);
+    bodyLines(file, options.qualified ?? false, out);
+  });
+  return out.join("\n");
+}

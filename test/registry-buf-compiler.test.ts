@@ -1,0 +1,35 @@
+// bufCompiler (protokeel/registry/buf, Node only): compiles the .proto text a registry returns,
+// refuses import paths that leave its temporary folder, and says what to install without buf.
+import { fromBinary } from "@bufbuild/protobuf";
+import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
+import { afterEach, expect, test, vi } from "vitest";
+import { bufCompiler } from "../src/registry/buf.js";
+
+afterEach(() => vi.unstubAllEnvs());
+
+test("compiles a schema with its references and well-known imports", async () => {
+  const bytes = await bufCompiler()(
+    {
+      "main.proto": 'syntax = "proto3"; package a; import "dep/b.proto"; import "google/protobuf/duration.proto"; message A { .a.B b = 1; google.protobuf.Duration d = 2; }',
+      "dep/b.proto": 'syntax = "proto3"; package a; message B {}',
+    },
+    "main.proto",
+  );
+  const names = fromBinary(FileDescriptorSetSchema, bytes).file.map((f) => f.name);
+  expect(names).toEqual(["dep/b.proto", "google/protobuf/duration.proto", "main.proto"]);
+});
+
+test.each([["../escape.proto"], ["/etc/passwd"], ["a/../../x.proto"]])("the import path %s is refused", async (name) => {
+  await expect(bufCompiler()({ "main.proto": 'syntax = "proto3";', [name]: 'syntax = "proto3";' }, "main.proto")).rejects.toThrow(
+    `bufCompiler: import path ${JSON.stringify(name)} leaves the source folder`,
+  );
+});
+
+test("text that does not compile rejects with buf's message", async () => {
+  await expect(bufCompiler()({ "main.proto": 'syntax = "proto3"; message {' }, "main.proto")).rejects.toThrow(/^buf failed: .*main\.proto/);
+});
+
+test("PROTOKEEL_BUF naming no file is an error at construction", () => {
+  vi.stubEnv("PROTOKEEL_BUF", "/nonexistent/buf");
+  expect(() => bufCompiler()).toThrow("PROTOKEEL_BUF names /nonexistent/buf, which does not exist; point it at a buf executable or unset it");
+});

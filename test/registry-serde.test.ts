@@ -1,0 +1,288 @@
+// RegistrySerializer and RegistryDeserializer (protokeel/registry) over the in-memory registry:
+// registration with references, headers, reads of older registered schemas only after the
+// evaluator accepts the pair, and the exact error for each way a record or a schema is wrong.
+import { create, toBinary } from "@bufbuild/protobuf";
+import { FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
+import { describe, expect, test } from "vitest";
+import { DynamicMessage, ProtobufType, formatFindings, evaluateSchemaChange } from "../src/index.js";
+import {
+  MemoryRegistryClient,
+  RegistryDeserializer,
+  RegistrySerializer,
+  readRegistryHeader,
+  writeRegistryHeader,
+  type SchemaRegistryClient,
+} from "../src/registry/index.js";
+import { bufCompiler } from "../src/registry/buf.js";
+import { compileProtoText } from "./support/buf.js";
+
+const V1 = `syntax = "proto3"; package acme;
+message Item { string sku = 1; int32 qty = 2; }
+message Order { int64 id = 1; repeated Item items = 2; message Note { string text = 1; } }`;
+const V2 = V1.replace("repeated Item items = 2;", "repeated Item items = 2; optional string note = 3;");
+const BAD = V1.replace("int64 id = 1;", "uint32 id = 1;");
+
+const typeOf = (text: string, name = "acme.Order") => ProtobufType.of({ fileDescriptorSet: compileProtoText({ "acme/order.proto": text }), messageName: name });
+const compile = bufCompiler();
+
+async function errorOf(p: Promise<unknown>): Promise<Record<string, unknown>> {
+  try {
+    await p;
+  } catch (e) {
+    return e as Record<string, unknown>;
+  }
+  throw new Error("expected a rejection");
+}
+
+describe("writing", () => {
+  test("registers the references first, then the subject; the header holds the id and the root's indexes", async () => {
+    const client = new MemoryRegistryClient();
+    const ser = new RegistrySerializer(typeOf(V1), { client });
+    const bytes = await ser.serialize("orders", { id: 7n, items: [{ sku: "a", qty: 2 }] });
+    expect(client.subjects()).toEqual(["acme.Item.proto", "orders-value"]);
+    expect(readRegistryHeader(bytes)).toEqual({ schemaId: 2, messageIndexes: [0], bodyAt: 6 });
+    expect(Buffer.from(bytes.subarray(0, 6)).toString("hex")).toBe("000000000200");
+    const order = await client.getBySubjectVersion("orders-value", "latest");
+    expect(order.references).toEqual([{ name: "acme.Item.proto", subject: "acme.Item.proto", version: 1 }]);
+    expect(order.schema).toContain("repeated .acme.Item items = 2;");
+    // The same id again, without registering again.
+    expect(await ser.schemaId("orders")).toBe(2);
+    expect(await ser.serialize("orders", { id: 8n })).toEqual(new Uint8Array([0, 0, 0, 0, 2, 0, 0x08, 0x08]));
+    expect(client.subjects()).toEqual(["acme.Item.proto", "orders-value"]);
+  });
+
+  test("a nested root is written with its path", async () => {
+    const client = new MemoryRegistryClient();
+    const bytes = await new RegistrySerializer(typeOf(V1, "acme.Order.Note"), { client, subject: "notes" }).serialize("ignored", { text: "hi" });
+    // The closure of a nested message is its top-level message's, Item included.
+    expect(readRegistryHeader(bytes).messageIndexes).toEqual([0, 0]);
+    expect(client.subjects()).toEqual(["acme.Item.proto", "notes"]);
+  });
+
+  test("a value the type refuses registers nothing", async () => {
+    const client = new MemoryRegistryClient();
+    const ser = new RegistrySerializer(typeOf(V1), { client });
+    const e = await errorOf(ser.serialize("orders", { nope: 1 } as never));
+    expect(e).toMatchObject({ name: "TypeError", message: 'acme.Order has no field "nope"; use a field name as declared in the .proto file' });
+    expect(client.subjects()).toEqual([]);
+  });
+
+  test("autoRegister false looks the schema up, and fails when the registry does not hold it", async () => {
+    const client = new MemoryRegistryClient();
+    const lookupOnly = new RegistrySerializer(typeOf(V1), { client, autoRegister: false });
+    const e = await errorOf(lookupOnly.serialize("orders", { id: 1n }));
+    expect(e).toMatchObject({ name: "SchemaRegistryError", code: "REGISTRY_40401", status: 404, errorCode: 40401, message: "schema registry POST /subjects/acme.Item.proto failed: 404 error_code 40401: Subject 'acme.Item.proto' not found." });
+    const id = await new RegistrySerializer(typeOf(V1), { client }).schemaId("orders");
+    expect(await lookupOnly.schemaId("orders")).toBe(id);
+  });
+
+  test("a refused registration (409) is not cached: the next call asks again", async () => {
+    let refuse = true;
+    const client = new MemoryRegistryClient({ compatibility: () => ({ isCompatible: !refuse, messages: refuse ? ["field id changed type"] : [] }) });
+    await new RegistrySerializer(typeOf(V1), { client }).schemaId("orders");
+    const ser = new RegistrySerializer(typeOf(BAD), { client });
+    const e = await errorOf(ser.serialize("orders", { id: 1 }));
+    expect(e).toMatchObject({
+      code: "REGISTRY_409",
+      status: 409,
+      message: 'schema registry POST /subjects/orders-value/versions failed: 409 error_code 409: Schema being registered is incompatible with an earlier schema for subject "orders-value", details: [field id changed type]',
+    });
+    refuse = false;
+    expect(readRegistryHeader(await ser.serialize("orders", { id: 1 })).schemaId).toBe(3);
+  });
+});
+
+describe("checkLatest: the evaluator before the registry", () => {
+  test("a compatible new version registers; an incompatible one is refused with the report and registers nothing", async () => {
+    const client = new MemoryRegistryClient();
+    await new RegistrySerializer(typeOf(V1), { client, checkLatest: true, compile }).schemaId("orders");
+    expect(await new RegistrySerializer(typeOf(V2), { client, checkLatest: true, compile }).schemaId("orders")).toBe(3);
+    const e = await errorOf(new RegistrySerializer(typeOf(BAD), { client, checkLatest: true, compile }).serialize("orders", { id: 1 }));
+    const report = formatFindings(evaluateSchemaChange(typeOf(V2).descriptor, typeOf(BAD).descriptor));
+    expect(e).toMatchObject({ name: "CodecError", code: "REGISTRY_SCHEMA_INCOMPATIBLE", message: `schema registry subject orders-value version 2 (schema 3) is not readable as acme.Order, so acme.Order is not registered: ${report}` });
+    expect((await client.getBySubjectVersion("orders-value", "latest")).version).toBe(2);
+  });
+
+  test("a subject whose latest version declares another message is refused", async () => {
+    const client = new MemoryRegistryClient();
+    await new RegistrySerializer(typeOf(V1, "acme.Item"), { client, subject: "orders-value" }).schemaId("orders");
+    const e = await errorOf(new RegistrySerializer(typeOf(V1), { client, checkLatest: true, compile }).schemaId("orders"));
+    expect(e).toMatchObject({ code: "REGISTRY_SCHEMA_INCOMPATIBLE", message: "schema registry subject orders-value version 1 (schema 1) declares no message acme.Order at top level or nested; register acme.Order under another subject" });
+  });
+});
+
+describe("reading", () => {
+  async function written(text: string, value: Record<string, unknown>, client: SchemaRegistryClient = new MemoryRegistryClient()) {
+    const bytes = await new RegistrySerializer(typeOf(text), { client }).serialize("orders", value);
+    return { client, bytes };
+  }
+
+  test("the reader's own schema reads back the value", async () => {
+    const { client, bytes } = await written(V1, { id: 7n, items: [{ sku: "a", qty: 2 }] });
+    const type = typeOf(V1);
+    const back = await new RegistryDeserializer(type, { client, compile }).deserialize("orders", bytes);
+    expect(back.equals(DynamicMessage.create(type.descriptor, { id: 7n, items: [{ sku: "a", qty: 2 }] }))).toBe(true);
+  });
+
+  test("a newer reader reads data of an older registered schema the evaluator accepts", async () => {
+    const { client, bytes } = await written(V1, { id: 7n });
+    const back = await new RegistryDeserializer(typeOf(V2), { client, compile }).deserialize("orders", bytes);
+    expect(back.toObject()).toEqual({ id: 7n, items: [] });
+  });
+
+  test("a reader the evaluator refuses gets the evaluator's report, before anything is decoded", async () => {
+    const { client, bytes } = await written(V1, { id: 7n });
+    const e = await errorOf(new RegistryDeserializer(typeOf(BAD), { client, compile }).deserialize("orders", bytes));
+    const report = formatFindings(evaluateSchemaChange(typeOf(V1).descriptor, typeOf(BAD).descriptor));
+    expect(report).toContain("FIELD_TYPE_CHANGED at acme.Order.id(1)");
+    expect(e).toMatchObject({ name: "CodecError", code: "REGISTRY_SCHEMA_INCOMPATIBLE", message: `schema registry schema 2 (acme.Order) is not readable as acme.Order: ${report}` });
+  });
+
+  test("data of another message of the schema's file is refused by name", async () => {
+    const client = new MemoryRegistryClient();
+    const bytes = await new RegistrySerializer(typeOf(V1, "acme.Order.Note"), { client }).serialize("orders", { text: "x" });
+    const e = await errorOf(new RegistryDeserializer(typeOf(V1), { client, compile }).deserialize("orders", bytes));
+    expect(e.code).toBe("REGISTRY_SCHEMA_INCOMPATIBLE");
+    expect(e.message).toMatch(/^schema registry schema 2 \(acme\.Order\.Note\) is not readable as acme\.Order: incompatible/);
+  });
+
+  test.each([
+    ["an unknown schema id", () => writeRegistryHeader(99, [0]), "REGISTRY_UNKNOWN_SCHEMA_ID", "schema registry has no schema with id 99 (error_code 40403); the record was written against another registry, or its schema was deleted", undefined],
+    ["indexes past the file's messages", () => writeRegistryHeader(2, [3]), "REGISTRY_MESSAGE_INDEX_UNRESOLVED", "schema registry header: message indexes [3] do not resolve in schema 2 (index 1 names no message; the file declares acme.Order at top level); the record does not belong to this schema", 5],
+    ["a nested index past the nested messages", () => writeRegistryHeader(2, [0, 1]), "REGISTRY_MESSAGE_INDEX_UNRESOLVED", "schema registry header: message indexes [0, 1] do not resolve in schema 2 (index 2 names no message; the file declares acme.Order at top level); the record does not belong to this schema", 5],
+    ["a wrong magic byte", () => new Uint8Array([1, 0, 0, 0, 2, 0]), "REGISTRY_MAGIC_BYTE", "schema registry header: magic byte 0x01 at byte 0, expected 0x00; the value was not written by a Schema Registry serializer (read bare messages with serializer.fromBinary)", 0],
+  ])("%s", async (_what, header, code, message, offset) => {
+    const { client } = await written(V1, { id: 1n });
+    const bytes = new Uint8Array([...header(), 0x08, 0x01]);
+    const e = await errorOf(new RegistryDeserializer(typeOf(V1), { client, compile }).deserialize("orders", bytes));
+    expect(e).toMatchObject({ name: "CodecError", code, message, offset });
+  });
+
+  test("a corrupt message body is the reader's CodecError at its offset in the record", async () => {
+    const { client, bytes } = await written(V1, { id: 1n });
+    const bad = new Uint8Array([...bytes.subarray(0, 6), 0x0a, 0x05, 0x01]);
+    const e = await errorOf(new RegistryDeserializer(typeOf(V1), { client, compile }).deserialize("orders", bad));
+    expect(e.name).toBe("CodecError");
+    expect(e.offset).toBeGreaterThanOrEqual(6);
+    expect(e.message).toMatch(/at byte (\d+)/);
+    expect(Number((e.message as string).match(/at byte (\d+)/)![1])).toBe(e.offset);
+  });
+
+  test("registered text a known type prints is read from that type, without a compiler; other text needs one", async () => {
+    const { client, bytes } = await written(V1, { id: 1n });
+    expect((await new RegistryDeserializer(typeOf(V1), { client }).deserialize("orders", bytes)).get("id")).toBe(1n);
+    const e = await errorOf(new RegistryDeserializer(typeOf(V2), { client }).deserialize("orders", bytes));
+    expect(e).toMatchObject({
+      code: "REGISTRY_SCHEMA_UNUSABLE",
+      message: "schema registry schema 2 cannot be read: the registry returned .proto text that none of the known types prints, and no compiler was given; pass compile: bufCompiler() (Node, from protokeel/registry/buf) or a function returning the schema's FileDescriptorSet, list the writer's type in knownTypes, or use a registry that serves format=serialized",
+    });
+    const v2 = await new RegistryDeserializer(typeOf(V2), { client, knownTypes: [typeOf(V1)] }).deserialize("orders", bytes);
+    expect(v2.toObject()).toEqual({ id: 1n, items: [] });
+  });
+
+  test("a compiler whose set lacks the schema's own file is refused", async () => {
+    const { client, bytes } = await written(V1, { id: 1n });
+    const e = await errorOf(new RegistryDeserializer(typeOf(V2), { client, compile: () => compileProtoText({ "elsewhere.proto": V1 }) }).deserialize("orders", bytes));
+    expect(e).toMatchObject({
+      code: "REGISTRY_SCHEMA_UNUSABLE",
+      message: "schema registry schema 2 cannot be read: the compiler's FileDescriptorSet has no file named schema-2.proto (the schema's own file, where message indexes point); compile the files it is given, keeping their names",
+    });
+  });
+
+  test("schemas registered as base64 FileDescriptorProtos (as Confluent's JavaScript serializer does) read without a compiler", async () => {
+    const client = new MemoryRegistryClient();
+    const file = create(FileDescriptorProtoSchema, {
+      name: "shop.proto",
+      package: "shop",
+      syntax: "proto3",
+      dependency: ["google/protobuf/timestamp.proto"],
+      messageType: [{ name: "Order", field: [{ name: "id", number: 1, type: 3, label: 1, jsonName: "id" }, { name: "at", number: 2, type: 11, label: 1, typeName: ".google.protobuf.Timestamp", jsonName: "at" }] }],
+    });
+    const id = await client.register("orders-value", { schema: Buffer.from(toBinary(FileDescriptorProtoSchema, file)).toString("base64"), schemaType: "PROTOBUF", references: [] });
+    const text = `syntax = "proto3"; package shop; import "google/protobuf/timestamp.proto"; message Order { int64 id = 1; google.protobuf.Timestamp at = 2; }`;
+    const reader = ProtobufType.of({ fileDescriptorSet: compileProtoText({ "shop.proto": text }), messageName: "shop.Order" });
+    const bytes = new Uint8Array([...writeRegistryHeader(id, [0]), 0x08, 0x05, 0x12, 0x02, 0x08, 0x01]);
+    const back = await new RegistryDeserializer(reader, { client }).deserialize(undefined, bytes);
+    expect(back.get("id")).toBe(5n);
+    expect((back.get("at") as DynamicMessage).get("seconds")).toBe(1n);
+  });
+
+  test("a registered schema outside the payload rules (proto2) is REGISTRY_SCHEMA_UNUSABLE naming the rule", async () => {
+    const client = new MemoryRegistryClient();
+    const file = create(FileDescriptorProtoSchema, { name: "old.proto", package: "old", syntax: "proto2", messageType: [{ name: "Order", field: [{ name: "id", number: 1, type: 3, label: 1 }] }] });
+    const id = await client.register("orders-value", { schema: Buffer.from(toBinary(FileDescriptorProtoSchema, file)).toString("base64"), schemaType: "PROTOBUF", references: [] });
+    const e = await errorOf(new RegistryDeserializer(typeOf(V1), { client }).deserialize(undefined, new Uint8Array([...writeRegistryHeader(id, [0]), 0x08, 0x01])));
+    expect(e.code).toBe("REGISTRY_SCHEMA_UNUSABLE");
+    expect(e.message).toMatch(/^schema registry schema 1 cannot be read: message old\.Order: invalid descriptor old\.Order: .*proto2/);
+  });
+
+  test("the writer's schema is fetched once per id", async () => {
+    const { client, bytes } = await written(V1, { id: 1n });
+    let calls = 0;
+    const counting: SchemaRegistryClient = {
+      register: (s, x) => client.register(s, x),
+      lookup: (s, x) => client.lookup(s, x),
+      getBySubjectVersion: (s, v, f) => client.getBySubjectVersion(s, v, f),
+      testCompatibility: (s, v, x) => client.testCompatibility(s, v, x),
+      getById: (id, f) => {
+        calls++;
+        return client.getById(id, f);
+      },
+    };
+    const de = new RegistryDeserializer(typeOf(V2), { client: counting, compile });
+    await Promise.all([de.deserialize("orders", bytes), de.deserialize("orders", bytes)]);
+    await de.deserialize("orders", bytes);
+    expect(calls).toBe(1);
+  });
+});
+
+test("a chain of 150 top-level messages registers 149 references in dependency order and reads back", async () => {
+  const n = 150;
+  const decls = Array.from({ length: n }, (_, i) => `message M${i} { ${i + 1 < n ? `M${i + 1} next = 1; ` : ""}int32 v = 2; }`);
+  const text = `syntax = "proto3"; package chain; ${decls.join(" ")}`;
+  const type = ProtobufType.of({ fileDescriptorSet: compileProtoText({ "chain.proto": text }), messageName: "chain.M0" });
+  const client = new MemoryRegistryClient();
+  const value = { v: 1, next: { v: 2, next: { v: 3 } } };
+  const bytes = await new RegistrySerializer(type, { client }).serialize("chain", value);
+  expect(client.subjects()).toHaveLength(n);
+  expect((await client.getBySubjectVersion("chain-value", 1)).references).toEqual([{ name: "chain.M1.proto", subject: "chain.M1.proto", version: 1 }]);
+  expect((await new RegistryDeserializer(type, { client }).deserialize("chain", bytes)).equals(DynamicMessage.create(type.descriptor, value))).toBe(true);
+  const newer = ProtobufType.of({ fileDescriptorSet: compileProtoText({ "chain.proto": text.replace("message M149 { int32 v = 2; }", "message M149 { int32 v = 2; string w = 3; }") }), messageName: "chain.M0" });
+  expect((await new RegistryDeserializer(newer, { client, compile }).deserialize("chain", bytes)).toObject()).toEqual(value);
+});
+
+describe("a hostile or broken registry", () => {
+  const b64 = (init: Parameters<typeof create<typeof FileDescriptorProtoSchema>>[1]) => Buffer.from(toBinary(FileDescriptorProtoSchema, create(FileDescriptorProtoSchema, init))).toString("base64");
+  const A = b64({ name: "a.proto", package: "p", syntax: "proto3", dependency: ["b.proto"], messageType: [{ name: "A", field: [{ name: "b", number: 1, type: 11, label: 1, typeName: ".p.B", jsonName: "b" }] }] });
+  const B = b64({ name: "b.proto", package: "p", syntax: "proto3", dependency: ["a.proto"], messageType: [{ name: "B" }] });
+  const fake = (refs: boolean, missing = false): SchemaRegistryClient => ({
+    register: async () => 1,
+    lookup: async () => {
+      throw new Error("unused");
+    },
+    getById: async (id) => ({ id, schema: A, schemaType: "PROTOBUF", references: [{ name: "b.proto", subject: "b", version: 1 }] }),
+    getBySubjectVersion: async (subject, version) => {
+      if (missing) throw new Error("connection reset");
+      return { id: 2, subject, version: version as number, schema: B, schemaType: "PROTOBUF", references: refs ? [{ name: "a.proto", subject: "a", version: 1 }] : [] };
+    },
+    testCompatibility: async () => ({ isCompatible: true, messages: [] }),
+  });
+  const record = new Uint8Array([...writeRegistryHeader(1, [0]), 0x0a, 0x00]);
+
+  test("references that import each other end, refused as an import cycle", async () => {
+    const e = await errorOf(new RegistryDeserializer(typeOf(V1), { client: fake(true) }).deserialize(undefined, record));
+    expect(e.code).toBe("REGISTRY_SCHEMA_UNUSABLE");
+    expect(e.message).toMatch(/^schema registry schema 1 cannot be read: message p\.A: invalid descriptor p\.A: file .* imports .*, which imports it back/);
+  });
+
+  test("a reference that cannot be fetched names it", async () => {
+    const e = await errorOf(new RegistryDeserializer(typeOf(V1), { client: fake(false, true) }).deserialize(undefined, record));
+    expect(e).toMatchObject({ code: "REGISTRY_SCHEMA_UNUSABLE", message: "schema registry schema 1 cannot be read: its reference b.proto (subject b version 1) cannot be fetched: connection reset" });
+  });
+
+  test("a non-Protobuf schema is refused", async () => {
+    const client = { ...fake(false), getById: async (id: number) => ({ id, schema: "{}", schemaType: "AVRO", references: [] }) };
+    const e = await errorOf(new RegistryDeserializer(typeOf(V1), { client }).deserialize(undefined, record));
+    expect(e).toMatchObject({ code: "REGISTRY_SCHEMA_UNUSABLE", message: "schema registry schema 1 cannot be read: its schemaType is AVRO, not PROTOBUF" });
+  });
+});
