@@ -11,6 +11,7 @@ export {
   SnapshotFormatError,
   RestoreError,
   StateStoreError,
+  PoolError,
   isProtokeelError,
 } from "./errors.js";
 export type { Settings } from "./settings.js";

@@ -16,6 +16,7 @@ export const {
   SnapshotFormatError,
   RestoreError,
   StateStoreError,
+  PoolError,
   isProtokeelError,
   initWasm,
   ProtobufType,
