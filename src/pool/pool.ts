@@ -27,8 +27,10 @@ export interface CodecPoolOptions {
   readonly size?: number;
   /**
    * Move the input's buffers to the workers instead of copying them: after the call the caller's
-   * `Uint8Array`s are detached (length 0) and must not be used. Buffers that Node does not let go
-   * (small `Buffer`s from its shared pool) are copied. Per call with `{ transfer }`. Defaults to false.
+   * `Uint8Array`s are detached (length 0) and must not be used. Only an array that views its whole
+   * `ArrayBuffer` is moved; one that views part of a larger buffer (a `subarray`, a protokeel
+   * encoder's output, Node's small pooled `Buffer`s) is copied and left as it is. Per call with
+   * `{ transfer }`. Defaults to false.
    */
   readonly transfer?: boolean;
   /** What `decode` returns: "object" (plain objects, as `msg.toObject()`) or "message". Per call with `{ as }`. Defaults to "object". */
@@ -85,6 +87,8 @@ interface Batch {
   readonly results: unknown[];
   /** Chunks handed to workers so far (they go in index order). */
   next: number;
+  /** The round in which the batch gets its next chunk (see #enqueue). */
+  turn: number;
   settled: number;
   /** Chunks from this index on are not dispatched: an earlier chunk failed. */
   limit: number;
@@ -128,6 +132,8 @@ export class CodecPool {
   #ended!: () => void;
   readonly #whenEnded = new Promise<void>((resolve) => (this.#ended = resolve));
   #ids = 0;
+  /** The round of batches being served (see #nextChunk). */
+  #round = 0;
   readonly #byId = new Map<number, Chunk>();
 
   /** @internal Use `createCodecPool`. */
@@ -255,7 +261,7 @@ export class CodecPool {
       return Promise.reject(new PoolError("POOL_CLOSED", `cannot run ${what}: the pool is ${this.#state === "closing" ? "closing" : "closed"}; create a new pool`));
     }
     return new Promise((resolve, reject) => {
-      const batch: Batch = { what, chunks: [], results: [], next: 0, settled: 0, limit: Infinity, error: undefined, combine, resolve, reject };
+      const batch: Batch = { what, chunks: [], results: [], next: 0, turn: this.#round, settled: 0, limit: Infinity, error: undefined, combine, resolve, reject };
       try {
         for (const c of cut(batch)) batch.chunks.push({ ...c, batch });
       } catch (e) {
@@ -263,7 +269,7 @@ export class CodecPool {
         return;
       }
       this.#pending.add(batch);
-      this.#queue.push(batch);
+      this.#enqueue(batch);
       this.#dispatch();
     });
   }
@@ -298,11 +304,9 @@ export class CodecPool {
     task: (items: Uint8Array[]) => Chunk["task"],
     take: () => Chunk["take"],
   ): Omit<Chunk, "batch">[] {
-    if (!Array.isArray(input)) throw new TypeError("the pool expects a Uint8Array of frames or an array of Uint8Array bare messages");
-    const typeName = this.type.fullName;
-    input.forEach((b, i) => {
-      if (!(b instanceof Uint8Array)) throw new TypeError(`the pool expects bare messages as Uint8Array; item ${i} of the batch for ${typeName} is ${b === null ? "null" : typeof b}`);
-    });
+    // Input that is neither: the error the single-thread call gives (NOT_BYTES), thrown here.
+    if (!Array.isArray(input)) this.#ser.validateAll(input as never);
+    for (const b of input) if (!(b instanceof Uint8Array)) this.#ser.validate(b as never);
     let bytes = 0;
     for (const b of input) bytes += b.length + ITEM_WEIGHT;
     const runs = splitItems(input, chunkCount(bytes, MIN_CHUNK_BYTES, this.size), (b) => b.length + ITEM_WEIGHT);
@@ -313,11 +317,12 @@ export class CodecPool {
       const xfer = new Set<ArrayBuffer>();
       if (transfer) {
         items = part.map((b) => {
+          if (b.byteOffset !== 0 || b.byteLength !== b.buffer.byteLength) return b.slice();
           let m = moved.get(b.buffer);
-          if (m === undefined) moved.set(b.buffer, (m = { buffer: adopt(new Uint8Array(b.buffer)).buffer as ArrayBuffer, owner: index }));
-          if (m.owner !== index) return new Uint8Array(m.buffer, b.byteOffset, b.byteLength).slice();
+          if (m === undefined) moved.set(b.buffer, (m = { buffer: adopt(b).buffer as ArrayBuffer, owner: index }));
+          if (m.owner !== index) return new Uint8Array(m.buffer).slice();
           xfer.add(m.buffer);
-          return new Uint8Array(m.buffer, b.byteOffset, b.byteLength);
+          return new Uint8Array(m.buffer);
         });
         for (const it of items) if (!xfer.has(it.buffer as ArrayBuffer)) xfer.add(it.buffer as ArrayBuffer);
       } else {
@@ -345,17 +350,34 @@ export class CodecPool {
     }
   }
 
-  /** The next chunk of the batch at the head of the queue; that batch then goes to the tail. */
+  /**
+   * The next chunk of the batch at the head of the queue. Batches are served in rounds, one chunk
+   * each per round: a batch that got a chunk waits for the next round, and a batch that arrives
+   * joins the round being served, ahead of the batches already served in it. So a large batch
+   * does not hold back the small ones behind it, and a stream of new batches does not starve it.
+   */
   #nextChunk(): Chunk | undefined {
     while (this.#queue.length > 0) {
       const batch = this.#queue.shift()!;
       const end = Math.min(batch.limit, batch.chunks.length);
       if (batch.next >= end) continue;
       const chunk = batch.chunks[batch.next++]!;
-      if (batch.next < end) this.#queue.push(batch);
+      this.#round = batch.turn;
+      if (batch.next < end) {
+        batch.turn++;
+        this.#enqueue(batch);
+      }
       return chunk;
     }
     return undefined;
+  }
+
+  /** Queues `batch` after every batch whose turn is not later than its own. */
+  #enqueue(batch: Batch): void {
+    const q = this.#queue;
+    let at = q.length;
+    while (at > 0 && q[at - 1]!.turn > batch.turn) at--;
+    q.splice(at, 0, batch);
   }
 
   #post(slot: Slot, chunk: Chunk): void {
@@ -511,12 +533,16 @@ function checkForm(as: unknown): void {
   if (as !== "object" && as !== "message") throw new RangeError(`decode results must be "object" or "message", got ${String(as)}`);
 }
 
-/** The caller's bytes moved into an ArrayBuffer the pool owns (the caller's is detached; Node's pooled Buffers are copied). */
+/**
+ * The caller's bytes moved into an ArrayBuffer the pool owns, the caller's detached. Copied instead
+ * when the array views only part of its buffer (moving it would detach the rest, which other code
+ * may be using: a protokeel encoder's output can be a view into its arena), when the buffer is
+ * shared, and (by Node) when it is one of Node's pooled small Buffers.
+ */
 function adopt(bytes: Uint8Array): Uint8Array {
   const buffer = bytes.buffer;
-  if (buffer instanceof SharedArrayBuffer) return bytes.slice();
-  const moved = structuredClone(buffer, { transfer: [buffer as ArrayBuffer] });
-  return new Uint8Array(moved, bytes.byteOffset, bytes.byteLength);
+  if (buffer instanceof SharedArrayBuffer || bytes.byteOffset !== 0 || bytes.byteLength !== buffer.byteLength) return bytes.slice();
+  return new Uint8Array(structuredClone(buffer, { transfer: [buffer as ArrayBuffer] }));
 }
 
 function flat(results: unknown[]): unknown[] {
