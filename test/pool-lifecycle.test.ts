@@ -45,6 +45,10 @@ describe("transfer", () => {
     expect(await pool.decode(frames)).toEqual(objectsOf(copy));
     await pool.decode(bare);
     expect(frames).toEqual(copy);
+    // A Node Buffer (whose slice() is a view, not a copy) is untouched too.
+    const buffer = Buffer.concat([frames]);
+    expect(await pool.decode(buffer)).toEqual(objectsOf(copy));
+    expect(buffer.equals(copy)).toBe(true);
     expect(bare.map((b) => b.byteLength)).toEqual([3, 3]);
   });
 

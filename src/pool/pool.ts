@@ -287,7 +287,7 @@ export class CodecPool {
     // Moved, the caller's buffer goes whole to the first chunk's worker; the other chunks are copies.
     const source = transfer ? adopt(input) : undefined;
     return parts.map((p, index) => {
-      const bytes = source !== undefined && index === 0 ? source.subarray(p.start, p.end) : (source ?? input).slice(p.start, p.end);
+      const bytes = source !== undefined && index === 0 ? source.subarray(p.start, p.end) : copyOf(source ?? input, p.start, p.end);
       return { batch, index, task: task(bytes, p.start), transfer: [bytes.buffer as ArrayBuffer], take: take(p) };
     });
   }
@@ -317,10 +317,10 @@ export class CodecPool {
       const xfer = new Set<ArrayBuffer>();
       if (transfer) {
         items = part.map((b) => {
-          if (b.byteOffset !== 0 || b.byteLength !== b.buffer.byteLength) return b.slice();
+          if (b.byteOffset !== 0 || b.byteLength !== b.buffer.byteLength) return copyOf(b, 0, b.length);
           let m = moved.get(b.buffer);
           if (m === undefined) moved.set(b.buffer, (m = { buffer: adopt(b).buffer as ArrayBuffer, owner: index }));
-          if (m.owner !== index) return new Uint8Array(m.buffer).slice();
+          if (m.owner !== index) return copyOf(new Uint8Array(m.buffer), 0, m.buffer.byteLength);
           xfer.add(m.buffer);
           return new Uint8Array(m.buffer);
         });
@@ -541,8 +541,19 @@ function checkForm(as: unknown): void {
  */
 function adopt(bytes: Uint8Array): Uint8Array {
   const buffer = bytes.buffer;
-  if (buffer instanceof SharedArrayBuffer || bytes.byteOffset !== 0 || bytes.byteLength !== buffer.byteLength) return bytes.slice();
+  if (buffer instanceof SharedArrayBuffer || bytes.byteOffset !== 0 || bytes.byteLength !== buffer.byteLength) return copyOf(bytes, 0, bytes.length);
   return new Uint8Array(structuredClone(buffer, { transfer: [buffer as ArrayBuffer] }));
+}
+
+/**
+ * A copy of `bytes[start, end)` in a buffer of its own. Not `slice()`: a Node Buffer's slice is a
+ * view, and transferring a view's buffer would move (detach) the caller's whole buffer; a buffer
+ * that is already detached when a task is posted makes Node drop the message without an error.
+ */
+function copyOf(bytes: Uint8Array, start: number, end: number): Uint8Array {
+  const out = new Uint8Array(end - start);
+  out.set(bytes.subarray(start, end));
+  return out;
 }
 
 function flat(results: unknown[]): unknown[] {

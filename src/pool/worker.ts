@@ -10,7 +10,10 @@ const port = parentPort!;
 
 /** `bytes` as an array that owns its whole buffer, so that transferring the buffer moves nothing else. */
 function owned(bytes: Uint8Array): Uint8Array {
-  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && !(bytes.buffer instanceof SharedArrayBuffer) ? bytes : bytes.slice();
+  if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && !(bytes.buffer instanceof SharedArrayBuffer)) return bytes;
+  const out = new Uint8Array(bytes.length);
+  out.set(bytes);
+  return out;
 }
 
 function run(ser: ProtobufSerializer, type: ProtobufType, task: Task): { result: unknown; transfer: ArrayBuffer[] } {

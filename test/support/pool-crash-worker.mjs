@@ -1,12 +1,6 @@
-// A protokeel/pool worker for test/pool-lifecycle.test.ts: the built worker, behind a listener
-// that sees each task first. An encode task whose first value is { exit: N } ends the worker with
+// A protokeel/pool worker for test/pool-lifecycle.test.ts: the built worker, whose task listener
+// goes through a hook (pool-crash-hook.mjs, evaluated first) that sees each task before the worker
+// answers it. An encode task whose first value is { exit: N } ends the worker with
 // process.exit(N); { crash: "text" } throws from the listener (an uncaught error in the worker).
-// Registered before the worker is imported, so it runs before the worker answers.
-import { parentPort } from "node:worker_threads";
-
-parentPort.on("message", (task) => {
-  const first = task.op === "encode" ? task.values[0] : undefined;
-  if (first?.exit !== undefined) process.exit(first.exit);
-  if (first?.crash !== undefined) throw new Error(first.crash);
-});
-await import("../../dist/pool/worker.js");
+import "./pool-crash-hook.mjs";
+import "../../dist/pool/worker.js";
