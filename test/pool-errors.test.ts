@@ -147,11 +147,11 @@ describe("evaluate", () => {
 
 describe("options", () => {
   test.each([
-    [() => poolOf({ type, size: 0 }), new RangeError("pool size must be an integer in 1..1024, got 0")],
-    [() => poolOf({ type, size: 1.5 }), new RangeError("pool size must be an integer in 1..1024, got 1.5")],
-    [() => poolOf({ type, results: "json" as never }), new RangeError('decode results must be "object" or "message", got json')],
-    [() => poolOf({ type: undefined as never }), new TypeError("createCodecPool needs { type }: a ProtobufType (ProtobufType.of(descriptor))")],
-  ])("%s", (make, error) => {
+    ["size 0", () => poolOf({ type, size: 0 }), new RangeError("pool size must be an integer in 1..1024, got 0")],
+    ["size 1.5", () => poolOf({ type, size: 1.5 }), new RangeError("pool size must be an integer in 1..1024, got 1.5")],
+    ["results json", () => poolOf({ type, results: "json" as never }), new RangeError('decode results must be "object" or "message", got json')],
+    ["no type", () => poolOf({ type: undefined as never }), new TypeError("createCodecPool needs { type }: a ProtobufType (ProtobufType.of(descriptor))")],
+  ] as const)("%s", (_name, make, error) => {
     expect(make).toThrow(error);
   });
 
