@@ -4,6 +4,8 @@
 // back the small ones behind it), and the batch settles once its chunks have, in input order,
 // with the error of its first failed chunk. Workers are unreferenced while idle, so a pool that
 // has nothing to do never keeps the process alive.
+// Over 500 lines on purpose: the batch bookkeeping, the queue and the workers' lives share one
+// state (which chunk runs where, which batch settles when) that is only consistent kept together.
 import { availableParallelism } from "node:os";
 import { Worker, type ResourceLimits } from "node:worker_threads";
 import {
@@ -17,7 +19,7 @@ import {
   type ProtobufType,
 } from "../index.js";
 import { fromWire, type Hello, type Reply, type ResultForm, type Task } from "./protocol.js";
-import { chunkCount, MIN_CHUNK_BYTES, splitFrames, splitItems } from "./split.js";
+import { adopt, chunkCount, concat, copyOf, flat, MIN_CHUNK_BYTES, splitFrames, splitItems } from "./split.js";
 
 /** Options of `createCodecPool`. */
 export interface CodecPoolOptions {
@@ -434,7 +436,7 @@ export class CodecPool {
     worker.on("message", (m: Reply | Hello) => {
       if ("ready" in m) {
         if (m.ready) slot.started = true;
-        else this.#fail(fromWire(m.error));
+        else this.#end(fromWire(m.error));
         return;
       }
       const chunk = this.#byId.get(m.id);
@@ -469,7 +471,7 @@ export class CodecPool {
     const why = slot.crash !== undefined ? `: ${slot.crash.message}` : "";
     if (!slot.started) {
       // A worker that cannot start would fail again: the pool stops rather than start workers forever.
-      this.#fail(new PoolError("POOL_WORKER_EXITED", `a worker of the pool of ${this.type.fullName} exited with code ${code} before it started${why}; the pool is closed`));
+      this.#end(new PoolError("POOL_WORKER_EXITED", `a worker of the pool of ${this.type.fullName} exited with code ${code} before it started${why}; the pool is closed`));
       return;
     }
     const at = this.#slots.indexOf(slot);
@@ -488,11 +490,7 @@ export class CodecPool {
     this.#dispatch();
   }
 
-  /** Rejects every pending batch with `error` and ends the pool. */
-  #fail(error: Error): void {
-    this.#end(error);
-  }
-
+  /** Ends the pool: every pending batch rejects with `error` (POOL_CLOSED when none is given), the workers are terminated. */
   #end(error: Error | undefined): void {
     if (this.#state === "closed") return;
     this.#state = "closed";
@@ -531,47 +529,6 @@ const ITEM_WEIGHT = 256;
 
 function checkForm(as: unknown): void {
   if (as !== "object" && as !== "message") throw new RangeError(`decode results must be "object" or "message", got ${String(as)}`);
-}
-
-/**
- * The caller's bytes moved into an ArrayBuffer the pool owns, the caller's detached. Copied instead
- * when the array views only part of its buffer (moving it would detach the rest, which other code
- * may be using: a protokeel encoder's output can be a view into its arena), when the buffer is
- * shared, and (by Node) when it is one of Node's pooled small Buffers.
- */
-function adopt(bytes: Uint8Array): Uint8Array {
-  const buffer = bytes.buffer;
-  if (buffer instanceof SharedArrayBuffer || bytes.byteOffset !== 0 || bytes.byteLength !== buffer.byteLength) return copyOf(bytes, 0, bytes.length);
-  return new Uint8Array(structuredClone(buffer, { transfer: [buffer as ArrayBuffer] }));
-}
-
-/**
- * A copy of `bytes[start, end)` in a buffer of its own. Not `slice()`: a Node Buffer's slice is a
- * view, and transferring a view's buffer would move (detach) the caller's whole buffer; a buffer
- * that is already detached when a task is posted makes Node drop the message without an error.
- */
-function copyOf(bytes: Uint8Array, start: number, end: number): Uint8Array {
-  const out = new Uint8Array(end - start);
-  out.set(bytes.subarray(start, end));
-  return out;
-}
-
-function flat(results: unknown[]): unknown[] {
-  return results.length === 1 ? (results[0] as unknown[]) : (results as unknown[][]).flat();
-}
-
-function concat(results: unknown[]): Uint8Array {
-  const parts = results as Uint8Array[];
-  if (parts.length === 1) return parts[0]!;
-  let n = 0;
-  for (const p of parts) n += p.length;
-  const out = new Uint8Array(n);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
 }
 
 /** A pool of `size` worker threads running batches of `type` (see CodecPool). */

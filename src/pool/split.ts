@@ -1,4 +1,5 @@
-// How protokeel/pool cuts a batch into chunks for its workers. A buffer of frames is cut only at
+// How protokeel/pool cuts a batch into chunks for its workers (and owns their bytes), and puts
+// the chunks' results back together. A buffer of frames is cut only at
 // frame boundaries that its prefixes announce; everything from the first prefix that does not
 // announce a complete frame on goes, as is, into the last chunk, whose worker then throws exactly
 // the error decodeAll would (its offsets shifted back by the chunk's start).
@@ -85,4 +86,45 @@ export function splitItems<T>(items: readonly T[], count: number, weight: (item:
   }
   runs.push([start, items.length]);
   return runs;
+}
+
+/**
+ * The caller's bytes moved into an ArrayBuffer the pool owns, the caller's detached. Copied instead
+ * when the array views only part of its buffer (moving it would detach the rest, which other code
+ * may be using: a protokeel encoder's output can be a view into its arena), when the buffer is
+ * shared, and (by Node) when it is one of Node's pooled small Buffers.
+ */
+export function adopt(bytes: Uint8Array): Uint8Array {
+  const buffer = bytes.buffer;
+  if (buffer instanceof SharedArrayBuffer || bytes.byteOffset !== 0 || bytes.byteLength !== buffer.byteLength) return copyOf(bytes, 0, bytes.length);
+  return new Uint8Array(structuredClone(buffer, { transfer: [buffer as ArrayBuffer] }));
+}
+
+/**
+ * A copy of `bytes[start, end)` in a buffer of its own. Not `slice()`: a Node Buffer's slice is a
+ * view, and transferring a view's buffer would move (detach) the caller's whole buffer; a buffer
+ * that is already detached when a task is posted makes Node drop the message without an error.
+ */
+export function copyOf(bytes: Uint8Array, start: number, end: number): Uint8Array {
+  const out = new Uint8Array(end - start);
+  out.set(bytes.subarray(start, end));
+  return out;
+}
+
+export function flat(results: unknown[]): unknown[] {
+  return results.length === 1 ? (results[0] as unknown[]) : (results as unknown[][]).flat();
+}
+
+export function concat(results: unknown[]): Uint8Array {
+  const parts = results as Uint8Array[];
+  if (parts.length === 1) return parts[0]!;
+  let n = 0;
+  for (const p of parts) n += p.length;
+  const out = new Uint8Array(n);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
 }
