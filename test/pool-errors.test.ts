@@ -86,6 +86,33 @@ describe("frames: the error decodeAll and validateAll throw", () => {
   });
 });
 
+describe("inputs around the sizes where a batch starts to be cut (chunks over 64 KiB, at least 128 KiB of work)", () => {
+  /** Frames totalling exactly `total` bytes: 1,000-byte frames, then one frame holding the rest. */
+  const exactly = (total: number) => {
+    const parts: Uint8Array[] = [];
+    let left = total;
+    while (left > 2200) {
+      parts.push(wide.encode({ s: "x".repeat(996) }));
+      left -= parts[parts.length - 1]!.length;
+    }
+    const last = wide.encode({ s: "y".repeat(left - 5) });
+    parts.push(last);
+    const out = Buffer.concat(parts);
+    expect(out.length).toBe(total);
+    return out;
+  };
+  const sizes = [64 * 1024 - 1, 64 * 1024, 64 * 1024 + 1, 128 * 1024 - 1, 128 * 1024, 128 * 1024 + 1, 3 * 64 * 1024 + 7, 6 * 128 * 1024 + 1];
+  test.each(sizes)("%i bytes: the values, and the error of the last frame cut short or made invalid", async (total) => {
+    const input = exactly(total);
+    expect(await pool.decode(input)).toEqual(ser.decodeAll(input).map((v) => v.toObject()));
+    const cut = input.subarray(0, total - 1);
+    await expectSameError(pool.decode(cut), () => ser.decodeAll(cut));
+    const bad = Buffer.from(input);
+    bad[total - 2] = 0xff;
+    await expectSameError(pool.decode(bad, { as: "message" }), () => ser.decodeAll(bad));
+  });
+});
+
 describe("bare messages: the error fromBinary throws on the first bad one", () => {
   const good = (i: number) => wide.toBinary({ s: `value ${i} `.padEnd(1000, "x") });
   const items = (bad: Record<number, Uint8Array>) => Array.from({ length: 1000 }, (_, i) => bad[i] ?? good(i));
