@@ -22,6 +22,13 @@ import { defineConfig, type Options } from "tsup";
 // - dist/registry/index.js: `protokeel/registry` (ESM, every runtime: fetch, no Node module), and
 //   dist/registry/buf.js: `protokeel/registry/buf` (Node only: runs buf). No entry of the core
 //   imports src/registry/.
+// - dist/pool/: `protokeel/pool` (Node only; package.json "exports" gives it under the "node"
+//   condition alone). ESM: dist/pool/index.js of the per-module build, over the core's own modules.
+//   CJS: dist/pool/index.cjs, one bundle whose only import of the core, "../index.js", becomes
+//   require("../index.cjs") (routeCoreToCjs below): the errors it rebuilds are then the
+//   application's classes, not a second copy. Both start dist/pool/worker.js (an ES module of the
+//   per-module build) from their own location (`new URL("./worker.js", import.meta.url)`; the CJS
+//   bundle gets import.meta.url from tsup's shims). No entry of the core imports src/pool/.
 // - dist/protokeel.wasm: the core as a file, imported by dist/workerd.js (workerd compiles it
 //   itself: it refuses to compile WebAssembly from bytes) and exported as protokeel/protokeel.wasm.
 
@@ -44,6 +51,18 @@ function routeInlineCore(file: string): void {
   if (imports.length !== 1) throw new Error(`${file}: expected one import from "./inline.js", found ${imports.length}; update tsup.config.ts`);
   writeFileSync(file, code.replace('from "./inline.js";', 'from "#inline-wasm";'));
 }
+
+/**
+ * The CJS pool's one import of the core, "../index.js" (src/pool/ imports nothing else of the
+ * core at run time, except what esbuild inlines: the frame-prefix reader), stays a require of the
+ * core's CJS bundle.
+ */
+const routeCoreToCjs = {
+  name: "pool-core-to-cjs",
+  setup(build: { onResolve(o: { filter: RegExp }, f: (a: { path: string; importer: string }) => { path: string; external: true } | undefined): void }) {
+    build.onResolve({ filter: /^\.\.\/index\.js$/ }, (args) => (args.importer.includes("/src/pool/") ? { path: "../index.cjs", external: true } : undefined));
+  },
+};
 
 /** The bin entry must start with its #! line and be executable, whatever esbuild and tsup do. */
 function markExecutable(file: string): void {
@@ -93,6 +112,26 @@ export default defineConfig([
     format: ["esm", "cjs"],
     dts: { only: true },
     outExtension: ({ format }) => ({ js: format === "cjs" ? ".cjs" : ".js" }),
+  },
+  {
+    ...common,
+    entry: { "pool/index": "src/pool/index.ts" },
+    format: ["cjs"],
+    platform: "node",
+    dts: false,
+    shims: true,
+    outExtension: () => ({ js: ".cjs" }),
+    esbuildPlugins: [routeCoreToCjs],
+  },
+  {
+    // Declarations of protokeel/pool, made like the store's (below): dist/pool/index.d.ts, and a
+    // copy for require, dist/pool/index.d.cts, pointed at dist/index.d.cts.
+    ...common,
+    entry: { "pool/index": "src/pool/index.ts" },
+    format: ["esm"],
+    dts: { only: true },
+    external: [...(common.external as string[]), /^\.\.\//],
+    outExtension: () => ({ js: ".js" }),
   },
   {
     // Declarations of protokeel/store: dist/store/index.d.ts (ESM only, Node only). The core's

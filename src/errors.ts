@@ -174,9 +174,23 @@ export class SchemaRegistryError extends ProtokeelError {
   }
 }
 
+/**
+ * A worker pool (`protokeel/pool`) could not run a task: the pool was closed (`POOL_CLOSED`), the
+ * worker running it exited or crashed (`POOL_WORKER_EXITED`), or the input cannot be sent to a
+ * worker (`POOL_INPUT_NOT_CLONEABLE`). Errors of the task itself (a malformed frame, a value that
+ * does not encode) arrive as the same CodecError, RangeError, … the single-thread call throws.
+ */
+export class PoolError extends ProtokeelError {
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(code, message, options);
+    this.name = "PoolError";
+  }
+}
+
 const NAMES = new Set([
   "SchemaRegistryError",
   "StateStoreError",
+  "PoolError",
   "ProtokeelError",
   "InvalidDescriptorError",
   "MissingTypeInfoError",

@@ -12,6 +12,7 @@ export {
   RestoreError,
   StateStoreError,
   SchemaRegistryError,
+  PoolError,
   isProtokeelError,
 } from "./errors.js";
 export type { Settings } from "./settings.js";

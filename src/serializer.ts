@@ -265,6 +265,15 @@ export class ProtobufSerializer {
     return other === this || (other instanceof ProtobufSerializer && other.type.equals(this.type));
   }
 
+  /**
+   * @internal Values of frame bodies that a worker of protokeel/pool validated with an equal type:
+   * `bodies` holds (offset, length) pairs into `store`, which the caller hands over (nothing else
+   * may reference or write it). Read on first access, on this thread.
+   */
+  _lazyBodies(store: Uint8Array, bodies: ArrayLike<number>): DynamicMessage[] {
+    return this.#dec.lazyBodies(store, bodies);
+  }
+
   /** @internal The number of evaluator calls so far (accepted-pair cache misses). */
   get evaluationCount(): number {
     return this.#writer.evaluations;

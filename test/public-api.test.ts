@@ -16,6 +16,7 @@ const PUBLIC = [
   "InvalidDescriptorError",
   "InvalidObjectError",
   "MissingTypeInfoError",
+  "PoolError",
   "ProtobufDynamicSerializerSnapshot",
   "ProtobufGeneratedSerializer",
   "ProtobufGeneratedSerializerSnapshot",

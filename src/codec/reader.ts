@@ -670,6 +670,20 @@ export class BoundDecoder implements LazySource {
     return this.read(input, undefined);
   }
 
+  /**
+   * Lazy values of bodies that another thread validated with this root and settings
+   * (protokeel/pool): `bodies` holds (offset, length) pairs into `store`, which nothing else may
+   * reference or write. Not marked accepted (no height is known here): a writer materializes
+   * them and checks them like any other value, so a body that was not valid after all fails on
+   * first access and is never relayed as is.
+   */
+  lazyBodies(store: Uint8Array, bodies: ArrayLike<number>): DynamicMessage[] {
+    const desc = this.plan.desc!;
+    const out = new Array<DynamicMessage>(bodies.length >>> 1);
+    for (let i = 0; i < out.length; i++) out[i] = DynamicMessage._lazyAt(desc, store, bodies[2 * i]!, bodies[2 * i + 1]!, this);
+    return out;
+  }
+
   /** The eager value of validated bytes `store[off .. off + len)` (LazySource). */
   materialize(store: Uint8Array, off: number, len: number): DynamicMessage {
     return this.read(store.subarray(off, off + len), { store, base: off });

@@ -17,6 +17,7 @@ export const {
   RestoreError,
   StateStoreError,
   SchemaRegistryError,
+  PoolError,
   isProtokeelError,
   initWasm,
   ProtobufType,

@@ -1,0 +1,537 @@
+// CodecPool: decode / encode / validate / evaluate batches of one ProtobufType on worker threads.
+// A batch is cut into chunks (split.ts), the chunks of all pending batches are handed to idle
+// workers in turn (one chunk of each batch, then the next batch: a large batch does not hold
+// back the small ones behind it), and the batch settles once its chunks have, in input order,
+// with the error of its first failed chunk. Workers are unreferenced while idle, so a pool that
+// has nothing to do never keeps the process alive.
+// Over 500 lines on purpose: the batch bookkeeping, the queue and the workers' lives share one
+// state (which chunk runs where, which batch settles when) that is only consistent kept together.
+import { availableParallelism } from "node:os";
+import { Worker, type ResourceLimits } from "node:worker_threads";
+import {
+  isDynamicMessage,
+  PoolError,
+  type DynamicInit,
+  type DynamicMessage,
+  type EvaluationBoundary,
+  type EvaluationResult,
+  type ProtobufSerializer,
+  type ProtobufType,
+} from "../index.js";
+import { fromWire, type Hello, type Reply, type ResultForm, type Task } from "./protocol.js";
+import { adopt, chunkCount, concat, copyOf, flat, MIN_CHUNK_BYTES, splitFrames, splitItems } from "./split.js";
+
+/** Options of `createCodecPool`. */
+export interface CodecPoolOptions {
+  /** The type every worker decodes and encodes with (its settings included); a dynamic type. */
+  readonly type: ProtobufType;
+  /** Number of worker threads. Defaults to the machine's available parallelism minus one, at least 1. */
+  readonly size?: number;
+  /**
+   * Move the input's buffers to the workers instead of copying them: after the call the caller's
+   * `Uint8Array`s are detached (length 0) and must not be used. Only an array that views its whole
+   * `ArrayBuffer` is moved; one that views part of a larger buffer (a `subarray`, a protokeel
+   * encoder's output, Node's small pooled `Buffer`s) is copied and left as it is. Per call with
+   * `{ transfer }`. Defaults to false.
+   */
+  readonly transfer?: boolean;
+  /** What `decode` returns: "object" (plain objects, as `msg.toObject()`) or "message". Per call with `{ as }`. Defaults to "object". */
+  readonly results?: ResultForm;
+  /** Node's `resourceLimits` for each worker; a worker that exceeds them exits and is replaced (its task fails with POOL_WORKER_EXITED). */
+  readonly resourceLimits?: ResourceLimits;
+}
+
+/** Per-call options of `decode`. */
+export interface PoolDecodeOptions<A extends ResultForm = ResultForm> {
+  /** "object" (plain objects) or "message" (DynamicMessage values of the pool's type). Defaults to the pool's `results`. */
+  readonly as?: A;
+  /** See `CodecPoolOptions.transfer`. */
+  readonly transfer?: boolean;
+}
+
+/** Per-call options of `encode`. */
+export interface PoolEncodeOptions {
+  /** "frames": one buffer of frames, as `encodeAll`; "bare": one bare message per value, as `toBinary`. Defaults to "frames". */
+  readonly form?: "frames" | "bare";
+}
+
+/** Per-call options of `validate`. */
+export interface PoolValidateOptions {
+  /** See `CodecPoolOptions.transfer`. */
+  readonly transfer?: boolean;
+}
+
+/** Per-call options of `evaluate`. */
+export interface PoolEvaluateOptions {
+  /** As `evaluateSchemaChange`'s `boundary`. Defaults to "binary". */
+  readonly boundary?: EvaluationBoundary;
+}
+
+/** @internal Test seams: another worker script (the TypeScript sources have no worker.js). */
+export interface CodecPoolInternals {
+  readonly _workerUrl?: URL;
+}
+
+interface Chunk {
+  readonly batch: Batch;
+  readonly index: number;
+  readonly task: DistributiveOmit<Task, "id">;
+  readonly transfer: ArrayBuffer[];
+  /** The chunk's result on the calling thread, from what its worker sent. */
+  readonly take: (result: unknown) => unknown;
+}
+
+type DistributiveOmit<T, K extends keyof never> = T extends unknown ? Omit<T, K> : never;
+
+interface Batch {
+  readonly what: string;
+  readonly chunks: Chunk[];
+  readonly results: unknown[];
+  /** Chunks handed to workers so far (they go in index order). */
+  next: number;
+  /** The round in which the batch gets its next chunk (see #enqueue). */
+  turn: number;
+  settled: number;
+  /** Chunks from this index on are not dispatched: an earlier chunk failed. */
+  limit: number;
+  error: Error | undefined;
+  readonly combine: (results: unknown[]) => unknown;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: Error) => void;
+}
+
+interface Slot {
+  worker: Worker;
+  running: Chunk | undefined;
+  started: boolean;
+  /** The uncaught error a worker reported before exiting. */
+  crash: Error | undefined;
+}
+
+const WORKER_URL = new URL("./worker.js", import.meta.url);
+
+/**
+ * A pool of worker threads bound to one type. Every method takes a batch and returns a promise of
+ * what the single-thread serializer call returns for it, in input order, or rejects with the error
+ * that call throws (same class, code, message, path and offset).
+ */
+export class CodecPool {
+  /** The type the workers decode and encode with. */
+  readonly type: ProtobufType;
+  /** Number of worker threads. */
+  readonly size: number;
+  readonly #transfer: boolean;
+  readonly #results: ResultForm;
+  readonly #limits: ResourceLimits | undefined;
+  readonly #url: URL;
+  readonly #typeBytes: Uint8Array;
+  readonly #ser: ProtobufSerializer;
+  readonly #slots: Slot[] = [];
+  readonly #queue: Batch[] = [];
+  readonly #pending = new Set<Batch>();
+  readonly #exits = new Set<Promise<void>>();
+  #state: "open" | "closing" | "closed" = "open";
+  #ended!: () => void;
+  readonly #whenEnded = new Promise<void>((resolve) => (this.#ended = resolve));
+  #ids = 0;
+  /** The round of batches being served (see #nextChunk). */
+  #round = 0;
+  readonly #byId = new Map<number, Chunk>();
+
+  /** @internal Use `createCodecPool`. */
+  constructor(options: CodecPoolOptions & CodecPoolInternals) {
+    const type = options?.type as ProtobufType | undefined;
+    if (type === undefined || type === null || typeof (type as { toBytes?: unknown }).toBytes !== "function" || typeof (type as { createSerializer?: unknown }).createSerializer !== "function") {
+      throw new TypeError("createCodecPool needs { type }: a ProtobufType (ProtobufType.of(descriptor))");
+    }
+    if (type.kind !== "dynamic") {
+      throw new PoolError("POOL_TYPE_UNSUPPORTED", `cannot create a pool of ${type.fullName}: the pool runs dynamic types only (ProtobufType.of), not the ${type.kind} kind`);
+    }
+    const size = options.size ?? Math.max(1, availableParallelism() - 1);
+    if (!Number.isInteger(size) || size < 1 || size > 1024) throw new RangeError(`pool size must be an integer in 1..1024, got ${String(size)}`);
+    const results = options.results ?? "object";
+    checkForm(results);
+    this.type = type;
+    this.size = size;
+    this.#transfer = options.transfer === true;
+    this.#results = results;
+    this.#limits = options.resourceLimits;
+    this.#url = options._workerUrl ?? WORKER_URL;
+    this.#typeBytes = type.toBytes();
+    this.#ser = type.createSerializer();
+    for (let i = 0; i < size; i++) this.#slots.push(this.#start());
+  }
+
+  /**
+   * The values of a batch: a `Uint8Array` of frames (as `serializer.decodeAll`) or an array of bare
+   * messages (as `fromBinary` on each). `as: "object"` gives plain objects (`msg.toObject()`: unknown
+   * fields are not in them); `as: "message"` gives DynamicMessage values bound to `pool.type.descriptor`,
+   * validated in the workers and read on this thread on first access to a field.
+   */
+  decode(input: Uint8Array | readonly Uint8Array[], options: PoolDecodeOptions<"message">): Promise<DynamicMessage[]>;
+  decode(input: Uint8Array | readonly Uint8Array[], options?: PoolDecodeOptions<"object">): Promise<Record<string, unknown>[]>;
+  decode(input: Uint8Array | readonly Uint8Array[], options?: PoolDecodeOptions): Promise<DynamicMessage[] | Record<string, unknown>[]>;
+  decode(input: Uint8Array | readonly Uint8Array[], options: PoolDecodeOptions = {}): Promise<DynamicMessage[] | Record<string, unknown>[]> {
+    const as = options.as ?? this.#results;
+    checkForm(as);
+    const transfer = options.transfer ?? this.#transfer;
+    const lazy = (store: Uint8Array, bodies: ArrayLike<number>) => (this.#ser as unknown as Lazy)._lazyBodies(store, bodies);
+    return this.#submit(`decode of ${this.type.fullName}`, (batch) => {
+      if (input instanceof Uint8Array) {
+        return this.#frameChunks(batch, input, transfer, as === "message", (bytes, shift) => ({ op: "decodeFrames", bytes, shift, as }), (chunk) =>
+          as === "message" ? (result) => lazy(result as Uint8Array, chunk.bodies!) : (result) => result,
+        );
+      }
+      return this.#itemChunks(batch, input, transfer, (items) => ({ op: "decodeBare", items, as }), () =>
+        as === "message" ? (result) => (result as Uint8Array[]).map((b) => lazy(b, [0, b.length])[0]!) : (result) => result,
+      );
+    }, flat) as Promise<DynamicMessage[] | Record<string, unknown>[]>;
+  }
+
+  /** Checks a batch (frames, or an array of bare messages) exactly as `decode` reads it, building no value. */
+  validate(input: Uint8Array | readonly Uint8Array[], options: PoolValidateOptions = {}): Promise<void> {
+    const transfer = options.transfer ?? this.#transfer;
+    return this.#submit(`validate of ${this.type.fullName}`, (batch) =>
+      input instanceof Uint8Array
+        ? this.#frameChunks(batch, input, transfer, false, (bytes, shift) => ({ op: "validateFrames", bytes, shift }), () => () => undefined)
+        : this.#itemChunks(batch, input, transfer, (items) => ({ op: "validateBare", items }), () => () => undefined),
+    () => undefined) as Promise<void>;
+  }
+
+  /**
+   * Encodes plain init objects (the shape `DynamicMessage.create` takes; they cross to the workers
+   * by structured clone, so no functions or class instances): `form: "frames"` gives one buffer of
+   * frames as `serializer.encodeAll` (nothing when a value fails), `"bare"` one message per value.
+   */
+  encode(values: readonly DynamicInit[], options: PoolEncodeOptions & { form: "bare" }): Promise<Uint8Array[]>;
+  encode(values: readonly DynamicInit[], options?: PoolEncodeOptions): Promise<Uint8Array>;
+  encode(values: readonly DynamicInit[], options: PoolEncodeOptions = {}): Promise<Uint8Array | Uint8Array[]> {
+    const form = options.form ?? "frames";
+    if (form !== "frames" && form !== "bare") throw new RangeError(`encode form must be "frames" or "bare", got ${String(form)}`);
+    return this.#submit(`encode of ${this.type.fullName}`, (batch) => {
+      if (!Array.isArray(values)) throw new TypeError("pool.encode expects an array of plain init objects");
+      const at = values.findIndex((v) => isDynamicMessage(v));
+      if (at >= 0) {
+        throw new PoolError(
+          "POOL_INPUT_NOT_CLONEABLE",
+          `cannot encode ${this.type.fullName} in a pool: values[${at}] is a DynamicMessage, which cannot cross to a worker; pass plain init objects, or encode DynamicMessage values with serializer.encodeAll on this thread`,
+        );
+      }
+      const runs = splitItems(values, chunkCount(values.length, ENCODE_MIN_VALUES, this.size), () => 1);
+      return runs.map(([s, e], index) => ({ batch, index, task: { op: "encode", values: values.slice(s, e), form }, transfer: [], take: (r) => r }));
+    }, form === "frames" ? concat : flat) as Promise<Uint8Array | Uint8Array[]>;
+  }
+
+  /**
+   * Evaluates each saved type against the pool's type, as
+   * `evaluateSchemaChange(saved.descriptor, pool.type.descriptor, { savedSettings: saved.settings, currentSettings: pool.type.settings, boundary })`.
+   */
+  evaluate(saved: readonly ProtobufType[], options: PoolEvaluateOptions = {}): Promise<EvaluationResult[]> {
+    return this.#submit(`evaluate against ${this.type.fullName}`, (batch) => {
+      if (!Array.isArray(saved)) throw new TypeError("pool.evaluate expects an array of ProtobufType");
+      const bytes = saved.map((t, i) => {
+        if (t === null || typeof t !== "object" || typeof (t as { toBytes?: unknown }).toBytes !== "function") throw new TypeError(`pool.evaluate: saved[${i}] is not a ProtobufType`);
+        return t.toBytes();
+      });
+      const runs = splitItems(bytes, chunkCount(bytes.length, 1, this.size), () => 1);
+      return runs.map(([s, e], index) => {
+        const part = bytes.slice(s, e);
+        return { batch, index, task: { op: "evaluate", saved: part, boundary: options.boundary }, transfer: part.map((b) => b.buffer as ArrayBuffer), take: (r) => r };
+      });
+    }, flat) as Promise<EvaluationResult[]>;
+  }
+
+  /**
+   * Stops taking batches (new calls reject with POOL_CLOSED), lets the pending ones finish, then
+   * ends the workers. Resolves when they have exited.
+   */
+  close(): Promise<void> {
+    if (this.#state === "open") this.#state = "closing";
+    return this.#whenIdleThenEnd();
+  }
+
+  /** Ends the workers now: every pending batch rejects with POOL_CLOSED. Resolves when they have exited. */
+  destroy(): Promise<void> {
+    if (this.#state !== "closed") this.#end(new PoolError("POOL_CLOSED", `the pool of ${this.type.fullName} was destroyed before the batch finished; nothing of it is returned`));
+    return this.#whenExited();
+  }
+
+  // --- batches ---
+
+  #submit(what: string, cut: (batch: Batch) => Omit<Chunk, "batch">[], combine: (results: unknown[]) => unknown): Promise<unknown> {
+    if (this.#state !== "open") {
+      return Promise.reject(new PoolError("POOL_CLOSED", `cannot run ${what}: the pool is ${this.#state === "closing" ? "closing" : "closed"}; create a new pool`));
+    }
+    return new Promise((resolve, reject) => {
+      const batch: Batch = { what, chunks: [], results: [], next: 0, turn: this.#round, settled: 0, limit: Infinity, error: undefined, combine, resolve, reject };
+      try {
+        for (const c of cut(batch)) batch.chunks.push({ ...c, batch });
+      } catch (e) {
+        reject(e as Error);
+        return;
+      }
+      this.#pending.add(batch);
+      this.#enqueue(batch);
+      this.#dispatch();
+    });
+  }
+
+  /** A buffer of frames as chunks of whole frames (`withBodies`: each chunk lists its frames' bodies, for lazy values). */
+  #frameChunks(
+    batch: Batch,
+    input: Uint8Array,
+    transfer: boolean,
+    withBodies: boolean,
+    task: (bytes: Uint8Array, shift: number) => Chunk["task"],
+    take: (part: { bodies: number[] | undefined }) => Chunk["take"],
+  ): Omit<Chunk, "batch">[] {
+    const parts = splitFrames(input, chunkCount(input.length, MIN_CHUNK_BYTES, this.size), withBodies);
+    // Moved, the caller's buffer goes whole to the first chunk's worker; the other chunks are copies.
+    const source = transfer ? adopt(input) : undefined;
+    return parts.map((p, index) => {
+      const bytes = source !== undefined && index === 0 ? source.subarray(p.start, p.end) : copyOf(source ?? input, p.start, p.end);
+      return { batch, index, task: task(bytes, p.start), transfer: [bytes.buffer as ArrayBuffer], take: take(p) };
+    });
+  }
+
+  /**
+   * An array of bare messages as chunks of about equal bytes. Copied, each chunk's messages are
+   * packed into one buffer (one transfer per chunk, not one per message); moved, each message's
+   * buffer goes to the first chunk that holds it and later chunks copy from it.
+   */
+  #itemChunks(
+    batch: Batch,
+    input: readonly Uint8Array[],
+    transfer: boolean,
+    task: (items: Uint8Array[]) => Chunk["task"],
+    take: () => Chunk["take"],
+  ): Omit<Chunk, "batch">[] {
+    // Input that is neither: the error the single-thread call gives (NOT_BYTES), thrown here.
+    if (!Array.isArray(input)) this.#ser.validateAll(input as never);
+    for (const b of input) if (!(b instanceof Uint8Array)) this.#ser.validate(b as never);
+    let bytes = 0;
+    for (const b of input) bytes += b.length + ITEM_WEIGHT;
+    const runs = splitItems(input, chunkCount(bytes, MIN_CHUNK_BYTES, this.size), (b) => b.length + ITEM_WEIGHT);
+    const moved = new Map<ArrayBufferLike, { buffer: ArrayBuffer; owner: number }>();
+    return runs.map(([s, e], index) => {
+      const part = input.slice(s, e);
+      let items: Uint8Array[];
+      const xfer = new Set<ArrayBuffer>();
+      if (transfer) {
+        items = part.map((b) => {
+          if (b.byteOffset !== 0 || b.byteLength !== b.buffer.byteLength) return copyOf(b, 0, b.length);
+          let m = moved.get(b.buffer);
+          if (m === undefined) moved.set(b.buffer, (m = { buffer: adopt(b).buffer as ArrayBuffer, owner: index }));
+          if (m.owner !== index) return copyOf(new Uint8Array(m.buffer), 0, m.buffer.byteLength);
+          xfer.add(m.buffer);
+          return new Uint8Array(m.buffer);
+        });
+        for (const it of items) if (!xfer.has(it.buffer as ArrayBuffer)) xfer.add(it.buffer as ArrayBuffer);
+      } else {
+        let total = 0;
+        for (const b of part) total += b.length;
+        const packed = new Uint8Array(total);
+        let at = 0;
+        items = part.map((b) => {
+          packed.set(b, at);
+          at += b.length;
+          return packed.subarray(at - b.length, at);
+        });
+        xfer.add(packed.buffer);
+      }
+      return { batch, index, task: task(items), transfer: [...xfer], take: take() };
+    });
+  }
+
+  #dispatch(): void {
+    for (const slot of this.#slots) {
+      if (slot.running !== undefined) continue;
+      const chunk = this.#nextChunk();
+      if (chunk === undefined) return;
+      this.#post(slot, chunk);
+    }
+  }
+
+  /**
+   * The next chunk of the batch at the head of the queue. Batches are served in rounds, one chunk
+   * each per round: a batch that got a chunk waits for the next round, and a batch that arrives
+   * joins the round being served, ahead of the batches already served in it. So a large batch
+   * does not hold back the small ones behind it, and a stream of new batches does not starve it.
+   */
+  #nextChunk(): Chunk | undefined {
+    while (this.#queue.length > 0) {
+      const batch = this.#queue.shift()!;
+      const end = Math.min(batch.limit, batch.chunks.length);
+      if (batch.next >= end) continue;
+      const chunk = batch.chunks[batch.next++]!;
+      this.#round = batch.turn;
+      if (batch.next < end) {
+        batch.turn++;
+        this.#enqueue(batch);
+      }
+      return chunk;
+    }
+    return undefined;
+  }
+
+  /** Queues `batch` after every batch whose turn is not later than its own. */
+  #enqueue(batch: Batch): void {
+    const q = this.#queue;
+    let at = q.length;
+    while (at > 0 && q[at - 1]!.turn > batch.turn) at--;
+    q.splice(at, 0, batch);
+  }
+
+  #post(slot: Slot, chunk: Chunk): void {
+    const id = ++this.#ids;
+    try {
+      slot.worker.postMessage({ ...chunk.task, id }, chunk.transfer);
+    } catch (e) {
+      this.#settle(chunk, undefined, new PoolError("POOL_INPUT_NOT_CLONEABLE", `cannot run ${chunk.batch.what} in a pool: the input cannot be sent to a worker (${(e as Error).message}); pass plain data (objects, arrays, Map, bigint, Uint8Array)`));
+      return;
+    }
+    slot.running = chunk;
+    this.#byId.set(id, chunk);
+    slot.worker.ref();
+  }
+
+  #settle(chunk: Chunk, result: unknown, error: Error | undefined): void {
+    const batch = chunk.batch;
+    batch.settled++;
+    if (error !== undefined) {
+      if (batch.error === undefined || chunk.index < batch.limit - 1) {
+        batch.error = error;
+        batch.limit = chunk.index + 1;
+      }
+    } else if (chunk.index < batch.limit) {
+      try {
+        batch.results[chunk.index] = chunk.take(result);
+      } catch (e) {
+        batch.error = e as Error;
+        batch.limit = chunk.index + 1;
+      }
+    }
+    if (batch.settled === batch.next && batch.next >= Math.min(batch.limit, batch.chunks.length)) this.#finish(batch);
+  }
+
+  #finish(batch: Batch): void {
+    if (!this.#pending.delete(batch)) return;
+    if (batch.error !== undefined) batch.reject(batch.error);
+    else {
+      try {
+        batch.resolve(batch.combine(batch.results));
+      } catch (e) {
+        batch.reject(e as Error);
+      }
+    }
+    if (this.#state === "closing" && this.#pending.size === 0) this.#end(undefined);
+  }
+
+  // --- workers ---
+
+  #start(): Slot {
+    const worker = new Worker(this.#url, { workerData: { type: this.#typeBytes }, resourceLimits: this.#limits });
+    const slot: Slot = { worker, running: undefined, started: false, crash: undefined };
+    worker.unref();
+    worker.on("message", (m: Reply | Hello) => {
+      if ("ready" in m) {
+        if (m.ready) slot.started = true;
+        else this.#end(fromWire(m.error));
+        return;
+      }
+      const chunk = this.#byId.get(m.id);
+      this.#byId.delete(m.id);
+      if (chunk === undefined || slot.running !== chunk) return;
+      slot.running = undefined;
+      if (m.ok) this.#settle(chunk, m.result, undefined);
+      else this.#settle(chunk, undefined, fromWire(m.error));
+      if (slot.running === undefined && this.#state !== "closed") {
+        this.#dispatch();
+        if (slot.running === undefined) worker.unref();
+      }
+    });
+    worker.on("error", (e) => {
+      slot.crash = e;
+    });
+    const exited = new Promise<void>((resolve) => {
+      worker.once("exit", (code) => {
+        this.#exits.delete(exited);
+        resolve();
+        this.#exited(slot, code);
+      });
+    });
+    this.#exits.add(exited);
+    return slot;
+  }
+
+  #exited(slot: Slot, code: number): void {
+    const chunk = slot.running;
+    slot.running = undefined;
+    if (this.#state === "closed") return;
+    const why = slot.crash !== undefined ? `: ${slot.crash.message}` : "";
+    if (!slot.started) {
+      // A worker that cannot start would fail again: the pool stops rather than start workers forever.
+      this.#end(new PoolError("POOL_WORKER_EXITED", `a worker of the pool of ${this.type.fullName} exited with code ${code} before it started${why}; the pool is closed`));
+      return;
+    }
+    const at = this.#slots.indexOf(slot);
+    if (at >= 0) this.#slots[at] = this.#start();
+    if (chunk !== undefined) {
+      for (const [id, c] of this.#byId) if (c === chunk) this.#byId.delete(id);
+      this.#settle(
+        chunk,
+        undefined,
+        new PoolError(
+          "POOL_WORKER_EXITED",
+          `a worker of the pool exited with code ${code}${why} while running ${chunk.batch.what}; the batch is rejected and the worker replaced (a worker exits on process.exit, an uncaught error, terminate() or its resourceLimits)`,
+        ),
+      );
+    }
+    this.#dispatch();
+  }
+
+  /** Ends the pool: every pending batch rejects with `error` (POOL_CLOSED when none is given), the workers are terminated. */
+  #end(error: Error | undefined): void {
+    if (this.#state === "closed") return;
+    this.#state = "closed";
+    this.#queue.length = 0;
+    for (const batch of [...this.#pending]) {
+      this.#pending.delete(batch);
+      batch.reject(error ?? new PoolError("POOL_CLOSED", `the pool of ${this.type.fullName} closed before ${batch.what} finished`));
+    }
+    this.#byId.clear();
+    for (const slot of this.#slots) {
+      slot.running = undefined;
+      void slot.worker.terminate();
+    }
+    this.#ended();
+  }
+
+  #whenIdleThenEnd(): Promise<void> {
+    if (this.#state === "closing" && this.#pending.size === 0) this.#end(undefined);
+    return this.#whenExited();
+  }
+
+  async #whenExited(): Promise<void> {
+    await this.#whenEnded;
+    while (this.#exits.size > 0) await Promise.all([...this.#exits]);
+  }
+}
+
+interface Lazy {
+  _lazyBodies(store: Uint8Array, bodies: ArrayLike<number>): DynamicMessage[];
+}
+
+/** Values per encode chunk below which a batch is not cut further (a round trip costs about as much as encoding a few dozen small values). */
+const ENCODE_MIN_VALUES = 64;
+/** What one bare message costs beyond its bytes when a batch is cut (its own call and result), in bytes of work. */
+const ITEM_WEIGHT = 256;
+
+function checkForm(as: unknown): void {
+  if (as !== "object" && as !== "message") throw new RangeError(`decode results must be "object" or "message", got ${String(as)}`);
+}
+
+/** A pool of `size` worker threads running batches of `type` (see CodecPool). */
+export function createCodecPool(options: CodecPoolOptions): CodecPool {
+  return new CodecPool(options);
+}
