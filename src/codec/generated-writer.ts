@@ -1,0 +1,518 @@
+// The generated kind's write path (docs/design.md §11): protobuf-es message objects (`$typeName`,
+// fields by local name, oneofs as `{ case, value }`, maps as plain objects keyed by string,
+// wrappers unboxed and Struct as JSON where protobuf-es does so, `$unknown` as `{ no, wireType,
+// data }`) written straight into the dynamic kind's output (FieldWriter: arena tail or scratch,
+// backpatched lengths, the same scalar, list and map encodings), in one walk over an explicit
+// stack, so that any depth up to maxDepth is written without JS recursion.
+//
+// It makes every check of the conversion path it replaced (src/generated/convert.ts, then the
+// dynamic writer): $typeName pairing, field values by DynamicMessage.create's rules (the checks
+// in src/message/coerce.ts; the common forms by an inline test first), undeclared properties
+// holding data, $unknown's form, number range, wire form and collisions, maxDepth (a map entry
+// counts as a level), maxMessageBytes. It never builds an error: a refused value throws
+// `REFUSED` (or whatever a coerce check threw), and the serializer then runs the conversion path
+// on the same value, whose error is the one thrown (src/generated/serializer.ts). So the errors,
+// and which one of several faults is reported, are exactly the conversion path's, and this walk
+// carries no paths or sizing pass. (Converting first was ~44% of span encode time.)
+//
+// Bytes: what protobuf-es' toBinary writes (fields by number, unknown fields last; an explicit-
+// presence field set only when it is an own property, as protobuf-es keeps proto2 defaults on the
+// prototype; integer -0 is zero), map entries in key order when deterministic.
+import { ScalarType, type DescMessage } from "@bufbuild/protobuf";
+import { isWrapperDesc } from "@bufbuild/protobuf/wkt";
+import { structToMessage } from "../generated/struct.js";
+import { coerceValueField, FLOAT_MAX, isWellFormed, listForWrite, mapInput } from "../message/coerce.js";
+import { K_ENUM, K_LIST, K_MAP, K_MESSAGE, L_STRING, type FieldInfo } from "../message/field-info.js";
+import type { Settings } from "../settings.js";
+import { FieldWriter, scalarBound, SizeOverflow } from "./field-writer.js";
+import { keyOrder } from "./map-order.js";
+import { planOf, type FieldPlan, type WritePlan } from "./plan.js";
+import { checkUnknownPayload, MAX_FIELD_NUMBER } from "./unknown.js";
+import { WriteFront } from "./writer.js";
+
+type Obj = Record<string, unknown>;
+
+/** A value this path refuses; the conversion path names the fault. */
+export class Refused extends Error {}
+const REFUSED = new Refused("refused by the generated writer");
+
+/** How protobuf-es holds a message element: as a message object. */
+const M_PLAIN = 0;
+/** A google.protobuf wrapper in a singular field outside a oneof: the bare scalar. */
+const M_WRAPPER = 1;
+/** google.protobuf.Struct in a field of any message but google.protobuf.Value: a JsonObject. */
+const M_STRUCT = 2;
+
+/** The inline check of a singular scalar: a value that passes is valid and in written form. */
+const C_DOUBLE = 0;
+const C_FLOAT = 1;
+const C_INT32 = 2;
+const C_UINT32 = 3;
+const C_BOOL = 4;
+const C_STRING = 5;
+const C_BYTES = 6;
+const C_INT64 = 7;
+const C_UINT64 = 8;
+/** Always through coerceValueField (64-bit decimal strings, jstype JS_STRING). */
+const C_SLOW = 9;
+
+// protobuf-es' FieldPresence.IMPLICIT and edition numbers (as its create() decides the prototype chain).
+const IMPLICIT = 2;
+const EDITION_PROTO2 = 998;
+const EDITION_PROTO3 = 999;
+
+interface GField {
+  readonly p: FieldPlan;
+  readonly fi: FieldInfo;
+  readonly local: string;
+  /** The oneof's local name for a member, else undefined. */
+  readonly oneof: string | undefined;
+  readonly check: number;
+  /** A singular scalar or enum whose zero is not written. */
+  readonly implicit: boolean;
+  /** Set only as an own property (protobuf-es keeps its default on the prototype). */
+  readonly own: boolean;
+  readonly mode: number;
+  child: GPlan | undefined;
+}
+
+interface GPlan {
+  readonly desc: DescMessage;
+  readonly typeName: string;
+  readonly plan: WritePlan;
+  /** Fields by number. */
+  readonly fields: readonly GField[];
+  /** Local names of fields and oneofs, and `$typeName`, `$unknown`. */
+  readonly known: ReadonlySet<string>;
+  readonly oneofs: readonly string[];
+}
+
+const gplans = new WeakMap<DescMessage, GPlan>();
+
+function checkOf(fi: FieldInfo): number {
+  if (fi.elemKind === K_ENUM) return C_INT32;
+  switch (fi.scalar) {
+    case ScalarType.DOUBLE:
+      return C_DOUBLE;
+    case ScalarType.FLOAT:
+      return C_FLOAT;
+    case ScalarType.INT32:
+    case ScalarType.SINT32:
+    case ScalarType.SFIXED32:
+      return C_INT32;
+    case ScalarType.UINT32:
+    case ScalarType.FIXED32:
+      return C_UINT32;
+    case ScalarType.BOOL:
+      return C_BOOL;
+    case ScalarType.STRING:
+      return C_STRING;
+    case ScalarType.BYTES:
+      return C_BYTES;
+    case ScalarType.UINT64:
+    case ScalarType.FIXED64:
+      return fi.long === L_STRING ? C_SLOW : C_UINT64;
+    default:
+      // int64, sint64, sfixed64: protobuf-es holds bigint unless JS_STRING (JS_NUMBER too).
+      return fi.long === L_STRING ? C_SLOW : C_INT64;
+  }
+}
+
+/** The generated write plan of `desc`; nested plans are resolved on first use. */
+function gplanOf(desc: DescMessage): GPlan {
+  let g = gplans.get(desc);
+  if (g !== undefined) return g;
+  const plan = planOf(desc);
+  const ed = desc.file.edition;
+  const chained =
+    ed === EDITION_PROTO2 || (ed !== EDITION_PROTO3 && desc.fields.some((f) => f.presence !== IMPLICIT && f.fieldKind !== "message" && !f.oneof));
+  const fields = plan.fields.map((p): GField => {
+    const fi = p.fi;
+    const f = fi.field;
+    const singular = fi.kind < K_MESSAGE;
+    let mode = M_PLAIN;
+    if (fi.elemKind === K_MESSAGE) {
+      // As protobuf-es (and generated-reader.ts): Struct first, wrappers in singular fields only.
+      if (f.message!.typeName === "google.protobuf.Struct" && desc.typeName !== "google.protobuf.Value") mode = M_STRUCT;
+      else if (fi.kind === K_MESSAGE && f.oneof === undefined && isWrapperDesc(f.message!)) mode = M_WRAPPER;
+    }
+    return {
+      p,
+      fi,
+      local: f.localName,
+      oneof: f.oneof?.localName,
+      check: singular ? checkOf(fi) : C_SLOW,
+      implicit: singular && !fi.explicit,
+      own: chained && singular && f.oneof === undefined && fi.explicit,
+      mode,
+      child: undefined,
+    };
+  });
+  const known = new Set<string>(["$typeName", "$unknown"]);
+  for (const m of desc.members) known.add(m.localName);
+  g = { desc, typeName: desc.typeName, plan, fields, known, oneofs: desc.oneofs.map((o) => o.localName) };
+  gplans.set(desc, g);
+  return g;
+}
+
+function childOf(g: GField): GPlan {
+  return (g.child ??= gplanOf(g.p.message!));
+}
+
+/** True when `v` passes the inline check `c` (valid, and already in the form written). */
+function fits(c: number, v: unknown): boolean {
+  switch (c) {
+    case C_DOUBLE:
+      return typeof v === "number";
+    case C_FLOAT:
+      // A finite value beyond float32's range is refused (NaN and ±Infinity are floats).
+      return typeof v === "number" && !(v > FLOAT_MAX && v !== Infinity) && !(v < -FLOAT_MAX && v !== -Infinity);
+    case C_INT32:
+      return typeof v === "number" && (v | 0) === v;
+    case C_UINT32:
+      return typeof v === "number" && v >>> 0 === v;
+    case C_BOOL:
+      return typeof v === "boolean";
+    case C_STRING:
+      return typeof v === "string" && isWellFormed(v);
+    case C_BYTES:
+      return v instanceof Uint8Array;
+    case C_INT64:
+      return typeof v === "bigint" && BigInt.asIntN(64, v) === v;
+    case C_UINT64:
+      return typeof v === "bigint" && BigInt.asUintN(64, v) === v;
+    default:
+      return false;
+  }
+}
+
+/** protobuf-es' zero of an implicit-presence field (floats: -0 is not zero; integers: it is). */
+function isZero(c: number, v: unknown): boolean {
+  switch (typeof v) {
+    case "number":
+      return v === 0 && (1 / v > 0 || (c !== C_DOUBLE && c !== C_FLOAT));
+    case "bigint":
+      return v === 0n;
+    case "string":
+      return c === C_STRING ? v === "" : v === "0";
+    case "boolean":
+      return !v;
+    default:
+      return (v as Uint8Array).length === 0;
+  }
+}
+
+const hasOwn = Object.prototype.hasOwnProperty;
+
+/** True unless `v` is what protobuf-es holds for an unset field (as convert.ts's holdsData). */
+function holdsData(v: unknown): boolean {
+  if (v === undefined || v === null || v === false || v === 0 || v === 0n || v === "") return false;
+  if (v instanceof Uint8Array) return v.length > 0;
+  if (Array.isArray(v)) return v.length > 0;
+  if (typeof v === "object") {
+    const c = v as { case?: unknown };
+    if ("case" in c && c.case === undefined) return false;
+    if (Object.getPrototypeOf(v) === Object.prototype && Object.keys(v).length === 0) return false;
+    return true;
+  }
+  return true;
+}
+
+/** One open message. */
+class GFrame {
+  o!: Obj;
+  plan!: GPlan;
+  depth = 0;
+  /** Next field (index into plan.fields) and next element; j = 1 for a singular message written. */
+  i = 0;
+  j = 0;
+  /** The message list's elements or message map's values in progress, and the map's keys. */
+  items: readonly unknown[] | undefined = undefined;
+  keys: readonly unknown[] | undefined = undefined;
+  /** Own properties with a value seen so far: $typeName, $unknown, oneofs, fields. */
+  present = 0;
+  /** The reserved length byte (-1: none) and the enclosing map entry's one. */
+  lenAt = -1;
+  entryAt = -1;
+}
+
+interface GConfig {
+  readonly root: GPlan;
+  readonly maxDepth: number;
+  readonly maxBytes: number;
+  readonly det: boolean;
+}
+
+/** One write in progress of the generated kind. */
+export class GeneratedWriter extends FieldWriter {
+  private readonly frames: GFrame[] = [];
+  private sp = 0;
+  private c!: GConfig;
+
+  begin(c: GConfig, lease: boolean): void {
+    this.c = c;
+    this.beginOutput(lease, c.maxBytes, c.det);
+  }
+
+  override end(): void {
+    super.end();
+    for (let i = 0; i < this.sp; i++) this.frames[i]!.o = undefined!;
+    this.sp = 0;
+  }
+
+  /** Checks and writes one root value at `pos`, with its length prefix when `framed`. */
+  root(value: unknown, framed: boolean): void {
+    this.rootBody = this.pos + (framed ? 1 : 0);
+    this.open(value, this.c.root, 1, framed, -1);
+    while (this.sp > 0) {
+      const f = this.frames[this.sp - 1]!;
+      if (!this.step(f)) this.close(f);
+    }
+    if (this.pos - this.rootBody > this.c.maxBytes) throw new SizeOverflow();
+  }
+
+  /** Checks a message object's depth and $typeName and opens a frame for it. */
+  private open(obj: unknown, plan: GPlan, depth: number, prefixed: boolean, entryAt: number): void {
+    if (depth > this.c.maxDepth || obj === null || typeof obj !== "object" || (obj as Obj).$typeName !== plan.typeName) throw REFUSED;
+    const o = obj as Obj;
+    const f = (this.frames[this.sp] ??= new GFrame());
+    this.sp++;
+    f.o = o;
+    f.plan = plan;
+    f.depth = depth;
+    f.i = 0;
+    f.j = 0;
+    f.items = undefined;
+    f.keys = undefined;
+    let present = o.$unknown === undefined ? 1 : 2;
+    const oneofs = plan.oneofs;
+    for (let i = 0; i < oneofs.length; i++) if (o[oneofs[i]!] !== undefined) present++;
+    f.present = present;
+    f.entryAt = entryAt;
+    if (prefixed) {
+      this.ensure(1);
+      f.lenAt = this.pos++;
+    } else f.lenAt = -1;
+  }
+
+  /** Ends the top frame: the undeclared-property check, unknown fields, lengths. */
+  private close(f: GFrame): void {
+    const o = f.o;
+    const plan = f.plan;
+    if (Object.keys(o).length !== f.present) {
+      for (const key of Object.keys(o)) if (!plan.known.has(key) && holdsData(o[key])) throw REFUSED;
+    }
+    const u = o.$unknown;
+    if (u !== undefined) this.unknown(u, plan.plan);
+    if (f.lenAt >= 0) this.closeLen(f.lenAt);
+    if (f.entryAt >= 0) this.closeLen(f.entryAt);
+    f.o = undefined!;
+    f.items = f.keys = undefined;
+    this.sp--;
+  }
+
+  /** `$unknown` in protobuf-es' form, checked, then written after the known fields. */
+  private unknown(u: unknown, plan: WritePlan): void {
+    if (!Array.isArray(u)) throw REFUSED;
+    for (let i = 0; i < u.length; i++) {
+      const e = u[i] as { no?: unknown; wireType?: unknown; data?: unknown } | null | undefined;
+      const no = e?.no;
+      const wt = e?.wireType;
+      const data = e?.data;
+      if (
+        typeof no !== "number" ||
+        !Number.isInteger(no) ||
+        no < 1 ||
+        no > MAX_FIELD_NUMBER ||
+        typeof wt !== "number" ||
+        !Number.isInteger(wt) ||
+        wt < 0 ||
+        wt > 7 ||
+        !(data instanceof Uint8Array) ||
+        checkUnknownPayload(wt, data, 0) !== undefined ||
+        plan.byNumber.has(no)
+      ) {
+        throw REFUSED;
+      }
+      this.ensure(5 + data.length);
+      this.varint32(no * 8 + wt);
+      this.raw(data);
+    }
+  }
+
+  /**
+   * Writes the fields of the top frame from where it stopped; returns true when it opened a
+   * child frame (the top frame resumes after it), false when all fields are done.
+   */
+  private step(f: GFrame): boolean {
+    const fields = f.plan.fields;
+    const o = f.o;
+    for (let i = f.i; i < fields.length; i++) {
+      const g = fields[i]!;
+      if (f.items !== undefined) {
+        if (this.elements(f, g, i)) return true;
+        continue;
+      }
+      if (f.j !== 0) {
+        // The singular message of field i is written.
+        f.j = 0;
+        continue;
+      }
+      let v: unknown;
+      if (g.oneof !== undefined) {
+        const c = o[g.oneof] as { case?: unknown; value?: unknown } | null | undefined;
+        if (c === undefined || c === null || c.case !== g.local) continue;
+        v = c.value;
+      } else {
+        v = o[g.local];
+        if (v === undefined || (g.own && !hasOwn.call(o, g.local))) continue;
+        f.present++;
+      }
+      if (v === null) continue;
+      const p = g.p;
+      switch (p.kind) {
+        case K_LIST: {
+          if (p.elemKind !== K_MESSAGE) {
+            const list = listForWrite(g.fi, v);
+            if (list !== undefined) this.list(p, list);
+            continue;
+          }
+          if (!Array.isArray(v)) throw REFUSED;
+          if (v.length === 0) continue;
+          f.items = v;
+          f.keys = undefined;
+          f.j = 0;
+          if (this.elements(f, g, i)) return true;
+          continue;
+        }
+        case K_MAP: {
+          if (p.elemKind !== K_MESSAGE) {
+            const m = coerceValueField(g.fi, v) as ReadonlyMap<unknown, unknown> | undefined;
+            if (m === undefined) continue;
+            // A map entry is a nesting level (the reader counts it).
+            if (f.depth + 1 > this.c.maxDepth) throw REFUSED;
+            this.scalarMap(p, m);
+            continue;
+          }
+          const entries = mapInput(g.fi, v);
+          if (entries.length === 0) continue;
+          if (this.sorted && entries.length > 1) entries.sort((a, b) => keyOrder(a[0], b[0]));
+          f.keys = entries.map((e) => e[0]);
+          f.items = entries.map((e) => e[1]);
+          f.j = 0;
+          if (this.elements(f, g, i)) return true;
+          continue;
+        }
+        case K_MESSAGE:
+          if (g.mode === M_WRAPPER) {
+            this.wrapper(f, g, v);
+            continue;
+          }
+          this.tag(p);
+          this.open(g.mode === M_STRUCT ? struct(v) : v, childOf(g), f.depth + 1, true, -1);
+          f.i = i;
+          f.j = 1;
+          return true;
+        default: {
+          // A singular scalar or enum.
+          if (!fits(g.check, v)) {
+            v = coerceValueField(g.fi, v);
+            if (v === undefined) continue;
+          }
+          if (g.implicit && isZero(g.check, v)) continue;
+          this.scalarField(p, v);
+        }
+      }
+    }
+    f.i = fields.length;
+    return false;
+  }
+
+  /** Opens the next element of the message list or map in progress under field `g` (index i). */
+  private elements(f: GFrame, g: GField, i: number): boolean {
+    const items = f.items!;
+    const keys = f.keys;
+    const j = f.j;
+    if (j >= items.length) {
+      f.items = f.keys = undefined;
+      f.j = 0;
+      return false;
+    }
+    f.j = j + 1;
+    f.i = i;
+    const p = g.p;
+    const child = childOf(g);
+    const v = g.mode === M_STRUCT ? struct(items[j]) : items[j];
+    if (keys === undefined) {
+      this.tag(p);
+      this.open(v, child, f.depth + 1, true, -1);
+      return true;
+    }
+    const k = keys[j];
+    this.ensure(9 + p.tagSize + scalarBound(p.mapKey, k));
+    this.varint32(p.tag);
+    const entryAt = this.pos++;
+    this.varint32(p.keyTag);
+    this.scalar(p.mapKey, k);
+    this.varint32(p.valueTag);
+    this.open(v, child, f.depth + 2, true, entryAt);
+    return true;
+  }
+
+  /** A wrapper held as its bare scalar: the wrapper message with field 1 unless zero. */
+  private wrapper(f: GFrame, g: GField, v: unknown): void {
+    if (f.depth + 1 > this.c.maxDepth) throw REFUSED;
+    const inner = childOf(g).fields[0]!;
+    const x = coerceValueField(inner.fi, v);
+    this.tag(g.p);
+    const at = this.pos++;
+    if (x !== undefined && !isZero(inner.check, x)) this.scalarField(inner.p, x);
+    this.closeLen(at);
+  }
+}
+
+/** A Struct field's JsonObject as protobuf-es' message form. */
+function struct(v: unknown): unknown {
+  if (v === null || typeof v !== "object" || Array.isArray(v)) throw REFUSED;
+  return structToMessage(v);
+}
+
+const pool: GeneratedWriter[] = [];
+const POOL_KEEP = 4;
+
+/** The write side of one generated serializer. */
+export class GeneratedMessageWriter extends WriteFront<GeneratedWriter> {
+  private readonly config: GConfig;
+
+  constructor(root: DescMessage, settings: Settings) {
+    super();
+    this.config = { root: gplanOf(root), maxDepth: settings.maxDepth, maxBytes: settings.maxMessageBytes, det: settings.deterministic };
+  }
+
+  protected take(): GeneratedWriter {
+    return pool.pop() ?? new GeneratedWriter();
+  }
+
+  protected give(w: GeneratedWriter): void {
+    w.end();
+    if (pool.length < POOL_KEEP) pool.push(w);
+  }
+
+  protected start(w: GeneratedWriter, lease: boolean): void {
+    w.begin(this.config, lease);
+  }
+
+  protected writeRoot(w: GeneratedWriter, value: unknown, framed: boolean): void {
+    w.root(value, framed);
+  }
+
+  /** The bare message. */
+  toBinary(value: unknown): Uint8Array {
+    return this.one(value, false);
+  }
+
+  /** One frame. */
+  encodeFrame(value: unknown): Uint8Array {
+    return this.one(value, true);
+  }
+}
