@@ -72,6 +72,8 @@ interface GField {
   readonly implicit: boolean;
   /** Set only as an own property (protobuf-es keeps its default on the prototype). */
   readonly own: boolean;
+  /** Index of the oneof in GPlan.oneofs for a member, else -1. */
+  readonly oi: number;
   readonly mode: number;
   child: GPlan | undefined;
 }
@@ -85,6 +87,8 @@ interface GPlan {
   /** Local names of fields and oneofs, and `$typeName`, `$unknown`. */
   readonly known: ReadonlySet<string>;
   readonly oneofs: readonly string[];
+  /** protobuf-es keeps defaults on the prototype: own properties are counted with Object.keys. */
+  readonly chained: boolean;
 }
 
 const gplans = new WeakMap<DescMessage, GPlan>();
@@ -144,13 +148,14 @@ function gplanOf(desc: DescMessage): GPlan {
       check: singular ? checkOf(fi) : C_SLOW,
       implicit: singular && !fi.explicit,
       own: chained && singular && f.oneof === undefined && fi.explicit,
+      oi: f.oneof === undefined ? -1 : desc.oneofs.indexOf(f.oneof),
       mode,
       child: undefined,
     };
   });
   const known = new Set<string>(["$typeName", "$unknown"]);
   for (const m of desc.members) known.add(m.localName);
-  g = { desc, typeName: desc.typeName, plan, fields, known, oneofs: desc.oneofs.map((o) => o.localName) };
+  g = { desc, typeName: desc.typeName, plan, fields, known, oneofs: desc.oneofs.map((o) => o.localName), chained };
   gplans.set(desc, g);
   return g;
 }
@@ -204,6 +209,19 @@ function isZero(c: number, v: unknown): boolean {
 
 const hasOwn = Object.prototype.hasOwnProperty;
 
+/**
+ * The number of own enumerable properties: counted by for-in, which walks V8's enum cache without
+ * making the array Object.keys makes, unless protobuf-es put defaults on the prototype (for-in
+ * would count those). An enumerable property added to Object.prototype makes the count differ,
+ * and the caller then looks at Object.keys.
+ */
+function ownCount(o: Obj, chained: boolean): number {
+  if (chained) return Object.keys(o).length;
+  let n = 0;
+  for (const _ in o) n++;
+  return n;
+}
+
 /** True unless `v` is what protobuf-es holds for an unset field (as convert.ts's holdsData). */
 function holdsData(v: unknown): boolean {
   if (v === undefined || v === null || v === false || v === 0 || v === 0n || v === "") return false;
@@ -231,9 +249,13 @@ class GFrame {
   keys: readonly unknown[] | undefined = undefined;
   /** Own properties with a value seen so far: $typeName, $unknown, oneofs, fields. */
   present = 0;
-  /** The reserved length byte (-1: none) and the enclosing map entry's one. */
-  lenAt = -1;
-  entryAt = -1;
+  /** The oneofs' `{ case, value }` objects, read once. */
+  readonly ones: unknown[] = [];
+  /** Length slots (-1: none): the message's and the enclosing map entry's. */
+  lenK = -1;
+  entryK = -1;
+  /** Bytes that long lengths inside the message will add (see FieldWriter.openLen). */
+  extra = 0;
 }
 
 interface GConfig {
@@ -248,6 +270,9 @@ export class GeneratedWriter extends FieldWriter {
   private readonly frames: GFrame[] = [];
   private sp = 0;
   private c!: GConfig;
+  /** Of the last root closed: the bytes its long lengths add, inside its body and in all. */
+  private rootExtra = 0;
+  private allExtra = 0;
 
   begin(c: GConfig, lease: boolean): void {
     this.c = c;
@@ -256,23 +281,31 @@ export class GeneratedWriter extends FieldWriter {
 
   override end(): void {
     super.end();
-    for (let i = 0; i < this.sp; i++) this.frames[i]!.o = undefined!;
+    // A failed write leaves frames open; a finished one closed (and cleared) them all.
+    for (let i = 0; i < this.sp; i++) {
+      const f = this.frames[i]!;
+      f.o = undefined!;
+      f.items = f.keys = undefined;
+      f.ones.length = 0;
+    }
     this.sp = 0;
   }
 
   /** Checks and writes one root value at `pos`, with its length prefix when `framed`. */
   root(value: unknown, framed: boolean): void {
     this.rootBody = this.pos + (framed ? 1 : 0);
+    const from = this.slots;
     this.open(value, this.c.root, 1, framed, -1);
     while (this.sp > 0) {
       const f = this.frames[this.sp - 1]!;
       if (!this.step(f)) this.close(f);
     }
-    if (this.pos - this.rootBody > this.c.maxBytes) throw new SizeOverflow();
+    if (this.pos - this.rootBody + this.rootExtra > this.c.maxBytes) throw new SizeOverflow();
+    this.settleLens(from, this.allExtra);
   }
 
   /** Checks a message object's depth and $typeName and opens a frame for it. */
-  private open(obj: unknown, plan: GPlan, depth: number, prefixed: boolean, entryAt: number): void {
+  private open(obj: unknown, plan: GPlan, depth: number, prefixed: boolean, entryK: number): void {
     if (depth > this.c.maxDepth || obj === null || typeof obj !== "object" || (obj as Obj).$typeName !== plan.typeName) throw REFUSED;
     const o = obj as Obj;
     const f = (this.frames[this.sp] ??= new GFrame());
@@ -286,29 +319,43 @@ export class GeneratedWriter extends FieldWriter {
     f.keys = undefined;
     let present = o.$unknown === undefined ? 1 : 2;
     const oneofs = plan.oneofs;
-    for (let i = 0; i < oneofs.length; i++) if (o[oneofs[i]!] !== undefined) present++;
+    const ones = f.ones;
+    for (let i = 0; i < oneofs.length; i++) {
+      const c = o[oneofs[i]!];
+      ones[i] = c;
+      if (c !== undefined) present++;
+    }
     f.present = present;
-    f.entryAt = entryAt;
+    f.entryK = entryK;
+    f.extra = 0;
     if (prefixed) {
       this.ensure(1);
-      f.lenAt = this.pos++;
-    } else f.lenAt = -1;
+      f.lenK = this.openLen();
+    } else f.lenK = -1;
   }
 
   /** Ends the top frame: the undeclared-property check, unknown fields, lengths. */
   private close(f: GFrame): void {
     const o = f.o;
     const plan = f.plan;
-    if (Object.keys(o).length !== f.present) {
+    if (ownCount(o, plan.chained) !== f.present) {
       for (const key of Object.keys(o)) if (!plan.known.has(key) && holdsData(o[key])) throw REFUSED;
     }
     const u = o.$unknown;
     if (u !== undefined) this.unknown(u, plan.plan);
-    if (f.lenAt >= 0) this.closeLen(f.lenAt);
-    if (f.entryAt >= 0) this.closeLen(f.entryAt);
+    let extra = f.extra;
+    const inner = extra;
+    if (f.lenK >= 0) extra += this.closeLenLater(f.lenK, extra);
+    if (f.entryK >= 0) extra += this.closeLenLater(f.entryK, extra);
     f.o = undefined!;
     f.items = f.keys = undefined;
+    for (let i = 0; i < plan.oneofs.length; i++) f.ones[i] = undefined;
     this.sp--;
+    if (this.sp > 0) this.frames[this.sp - 1]!.extra += extra;
+    else {
+      this.rootExtra = inner;
+      this.allExtra = extra;
+    }
   }
 
   /** `$unknown` in protobuf-es' form, checked, then written after the known fields. */
@@ -359,8 +406,8 @@ export class GeneratedWriter extends FieldWriter {
         continue;
       }
       let v: unknown;
-      if (g.oneof !== undefined) {
-        const c = o[g.oneof] as { case?: unknown; value?: unknown } | null | undefined;
+      if (g.oi >= 0) {
+        const c = f.ones[g.oi] as { case?: unknown; value?: unknown } | null | undefined;
         if (c === undefined || c === null || c.case !== g.local) continue;
         v = c.value;
       } else {
@@ -451,11 +498,11 @@ export class GeneratedWriter extends FieldWriter {
     const k = keys[j];
     this.ensure(9 + p.tagSize + scalarBound(p.mapKey, k));
     this.varint32(p.tag);
-    const entryAt = this.pos++;
+    const entryK = this.openLen();
     this.varint32(p.keyTag);
     this.scalar(p.mapKey, k);
     this.varint32(p.valueTag);
-    this.open(v, child, f.depth + 2, true, entryAt);
+    this.open(v, child, f.depth + 2, true, entryK);
     return true;
   }
 
