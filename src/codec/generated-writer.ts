@@ -15,9 +15,9 @@
 // and which one of several faults is reported, are exactly the conversion path's, and this walk
 // carries no paths or sizing pass. (Converting first was ~44% of span encode time.)
 //
-// Bytes: what protobuf-es' toBinary writes (fields by number, unknown fields last; an explicit-
-// presence field set only when it is an own property, as protobuf-es keeps proto2 defaults on the
-// prototype; integer -0 is zero), map entries in key order when deterministic.
+// Bytes: what protobuf-es' toBinary writes (fields by number, unknown fields last, integer -0 as
+// zero), map entries in key order when deterministic. Payload types are proto3 (DESIGN §4.2), so
+// protobuf-es keeps no field defaults on a prototype: every property is an own one.
 import { ScalarType, type DescMessage } from "@bufbuild/protobuf";
 import { isWrapperDesc } from "@bufbuild/protobuf/wkt";
 import { structToMessage } from "../generated/struct.js";
@@ -56,10 +56,6 @@ const C_UINT64 = 8;
 /** Always through coerceValueField (64-bit decimal strings, jstype JS_STRING). */
 const C_SLOW = 9;
 
-// protobuf-es' FieldPresence.IMPLICIT and edition numbers (as its create() decides the prototype chain).
-const IMPLICIT = 2;
-const EDITION_PROTO2 = 998;
-const EDITION_PROTO3 = 999;
 
 interface GField {
   readonly p: FieldPlan;
@@ -91,8 +87,6 @@ interface GPlan {
   /** Per oneof, its members' local names and indexes in `fields`. */
   readonly memberNames: readonly (readonly string[])[];
   readonly memberIndexes: readonly (readonly number[])[];
-  /** protobuf-es keeps defaults on the prototype: only own properties count. */
-  readonly chained: boolean;
 }
 
 // Codes of properties that are not fields outside oneofs; oneof k is ONEOF_0 - k.
@@ -137,9 +131,6 @@ function gplanOf(desc: DescMessage): GPlan {
   let g = gplans.get(desc);
   if (g !== undefined) return g;
   const plan = planOf(desc);
-  const ed = desc.file.edition;
-  const chained =
-    ed === EDITION_PROTO2 || (ed !== EDITION_PROTO3 && desc.fields.some((f) => f.presence !== IMPLICIT && f.fieldKind !== "message" && !f.oneof));
   const fields = plan.fields.map((p): GField => {
     const fi = p.fi;
     const f = fi.field;
@@ -188,7 +179,6 @@ function gplanOf(desc: DescMessage): GPlan {
     oneofs: desc.oneofs.map((o) => o.localName),
     memberNames,
     memberIndexes,
-    chained,
   };
   gplans.set(desc, g);
   return g;
@@ -347,7 +337,6 @@ export class GeneratedWriter extends FieldWriter {
     const vals = f.vals;
     const seqKeys = plan.seqKeys;
     const seqCodes = plan.seqCodes;
-    const chained = plan.chained;
     let at = 0;
     for (const k in o) {
       let code: number;
@@ -358,7 +347,6 @@ export class GeneratedWriter extends FieldWriter {
         seqCodes[at] = code;
       }
       at++;
-      if (chained && !hasOwn.call(o, k)) continue;
       const v = o[k];
       if (code >= 0) vals[code] = v;
       else if (code <= ONEOF_0) {
