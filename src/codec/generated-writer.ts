@@ -28,6 +28,7 @@ import { FieldWriter, scalarBound, SizeOverflow } from "./field-writer.js";
 import { keyOrder } from "./map-order.js";
 import { planOf, type FieldPlan, type WritePlan } from "./plan.js";
 import { checkUnknownPayload, MAX_FIELD_NUMBER } from "./unknown.js";
+import { ENCODE_INTO_MIN } from "./wire.js";
 import { WriteFront } from "./writer.js";
 
 type Obj = Record<string, unknown>;
@@ -55,6 +56,7 @@ const C_INT64 = 7;
 const C_UINT64 = 8;
 /** Always through coerceValueField (64-bit decimal strings, jstype JS_STRING). */
 const C_SLOW = 9;
+
 
 
 interface GField {
@@ -203,7 +205,9 @@ function fits(c: number, v: unknown): boolean {
     case C_BOOL:
       return typeof v === "boolean";
     case C_STRING:
-      return typeof v === "string" && isWellFormed(v);
+      // A lone surrogate in a shorter string is found as it is written (WireWriter.lone; longer
+      // ones go to TextEncoder, which reports none): the check per string was ~10% of span encode.
+      return typeof v === "string" && (v.length < ENCODE_INTO_MIN || isWellFormed(v));
     case C_BYTES:
       return v instanceof Uint8Array;
     case C_INT64:
@@ -306,19 +310,21 @@ export class GeneratedWriter extends FieldWriter {
   /** Checks and writes one root value at `pos`, with its length prefix when `framed`. */
   root(value: unknown, framed: boolean): void {
     this.rootBody = this.pos + (framed ? 1 : 0);
+    this.lone = false;
     const from = this.slots;
     this.open(value, this.c.root, 1, framed, -1);
     while (this.sp > 0) {
       const f = this.frames[this.sp - 1]!;
       if (!this.step(f)) this.close(f);
     }
+    if (this.lone) throw REFUSED;
     if (this.pos - this.rootBody + this.rootExtra > this.c.maxBytes) throw new SizeOverflow();
     this.settleLens(from, this.allExtra);
   }
 
   /** Checks a message object's depth and $typeName and opens a frame for it. */
   private open(obj: unknown, plan: GPlan, depth: number, prefixed: boolean, entryK: number): void {
-    if (depth > this.c.maxDepth || obj === null || typeof obj !== "object" || (obj as Obj).$typeName !== plan.typeName) throw REFUSED;
+    if (depth > this.c.maxDepth || obj === null || typeof obj !== "object") throw REFUSED;
     const o = obj as Obj;
     const f = (this.frames[this.sp] ??= new GFrame());
     this.sp++;
@@ -338,6 +344,9 @@ export class GeneratedWriter extends FieldWriter {
     const seqKeys = plan.seqKeys;
     const seqCodes = plan.seqCodes;
     let at = 0;
+    // $typeName too is read here (a named load of it on objects of every message type was
+    // megamorphic); one that for-in does not list (not enumerable) is read after.
+    let typed = false;
     for (const k in o) {
       let code: number;
       if (seqKeys[at] === k) code = seqCodes[at]!;
@@ -362,9 +371,13 @@ export class GeneratedWriter extends FieldWriter {
           vals[plan.memberIndexes[ONEOF_0 - code]![m]!] = x;
           break;
         }
+      } else if (code === P_TYPENAME) {
+        if (v !== plan.typeName) throw REFUSED;
+        typed = true;
       } else if (code === P_UNKNOWN) f.u = v;
-      else if (code === P_UNDECLARED && holdsData(v) && hasOwn.call(o, k)) throw REFUSED;
+      else if (holdsData(v) && hasOwn.call(o, k)) throw REFUSED;
     }
+    if (!typed && o.$typeName !== plan.typeName) throw REFUSED;
     f.entryK = entryK;
     f.extra = 0;
     if (prefixed) {
