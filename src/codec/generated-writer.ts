@@ -89,6 +89,8 @@ interface GPlan {
   /** Per oneof, its members' local names and indexes in `fields`. */
   readonly memberNames: readonly (readonly string[])[];
   readonly memberIndexes: readonly (readonly number[])[];
+  /** No field holds a message (wrappers and Struct included): written without a frame. */
+  readonly leaf: boolean;
 }
 
 // Codes of properties that are not fields outside oneofs; oneof k is ONEOF_0 - k.
@@ -181,6 +183,7 @@ function gplanOf(desc: DescMessage): GPlan {
     oneofs: desc.oneofs.map((o) => o.localName),
     memberNames,
     memberIndexes,
+    leaf: fields.every((gf) => gf.p.elemKind !== K_MESSAGE),
   };
   gplans.set(desc, g);
   return g;
@@ -190,32 +193,50 @@ function childOf(g: GField): GPlan {
   return (g.child ??= gplanOf(g.p.message!));
 }
 
-/** True when `v` passes the inline check `c` (valid, and already in the form written). */
-function fits(c: number, v: unknown): boolean {
+/** What `scalarState` says of a singular scalar: written as it is, not written (zero), or coerced first. */
+const S_WRITE = 0;
+const S_SKIP = 1;
+const S_SLOW = 2;
+
+/**
+ * The inline check `c` of a singular scalar: S_WRITE when `v` is valid and already in the form
+ * written, S_SKIP when it is also the zero of an `implicit` field, S_SLOW when coerceValueField
+ * must check or convert it (which throws for an invalid value).
+ */
+function scalarState(c: number, v: unknown, implicit: boolean): number {
   switch (c) {
     case C_DOUBLE:
-      return typeof v === "number";
+      if (typeof v !== "number") return S_SLOW;
+      return implicit && v === 0 && 1 / v > 0 ? S_SKIP : S_WRITE;
     case C_FLOAT:
       // A finite value beyond float32's range is refused (NaN and ±Infinity are floats).
-      return typeof v === "number" && !(v > FLOAT_MAX && v !== Infinity) && !(v < -FLOAT_MAX && v !== -Infinity);
+      if (typeof v !== "number" || (v > FLOAT_MAX && v !== Infinity) || (v < -FLOAT_MAX && v !== -Infinity)) return S_SLOW;
+      return implicit && v === 0 && 1 / v > 0 ? S_SKIP : S_WRITE;
     case C_INT32:
-      return typeof v === "number" && (v | 0) === v;
+      if (typeof v !== "number" || (v | 0) !== v) return S_SLOW;
+      return implicit && v === 0 ? S_SKIP : S_WRITE;
     case C_UINT32:
-      return typeof v === "number" && v >>> 0 === v;
+      if (typeof v !== "number" || v >>> 0 !== v) return S_SLOW;
+      return implicit && v === 0 ? S_SKIP : S_WRITE;
     case C_BOOL:
-      return typeof v === "boolean";
+      if (typeof v !== "boolean") return S_SLOW;
+      return implicit && !v ? S_SKIP : S_WRITE;
     case C_STRING:
       // A lone surrogate in a shorter string is found as it is written (WireWriter.lone; longer
       // ones go to TextEncoder, which reports none): the check per string was ~10% of span encode.
-      return typeof v === "string" && (v.length < ENCODE_INTO_MIN || isWellFormed(v));
+      if (typeof v !== "string" || (v.length >= ENCODE_INTO_MIN && !isWellFormed(v))) return S_SLOW;
+      return implicit && v.length === 0 ? S_SKIP : S_WRITE;
     case C_BYTES:
-      return v instanceof Uint8Array;
+      if (!(v instanceof Uint8Array)) return S_SLOW;
+      return implicit && v.length === 0 ? S_SKIP : S_WRITE;
     case C_INT64:
-      return typeof v === "bigint" && BigInt.asIntN(64, v) === v;
+      if (typeof v !== "bigint" || BigInt.asIntN(64, v) !== v) return S_SLOW;
+      return implicit && v === 0n ? S_SKIP : S_WRITE;
     case C_UINT64:
-      return typeof v === "bigint" && BigInt.asUintN(64, v) === v;
+      if (typeof v !== "bigint" || BigInt.asUintN(64, v) !== v) return S_SLOW;
+      return implicit && v === 0n ? S_SKIP : S_WRITE;
     default:
-      return false;
+      return S_SLOW;
   }
 }
 
@@ -252,6 +273,58 @@ function holdsData(v: unknown): boolean {
   return true;
 }
 
+/**
+ * Reads the properties of `o`, a message object of `plan`, into `vals` (the field values by index
+ * in plan.fields, a oneof's set member included) and returns its `$unknown`; refuses a wrong
+ * $typeName and an undeclared property holding data.
+ *
+ * By for-in: a load `o[k]` inside it is a load by the enum cache's index, where a load per
+ * declared field `o[name]` was a megamorphic keyed load (~35% of span encode), and counting own
+ * properties to find undeclared ones was ~20% more. Objects of one shape list their properties in
+ * one order: each name is compared with the last object's at its place.
+ */
+function props(o: Obj, plan: GPlan, vals: unknown[]): unknown {
+  const seqKeys = plan.seqKeys;
+  const seqCodes = plan.seqCodes;
+  let u: unknown = undefined;
+  let at = 0;
+  // $typeName too is read here (a named load of it on objects of every message type was
+  // megamorphic); one that for-in does not list (not enumerable) is read after.
+  let typed = false;
+  for (const k in o) {
+    let code: number;
+    if (seqKeys[at] === k) code = seqCodes[at]!;
+    else {
+      code = plan.codes.get(k) ?? P_UNDECLARED;
+      seqKeys[at] = k;
+      seqCodes[at] = code;
+    }
+    at++;
+    const v = o[k];
+    if (code >= 0) vals[code] = v;
+    else if (code <= ONEOF_0) {
+      // The set member's value goes where a field's would: no per-member case test later.
+      const c = (v === null || v === undefined ? undefined : (v as { case?: unknown }).case) as unknown;
+      if (c === undefined) continue;
+      const names = plan.memberNames[ONEOF_0 - code]!;
+      for (let m = 0; m < names.length; m++) {
+        if (names[m] !== c) continue;
+        const x = (v as { value?: unknown }).value;
+        // A case without a value is not protobuf-es' form (the conversion path names it).
+        if (x === undefined) throw REFUSED;
+        vals[plan.memberIndexes[ONEOF_0 - code]![m]!] = x;
+        break;
+      }
+    } else if (code === P_TYPENAME) {
+      if (v !== plan.typeName) throw REFUSED;
+      typed = true;
+    } else if (code === P_UNKNOWN) u = v;
+    else if (holdsData(v) && hasOwn.call(o, k)) throw REFUSED;
+  }
+  if (!typed && o.$typeName !== plan.typeName) throw REFUSED;
+  return u;
+}
+
 /** One open message. */
 class GFrame {
   o!: Obj;
@@ -286,6 +359,8 @@ export class GeneratedWriter extends FieldWriter {
   private readonly frames: GFrame[] = [];
   private sp = 0;
   private c!: GConfig;
+  /** The field values of the leaf being written (see `leaf`), cleared as they are read. */
+  private readonly leafVals: unknown[] = [];
   /** Of the last root closed: the bytes its long lengths add, inside its body and in all. */
   private rootExtra = 0;
   private allExtra = 0;
@@ -297,7 +372,8 @@ export class GeneratedWriter extends FieldWriter {
 
   override end(): void {
     super.end();
-    // A failed write leaves frames open; a finished one closed (and cleared) them all.
+    // A failed write leaves frames open, and perhaps a leaf's values; a finished one cleared all.
+    if (this.sp > 0) this.leafVals.fill(undefined);
     for (let i = 0; i < this.sp; i++) {
       const f = this.frames[i]!;
       f.o = undefined!;
@@ -336,48 +412,7 @@ export class GeneratedWriter extends FieldWriter {
     f.items = undefined;
     f.keys = undefined;
     f.u = undefined;
-    // The properties by for-in: a load `o[k]` inside it is a load by the enum cache's index, where
-    // a load per declared field `o[name]` was a megamorphic keyed load (~35% of span encode), and
-    // counting own properties to find undeclared ones was ~20% more. Objects of one shape list
-    // their properties in one order: each name is compared with the last object's at its place.
-    const vals = f.vals;
-    const seqKeys = plan.seqKeys;
-    const seqCodes = plan.seqCodes;
-    let at = 0;
-    // $typeName too is read here (a named load of it on objects of every message type was
-    // megamorphic); one that for-in does not list (not enumerable) is read after.
-    let typed = false;
-    for (const k in o) {
-      let code: number;
-      if (seqKeys[at] === k) code = seqCodes[at]!;
-      else {
-        code = plan.codes.get(k) ?? P_UNDECLARED;
-        seqKeys[at] = k;
-        seqCodes[at] = code;
-      }
-      at++;
-      const v = o[k];
-      if (code >= 0) vals[code] = v;
-      else if (code <= ONEOF_0) {
-        // The set member's value goes where a field's would: no per-member case test later.
-        const c = (v === null || v === undefined ? undefined : (v as { case?: unknown }).case) as unknown;
-        if (c === undefined) continue;
-        const names = plan.memberNames[ONEOF_0 - code]!;
-        for (let m = 0; m < names.length; m++) {
-          if (names[m] !== c) continue;
-          const x = (v as { value?: unknown }).value;
-          // A case without a value is not protobuf-es' form (the conversion path names it).
-          if (x === undefined) throw REFUSED;
-          vals[plan.memberIndexes[ONEOF_0 - code]![m]!] = x;
-          break;
-        }
-      } else if (code === P_TYPENAME) {
-        if (v !== plan.typeName) throw REFUSED;
-        typed = true;
-      } else if (code === P_UNKNOWN) f.u = v;
-      else if (holdsData(v) && hasOwn.call(o, k)) throw REFUSED;
-    }
-    if (!typed && o.$typeName !== plan.typeName) throw REFUSED;
+    f.u = props(o, plan, f.vals);
     f.entryK = entryK;
     f.extra = 0;
     if (prefixed) {
@@ -452,18 +487,17 @@ export class GeneratedWriter extends FieldWriter {
         f.j = 0;
         continue;
       }
-      let v = vals[i];
+      const v = vals[i];
       if (v === undefined) continue;
       vals[i] = undefined;
       if (v === null) continue;
       const p = g.p;
+      if (p.elemKind !== K_MESSAGE) {
+        this.plain(g, v, f.depth);
+        continue;
+      }
       switch (p.kind) {
         case K_LIST: {
-          if (p.elemKind !== K_MESSAGE) {
-            const list = listForWrite(g.fi, v);
-            if (list !== undefined) this.list(p, list);
-            continue;
-          }
           if (!Array.isArray(v)) throw REFUSED;
           if (v.length === 0) continue;
           f.items = v;
@@ -473,14 +507,6 @@ export class GeneratedWriter extends FieldWriter {
           continue;
         }
         case K_MAP: {
-          if (p.elemKind !== K_MESSAGE) {
-            const m = coerceValueField(g.fi, v) as ReadonlyMap<unknown, unknown> | undefined;
-            if (m === undefined) continue;
-            // A map entry is a nesting level (the reader counts it).
-            if (f.depth + 1 > this.c.maxDepth) throw REFUSED;
-            this.scalarMap(p, m);
-            continue;
-          }
           const entries = mapInput(g.fi, v);
           if (entries.length === 0) continue;
           if (this.sorted && entries.length > 1) entries.sort((a, b) => keyOrder(a[0], b[0]));
@@ -490,24 +516,21 @@ export class GeneratedWriter extends FieldWriter {
           if (this.elements(f, g, i)) return true;
           continue;
         }
-        case K_MESSAGE:
+        default: {
           if (g.mode === M_WRAPPER) {
             this.wrapper(f, g, v);
             continue;
           }
           this.tag(p);
-          this.open(g.mode === M_STRUCT ? struct(v) : v, childOf(g), f.depth + 1, true, -1);
+          const child = childOf(g);
+          if (child.leaf) {
+            this.leaf(f, v, child, f.depth + 1, -1);
+            continue;
+          }
+          this.open(g.mode === M_STRUCT ? struct(v) : v, child, f.depth + 1, true, -1);
           f.i = i;
           f.j = 1;
           return true;
-        default: {
-          // A singular scalar or enum.
-          if (!fits(g.check, v)) {
-            v = coerceValueField(g.fi, v);
-            if (v === undefined) continue;
-          }
-          if (g.implicit && isZero(g.check, v)) continue;
-          this.scalarField(p, v);
         }
       }
     }
@@ -515,35 +538,87 @@ export class GeneratedWriter extends FieldWriter {
     return false;
   }
 
-  /** Opens the next element of the message list or map in progress under field `g` (index i). */
+  /** A field that holds no message: a scalar or enum, a list or a map of them. */
+  private plain(g: GField, v: unknown, depth: number): void {
+    const p = g.p;
+    if (p.kind <= K_ENUM) {
+      const state = scalarState(g.check, v, g.implicit);
+      if (state === S_SKIP) return;
+      if (state === S_SLOW) {
+        v = coerceValueField(g.fi, v);
+        if (v === undefined || (g.implicit && isZero(g.check, v))) return;
+      }
+      this.scalarField(p, v);
+    } else if (p.kind === K_LIST) {
+      const list = listForWrite(g.fi, v);
+      if (list !== undefined) this.list(p, list);
+    } else {
+      const m = coerceValueField(g.fi, v) as ReadonlyMap<unknown, unknown> | undefined;
+      if (m === undefined) return;
+      // A map entry is a nesting level (the reader counts it).
+      if (depth + 1 > this.c.maxDepth) throw REFUSED;
+      this.scalarMap(p, m);
+    }
+  }
+
+  /**
+   * A message without message-valued fields under frame `f`, written at once, without a frame of
+   * its own (about half of span's messages; a frame per message was a fixed cost each).
+   */
+  private leaf(f: GFrame, obj: unknown, plan: GPlan, depth: number, entryK: number): void {
+    if (depth > this.c.maxDepth || obj === null || typeof obj !== "object") throw REFUSED;
+    const vals = this.leafVals;
+    const u = props(obj as Obj, plan, vals);
+    this.ensure(1);
+    const k = this.openLen();
+    const fields = plan.fields;
+    for (let i = 0; i < fields.length; i++) {
+      const v = vals[i];
+      if (v === undefined) continue;
+      vals[i] = undefined;
+      if (v !== null) this.plain(fields[i]!, v, depth);
+    }
+    if (u !== undefined) this.unknown(u, plan.plan);
+    let extra = this.closeLenLater(k, 0);
+    if (entryK >= 0) extra += this.closeLenLater(entryK, extra);
+    f.extra += extra;
+  }
+
+  /**
+   * Writes the elements of the message list or map in progress under field `g` (index i) from
+   * the next one: leaves at once; returns true when it opened a frame for one.
+   */
   private elements(f: GFrame, g: GField, i: number): boolean {
     const items = f.items!;
     const keys = f.keys;
-    const j = f.j;
-    if (j >= items.length) {
-      f.items = f.keys = undefined;
-      f.j = 0;
-      return false;
-    }
-    f.j = j + 1;
-    f.i = i;
     const p = g.p;
     const child = childOf(g);
-    const v = g.mode === M_STRUCT ? struct(items[j]) : items[j];
-    if (keys === undefined) {
-      this.tag(p);
-      this.open(v, child, f.depth + 1, true, -1);
+    for (let j = f.j; j < items.length; j++) {
+      const v = g.mode === M_STRUCT ? struct(items[j]) : items[j];
+      let entryK = -1;
+      if (keys === undefined) this.tag(p);
+      else {
+        const k = keys[j];
+        this.ensure(9 + p.tagSize + scalarBound(p.mapKey, k));
+        this.varint32(p.tag);
+        entryK = this.openLen();
+        this.varint32(p.keyTag);
+        this.scalar(p.mapKey, k);
+        this.varint32(p.valueTag);
+      }
+      const depth = f.depth + (keys === undefined ? 1 : 2);
+      if (child.leaf) {
+        this.leaf(f, v, child, depth, entryK);
+        continue;
+      }
+      f.j = j + 1;
+      f.i = i;
+      this.open(v, child, depth, true, entryK);
       return true;
     }
-    const k = keys[j];
-    this.ensure(9 + p.tagSize + scalarBound(p.mapKey, k));
-    this.varint32(p.tag);
-    const entryK = this.openLen();
-    this.varint32(p.keyTag);
-    this.scalar(p.mapKey, k);
-    this.varint32(p.valueTag);
-    this.open(v, child, f.depth + 2, true, entryK);
-    return true;
+    f.items = f.keys = undefined;
+    f.j = 0;
+    return false;
   }
 
   /** A wrapper held as its bare scalar: the wrapper message with field 1 unless zero. */
