@@ -114,6 +114,20 @@ describe("depth, counted as the dynamic kind counts it (a map entry is a level)"
     ["a message map value one level down needs 4", { recursive: { mvMessage: { k: {} } } }, 4],
     ["a wrapper one level down needs 3", { recursive: { wktInt32: 5 } }, 3],
   ];
+  // Order nests two levels (no recursive type): written without frames, depth counted alike.
+  const ORDERS: [string, Record<string, unknown>, number][] = [
+    ["an order item needs 2", { items: [{ sku: "a" }] }, 2],
+    ["an order map value needs 3", { bySku: { k: {} } }, 3],
+    ["a oneof message member needs 2", { payment: { case: "voucher", value: {} } }, 2],
+  ];
+  test.each(ORDERS)("%s", (_name, init, need) => {
+    const value = create(OrderSchema, init as never);
+    const ok = ProtobufType.newGeneratedBuilder(OrderSchema).maxDepth(need).build().createSerializer();
+    expect(ok.toBinary(value)).toEqual(toBinary(OrderSchema, value));
+    const low = ProtobufType.newGeneratedBuilder(OrderSchema).maxDepth(need - 1).build().createSerializer();
+    expect((thrown(() => low.toBinary(value)) as CodecError).code).toBe("DEPTH_LIMIT_EXCEEDED");
+  });
+
   test.each(MAPS)("%s", (_name, init, need) => {
     const value = create(AllTypesSchema, init as never);
     const ok = ProtobufType.newGeneratedBuilder(AllTypesSchema).maxDepth(need).build().createSerializer();
@@ -139,6 +153,8 @@ describe("refused values: the conversion path's error, nothing written, no state
     ["a malformed unknown field", () => ({ ...good, $unknown: [{ no: 9, wireType: 2, data: new Uint8Array([5, 1]) }] })],
     ["an unknown field with wire type 3", () => ({ ...good, $unknown: [{ no: 9, wireType: 3, data: new Uint8Array([]) }] })],
     ["a lone surrogate in a string", () => ({ ...good, note: "\uD800" })],
+    ["a lone surrogate in a string of 200 units", () => ({ ...good, note: `${"x".repeat(199)}\uDC00` })],
+    ["a lone surrogate in a nested string of 127 units", () => ({ ...good, items: [{ ...create(ItemSchema), sku: `\uDBFF${"x".repeat(126)}` }] })],
     ["an int64 out of range", () => ({ ...good, id: 2n ** 63n })],
     ["null as a list element", () => ({ ...good, items: [null] })],
   ];
