@@ -17,7 +17,9 @@
 //
 // Bytes: what protobuf-es' toBinary writes (fields by number, unknown fields last, integer -0 as
 // zero), map entries in key order when deterministic. Payload types are proto3 (DESIGN §4.2), so
-// protobuf-es keeps no field defaults on a prototype: every property is an own one.
+// protobuf-es keeps no field defaults on a prototype: every property is an own one. Properties
+// are read by for-in, so a field set as a non-enumerable property (which protobuf-es never makes)
+// is not seen, as the conversion path never saw an undeclared one.
 import { ScalarType, type DescMessage } from "@bufbuild/protobuf";
 import { isWrapperDesc } from "@bufbuild/protobuf/wkt";
 import { structToMessage } from "../generated/struct.js";
