@@ -23,6 +23,15 @@ export function checkUnknownOccurrence(number: number, data: Uint8Array): string
   const wt = tag % 8;
   const num = (tag - wt) / 8;
   if (num !== number) return `its tag has field number ${num}`;
+  return checkUnknownPayload(wt, data, pos);
+}
+
+/**
+ * Returns undefined when `data` from `pos` to its end is exactly one well-formed payload of wire
+ * type `wt`, else the reason (protobuf-es keeps an unknown field's payload apart from its tag).
+ */
+export function checkUnknownPayload(wt: number, data: Uint8Array, pos: number): string | undefined {
+  const n = data.length;
   switch (wt) {
     case 0: {
       let i = 0;

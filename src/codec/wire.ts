@@ -69,7 +69,7 @@ const encoder = new TextEncoder();
 
 // Strings longer than this go through TextEncoder.encodeInto; shorter ones are written by the
 // loop below, which avoids the subarray view and the native call per string.
-const ENCODE_INTO_MIN = 128;
+export const ENCODE_INTO_MIN = 128;
 
 /**
  * A negative int32/enum as protobuf writes it: sign-extended to 64 bits, always ten bytes. Written
@@ -96,6 +96,11 @@ export class WireWriter {
   /** Low and high 32 bits (unsigned) of the last value passed to `split64`. */
   lo = 0;
   hi = 0;
+  /**
+   * Set when `string` met a lone surrogate in a string under 128 units (written as U+FFFD, as
+   * TextEncoder does); never cleared here. A writer whose strings are unchecked reads it.
+   */
+  lone = false;
   // A bigint stored into a BigInt64Array is wrapped to 64 bits natively, with no allocation:
   // measured 2x faster than Number() conversion with a BigInt fallback on mixed magnitudes.
   private readonly big64 = new BigInt64Array(2);
@@ -363,6 +368,7 @@ export class WireWriter {
             continue;
           }
           c = 0xfffd;
+          this.lone = true;
         }
         buf[pos++] = 0xe0 | (c >> 12);
         buf[pos++] = 0x80 | ((c >> 6) & 0x3f);

@@ -464,14 +464,70 @@ function release(w: Writer): void {
   if (pool.length < POOL_KEEP) pool.push(w);
 }
 
+/**
+ * The outputs every write kind offers (a bare message, a frame, a batch, a FrameWriter append)
+ * around one root write: the output is the arena's free tail or the Writer's scratch, and nothing
+ * becomes visible unless every root of the call was written. A kind supplies its Writer pool, how
+ * a Writer starts, and how one root is written (the dynamic kind here, the generated kind in
+ * src/codec/generated-writer.ts).
+ */
+export abstract class WriteFront<W extends FieldWriter> {
+  protected abstract take(): W;
+  protected abstract give(w: W): void;
+  protected abstract start(w: W, lease: boolean): void;
+  protected abstract writeRoot(w: W, value: unknown, framed: boolean): void;
+
+  /** One root, bare or framed, into a fresh output. */
+  protected one(value: unknown, framed: boolean): Uint8Array {
+    const w = this.take();
+    try {
+      this.start(w, true);
+      this.writeRoot(w, value, framed);
+      return w.finish();
+    } finally {
+      this.give(w);
+    }
+  }
+
+  /** Frames for every value, concatenated; nothing is returned when any value fails. */
+  encodeAll(values: Iterable<unknown>): Uint8Array {
+    const list = Array.isArray(values) ? values : [...values];
+    const w = this.take();
+    try {
+      // A long batch outgrows the arena's tail anyway: start in the scratch rather than move there.
+      this.start(w, list.length <= 16);
+      for (let i = 0; i < list.length; i++) this.writeRoot(w, list[i], true);
+      return w.finish();
+    } finally {
+      this.give(w);
+    }
+  }
+
+  /** Appends one frame to `out`, which is unchanged on failure. */
+  writeFrame(value: unknown, out: FrameWriter): void {
+    const w = this.take();
+    try {
+      this.start(w, false);
+      this.writeRoot(w, value, true);
+      const bytes = w.written();
+      const buf = out.reserve(bytes.length);
+      copy(bytes, 0, bytes.length, buf, out.length);
+      out.commit(bytes.length);
+    } finally {
+      this.give(w);
+    }
+  }
+}
+
 /** The write side of one serializer: its root, settings and accepted-pair cache. */
-export class MessageWriter {
+export class MessageWriter extends WriteFront<Writer> {
   readonly root: DescMessage;
   readonly settings: Settings;
   private readonly acceptance: Acceptance;
   private readonly config: WriteConfig;
 
   constructor(root: DescMessage, options: WriterOptions) {
+    super();
     this.root = root;
     this.settings = options.settings;
     this.acceptance = new Acceptance(options.acceptor, options.payloadRules);
@@ -483,6 +539,18 @@ export class MessageWriter {
       det: options.settings.deterministic,
       acceptance: this.acceptance,
     };
+  }
+
+  protected take(): Writer {
+    return acquire();
+  }
+
+  protected give(w: Writer): void {
+    release(w);
+  }
+
+  protected start(w: Writer, lease: boolean): void {
+    w.begin(this.config, lease);
   }
 
   /** @internal Number of evaluator calls (cache misses) so far. */
@@ -526,7 +594,7 @@ export class MessageWriter {
    * is checked again by a sizing pass in insertion order: what it throws is the error (the first
    * bad value in insertion order, or the exact size of a value over the limit).
    */
-  private writeRoot(w: Writer, value: unknown, framed: boolean): void {
+  protected writeRoot(w: Writer, value: unknown, framed: boolean): void {
     if (!isDynamicMessage(value) && (!isPlainObject(value) || typeof (value as { $typeName?: unknown }).$typeName === "string")) this.notAMessage(value);
     try {
       w.root(value, framed, false);
@@ -559,14 +627,7 @@ export class MessageWriter {
         return out;
       }
     }
-    const w = acquire();
-    try {
-      w.begin(this.config, true);
-      this.writeRoot(w, value, false);
-      return w.finish();
-    } finally {
-      release(w);
-    }
+    return this.one(value, false);
   }
 
   /** One frame: varint length, then the message (framing v1). */
@@ -588,42 +649,6 @@ export class MessageWriter {
         return out;
       }
     }
-    const w = acquire();
-    try {
-      w.begin(this.config, true);
-      this.writeRoot(w, value, true);
-      return w.finish();
-    } finally {
-      release(w);
-    }
-  }
-
-  /** Frames for every value, concatenated; nothing is returned when any value fails. */
-  encodeAll(values: Iterable<unknown>): Uint8Array {
-    const list = Array.isArray(values) ? values : [...values];
-    const w = acquire();
-    try {
-      // A long batch outgrows the arena's tail anyway: start in the scratch rather than move there.
-      w.begin(this.config, list.length <= 16);
-      for (let i = 0; i < list.length; i++) this.writeRoot(w, list[i], true);
-      return w.finish();
-    } finally {
-      release(w);
-    }
-  }
-
-  /** Appends one frame to `out`, which is unchanged on failure. */
-  writeFrame(value: unknown, out: FrameWriter): void {
-    const w = acquire();
-    try {
-      w.begin(this.config, false);
-      this.writeRoot(w, value, true);
-      const bytes = w.written();
-      const buf = out.reserve(bytes.length);
-      copy(bytes, 0, bytes.length, buf, out.length);
-      out.commit(bytes.length);
-    } finally {
-      release(w);
-    }
+    return this.one(value, true);
   }
 }

@@ -1,11 +1,12 @@
-// The generated kind's write side (docs/design.md §11): protobuf-es message objects (`$typeName`, fields
-// by local name, oneofs as `{ case, value }`, maps as plain objects, `$unknown` as
-// `{ no, wireType, data }` with the payload after the tag) to the writer's value form, through a
-// plan per descriptor instance computed once. (The read side builds protobuf-es objects straight
-// from the tape: src/codec/generated-reader.ts.) `fromGenerated` checks a protobuf-es object against the paired declaration
-// (its `$typeName`, each field with DynamicMessage.create's rules) and gives the writer a value
-// bound to that declaration, so that every write check (unknown-field collisions, limits, depth,
-// deterministic order) is the dynamic kind's, with its errors.
+// The generated kind's reference write path (docs/design.md §11), run only for a value that the
+// direct writer (src/codec/generated-writer.ts) refused, to name its fault: protobuf-es message
+// objects (`$typeName`, fields by local name, oneofs as `{ case, value }`, maps as plain objects,
+// `$unknown` as `{ no, wireType, data }` with the payload after the tag) to the dynamic writer's
+// value form, through a plan per descriptor instance computed once. `fromGenerated` checks a
+// protobuf-es object against the paired declaration (its `$typeName`, each field with
+// DynamicMessage.create's rules) and gives the writer a value bound to that declaration, so that
+// every write check (unknown-field collisions, limits, depth, deterministic order) is the dynamic
+// kind's, with its errors. The direct writer makes the same checks; any it fails, this path names.
 import type { DescField, DescMessage } from "@bufbuild/protobuf";
 import { structToMessage } from "./struct.js";
 import { isWrapperDesc } from "@bufbuild/protobuf/wkt";

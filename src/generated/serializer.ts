@@ -1,11 +1,15 @@
 // The serializer of the generated kind (docs/design.md §11): the dynamic serializer's framing, settings,
 // limits, unknown-field rules, deterministic mode, errors and WASM read path, with values that
-// are protobuf-es message objects (src/generated/convert.ts).
+// are protobuf-es message objects. Writes go straight from the objects into the output
+// (src/codec/generated-writer.ts); a value it refuses is written again through the conversion
+// path (src/generated/convert.ts, then the dynamic writer), whose error is the one thrown, so
+// that refusals name their fault exactly as the conversion path always did.
 import { clone, create, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
 import { FrameReader } from "../codec/frame-reader.js";
 import { FrameWriter } from "../codec/frame-writer.js";
 import { GeneratedDecoder } from "../codec/generated-reader.js";
-import { CodecError } from "../errors.js";
+import { GeneratedMessageWriter } from "../codec/generated-writer.js";
+import { CodecError, internalError } from "../errors.js";
 import { checkBytes, ProtobufSerializer, shifted } from "../serializer.js";
 import { ProtobufGeneratedSerializerSnapshot } from "../snapshot/generated.js";
 import { fromGenerated, genPlanOf, Trail } from "./convert.js";
@@ -24,6 +28,7 @@ export class ProtobufGeneratedSerializer<Desc extends DescMessage = DescMessage>
   readonly type: ProtobufGeneratedType<Desc>;
   readonly #inner: ProtobufSerializer;
   readonly #plan: ReturnType<typeof genPlanOf>;
+  readonly #writer: GeneratedMessageWriter;
   #decoder: GeneratedDecoder | undefined;
 
   /** @internal Use `type.createSerializer()`. */
@@ -31,6 +36,7 @@ export class ProtobufGeneratedSerializer<Desc extends DescMessage = DescMessage>
     this.type = type;
     this.#inner = new ProtobufSerializer(type._dynamic);
     this.#plan = genPlanOf(type.descriptor);
+    this.#writer = new GeneratedMessageWriter(type.descriptor, type.settings);
     this.#decoder = undefined;
   }
 
@@ -43,10 +49,29 @@ export class ProtobufGeneratedSerializer<Desc extends DescMessage = DescMessage>
     return fromGenerated(value, this.#plan, new Trail(this.#plan.typeName), this.type.settings.maxDepth);
   }
 
+  /**
+   * The error for a value the direct writer refused (`e`): what the conversion path throws for
+   * it (`again` converts and writes the same value). Only a bug lets that path pass.
+   */
+  #refusal(e: unknown, again: () => unknown): unknown {
+    try {
+      again();
+    } catch (x) {
+      return x;
+    }
+    return internalError(
+      `cannot write ${this.type.descriptor.typeName}`,
+      `the generated writer refused a value that the conversion path writes (${e instanceof Error ? e.message : String(e)})`,
+    );
+  }
 
   /** One frame: the varint length, then the message (framing v1). */
   encode(value: MessageShape<Desc>): Uint8Array {
-    return this.#inner.encode(this.#in(value));
+    try {
+      return this.#writer.encodeFrame(value);
+    } catch (e) {
+      throw this.#refusal(e, () => this.#inner.encode(this.#in(value)));
+    }
   }
 
   /** The value of exactly one frame. */
@@ -65,7 +90,11 @@ export class ProtobufGeneratedSerializer<Desc extends DescMessage = DescMessage>
 
   /** The bare message, without a frame; same checks and limits. */
   toBinary(value: MessageShape<Desc>): Uint8Array {
-    return this.#inner.toBinary(this.#in(value));
+    try {
+      return this.#writer.toBinary(value);
+    } catch (e) {
+      throw this.#refusal(e, () => this.#inner.toBinary(this.#in(value)));
+    }
   }
 
   /** Reads a bare message. */
@@ -75,9 +104,12 @@ export class ProtobufGeneratedSerializer<Desc extends DescMessage = DescMessage>
 
   /** Frames of all values, concatenated; nothing is returned when any value fails. */
   encodeAll(values: Iterable<MessageShape<Desc>>): Uint8Array {
-    const list: DynamicMessage[] = [];
-    for (const v of values) list.push(this.#in(v));
-    return this.#inner.encodeAll(list);
+    const list = Array.isArray(values) ? values : [...values];
+    try {
+      return this.#writer.encodeAll(list);
+    } catch (e) {
+      throw this.#refusal(e, () => this.#inner.encodeAll(list.map((v) => this.#in(v))));
+    }
   }
 
   /** Every frame of a buffer, validated in one WASM call. */
@@ -98,7 +130,11 @@ export class ProtobufGeneratedSerializer<Desc extends DescMessage = DescMessage>
   /** Appends one frame to `writer`; on failure the writer is unchanged. */
   serialize(value: MessageShape<Desc>, writer: FrameWriter): void {
     if (!(writer instanceof FrameWriter)) throw new TypeError("serialize expects a FrameWriter");
-    this.#inner.serialize(this.#in(value), writer);
+    try {
+      this.#writer.writeFrame(value, writer);
+    } catch (e) {
+      throw this.#refusal(e, () => this.#inner.serialize(this.#in(value), new FrameWriter()));
+    }
   }
 
   /** Reads the frame at the reader's position and moves past it; on failure it does not move. */

@@ -83,3 +83,37 @@ describe("strings round-trip exactly (BOM, NUL, astral, every length around each
     back.forEach((v, i) => expect(v.equals(values[i])).toBe(true));
   });
 });
+
+describe("the generated kind: the same strings, both directions against @bufbuild/protobuf", () => {
+  const gen = ProtobufType.ofGenerated(Strings).createSerializer();
+
+  test("protokeel writes protobuf-es' bytes and reads them back to protobuf-es' value", () => {
+    for (const s of cases) {
+      const value = create(Strings, { s, rs: [s, `1${s}`], m: { [s]: s }, o: s, child: { s } } as never);
+      const bytes = toBinary(Strings, value);
+      expect(Buffer.compare(gen.toBinary(value), bytes)).toBe(0);
+      expect(gen.fromBinary(bytes)).toEqual(fromBinary(Strings, bytes));
+    }
+    const values = cases.map((s) => create(Strings, { s } as never));
+    expect(gen.decodeAll(gen.encodeAll(values))).toEqual(values);
+  });
+
+  // The direct writer finds lone surrogates in strings under 128 units as it writes them and checks
+  // longer ones first: every length around both paths, the surrogate first, last and alone.
+  const lone = [...lengths].filter((n) => n > 0 && n < 300).flatMap((n) => [`\uD800${"a".repeat(n - 1)}`, `${"é".repeat(n - 1)}\uDFFF`]);
+  test("a lone surrogate is refused as DynamicMessage.create refuses it, in every field shape", () => {
+    for (const s of lone) {
+      for (const init of [{ s }, { o: s }, { rs: ["ok", s] }, { m: { k: s } }, { m: { [s]: "v" } }, { child: { s } }]) {
+        const value = create(Strings, init as never);
+        let expected: unknown;
+        try {
+          DynamicMessage.create(Strings, init);
+        } catch (e) {
+          expected = e;
+        }
+        expect(expected).toBeInstanceOf(RangeError);
+        expect(() => gen.toBinary(value)).toThrow(expected as Error);
+      }
+    }
+  });
+});

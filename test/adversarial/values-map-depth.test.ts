@@ -1,6 +1,7 @@
 // Hardening item 10: a map entry is a nesting level in both directions. The writer did not count
 // it while the reader did, so with maxDepth(2) a serializer wrote Holder{ map<string, Leaf> }
 // values that it then refused to read.
+import { create, toBinary } from "@bufbuild/protobuf";
 import { describe, expect, test } from "vitest";
 import { CodecError, DynamicMessage, ProtobufType } from "../../src/index.js";
 import { pbjsType } from "./support.js";
@@ -63,5 +64,27 @@ describe("a map entry counts as a level, writing and reading", () => {
     expect(loose.toBinary(decoded).length).toBeGreaterThan(0);
     const tight = ProtobufType.newBuilder(loose.type.descriptor).maxDepth(2).build().createSerializer();
     expect(codecError(() => tight.toBinary(decoded)).code).toBe("DEPTH_LIMIT_EXCEEDED");
+  });
+});
+
+describe("the generated kind counts the same levels", () => {
+  test.each([
+    [{ one: { x: 1 } }, 2],
+    [{ counts: { a: 1 } }, 2],
+    [{ leaves: { a: { x: 1 } } }, 3],
+  ])("%j needs maxDepth %i", (init, least) => {
+    const desc = ProtobufType.of(Holder).descriptor;
+    const value = create(desc, init as never);
+    const bytes = toBinary(desc, value);
+    for (let maxDepth = 1; maxDepth <= 4; maxDepth++) {
+      const ser = ProtobufType.newGeneratedBuilder(desc).maxDepth(maxDepth).build().createSerializer();
+      if (maxDepth >= least) {
+        expect(ser.toBinary(value)).toEqual(bytes);
+        expect(ser.fromBinary(bytes)).toEqual(value);
+      } else {
+        expect(codecError(() => ser.toBinary(value)).code).toBe("DEPTH_LIMIT_EXCEEDED");
+        expect(codecError(() => ser.fromBinary(bytes)).code).toBe("DEPTH_LIMIT_EXCEEDED");
+      }
+    }
   });
 });

@@ -1,0 +1,773 @@
+// The generated kind's write path (docs/design.md §11): protobuf-es message objects (`$typeName`,
+// fields by local name, oneofs as `{ case, value }`, maps as plain objects keyed by string,
+// wrappers unboxed and Struct as JSON where protobuf-es does so, `$unknown` as `{ no, wireType,
+// data }`) written straight into the dynamic kind's output (FieldWriter: arena tail or scratch,
+// backpatched lengths, the same scalar, list and map encodings), in one walk over an explicit
+// stack, so that any depth up to maxDepth is written without JS recursion.
+//
+// It makes every check of the conversion path it replaced (src/generated/convert.ts, then the
+// dynamic writer): $typeName pairing, field values by DynamicMessage.create's rules (the checks
+// in src/message/coerce.ts; the common forms by an inline test first), undeclared properties
+// holding data, $unknown's form, number range, wire form and collisions, maxDepth (a map entry
+// counts as a level), maxMessageBytes. It never builds an error: a refused value throws
+// `REFUSED` (or whatever a coerce check threw), and the serializer then runs the conversion path
+// on the same value, whose error is the one thrown (src/generated/serializer.ts). So the errors,
+// and which one of several faults is reported, are exactly the conversion path's, and this walk
+// carries no paths or sizing pass. (Converting first was ~44% of span encode time.)
+//
+// Bytes: what protobuf-es' toBinary writes (fields by number, unknown fields last, integer -0 as
+// zero), map entries in key order when deterministic. Payload types are proto3 (DESIGN §4.2), so
+// protobuf-es keeps no field defaults on a prototype: every property is an own one. Properties
+// are read by for-in, so a field set as a non-enumerable property (which protobuf-es never makes)
+// is not seen, as the conversion path never saw an undeclared one.
+//
+// Size (~770 lines): the plans, the inline checks, the property read, and the two walks (frames
+// for recursive types, bounded recursion for the others) share one state (the Writer's frames,
+// value arrays and length slots); the encodings themselves are FieldWriter's.
+import { ScalarType, type DescMessage } from "@bufbuild/protobuf";
+import { isWrapperDesc } from "@bufbuild/protobuf/wkt";
+import { structToMessage } from "../generated/struct.js";
+import { coerceValueField, FLOAT_MAX, isWellFormed, listForWrite, mapInput } from "../message/coerce.js";
+import { K_ENUM, K_LIST, K_MAP, K_MESSAGE, L_STRING, type FieldInfo } from "../message/field-info.js";
+import type { Settings } from "../settings.js";
+import { FieldWriter, scalarBound, SizeOverflow } from "./field-writer.js";
+import { keyOrder } from "./map-order.js";
+import { planOf, type FieldPlan, type WritePlan } from "./plan.js";
+import { checkUnknownPayload, MAX_FIELD_NUMBER } from "./unknown.js";
+import { ENCODE_INTO_MIN } from "./wire.js";
+import { WriteFront } from "./writer.js";
+
+type Obj = Record<string, unknown>;
+
+/** A value this path refuses; the conversion path names the fault. */
+export class Refused extends Error {}
+const REFUSED = new Refused("refused by the generated writer");
+
+/** How protobuf-es holds a message element: as a message object. */
+const M_PLAIN = 0;
+/** A google.protobuf wrapper in a singular field outside a oneof: the bare scalar. */
+const M_WRAPPER = 1;
+/** google.protobuf.Struct in a field of any message but google.protobuf.Value: a JsonObject. */
+const M_STRUCT = 2;
+
+/** The inline check of a singular scalar: a value that passes is valid and in written form. */
+const C_DOUBLE = 0;
+const C_FLOAT = 1;
+const C_INT32 = 2;
+const C_UINT32 = 3;
+const C_BOOL = 4;
+const C_STRING = 5;
+const C_BYTES = 6;
+const C_INT64 = 7;
+const C_UINT64 = 8;
+/** Always through coerceValueField (64-bit decimal strings, jstype JS_STRING). */
+const C_SLOW = 9;
+
+
+
+interface GField {
+  readonly p: FieldPlan;
+  readonly fi: FieldInfo;
+  readonly local: string;
+  /** The oneof's local name for a member, else undefined. */
+  readonly oneof: string | undefined;
+  readonly check: number;
+  /** A singular scalar or enum whose zero is not written. */
+  readonly implicit: boolean;
+  /** Index of the oneof in GPlan.oneofs for a member, else -1. */
+  readonly oi: number;
+  readonly mode: number;
+  child: GPlan | undefined;
+}
+
+interface GPlan {
+  readonly desc: DescMessage;
+  readonly typeName: string;
+  readonly plan: WritePlan;
+  /** Fields by number. */
+  readonly fields: readonly GField[];
+  /** Property name → code (K_* below, or the index of a field outside oneofs in `fields`). */
+  readonly codes: ReadonlyMap<string, number>;
+  /** The property names of the last object read, in order, and their codes (see `open`). */
+  readonly seqKeys: string[];
+  readonly seqCodes: number[];
+  readonly oneofs: readonly string[];
+  /** Per oneof, its members' local names and indexes in `fields`. */
+  readonly memberNames: readonly (readonly string[])[];
+  readonly memberIndexes: readonly (readonly number[])[];
+  /** Written by bounded recursion instead of frames: the type nests at most MAX_INLINE levels. */
+  readonly inline: boolean;
+}
+
+// Codes of properties that are not fields outside oneofs; oneof k is ONEOF_0 - k.
+const P_TYPENAME = -1;
+const P_UNKNOWN = -2;
+const P_UNDECLARED = -3;
+const ONEOF_0 = -4;
+
+const gplans = new WeakMap<DescMessage, GPlan>();
+
+/**
+ * Types that nest at most this many levels of messages (a recursive type nests without bound) are
+ * written by JS recursion, whose depth their height bounds, instead of on the frame stack: a
+ * frame per message was a fixed cost each (span's messages: 5-6% of encode time).
+ */
+const MAX_INLINE = 8;
+
+const heights = new WeakMap<DescMessage, number>();
+
+/**
+ * The number of message levels `desc` nests (1: no message field), or a number over `budget`
+ * when it nests more, a recursive type (`open`: the types on the current path) included. The
+ * recursion is at most `budget` deep; a finite height kept is exact, one over budget may be too
+ * high (a type then is written with frames, never wrongly inline).
+ */
+function heightOf(desc: DescMessage, budget: number, open: Set<DescMessage>): number {
+  const known = heights.get(desc);
+  if (known !== undefined) return known;
+  if (budget === 0 || open.has(desc)) return Infinity;
+  open.add(desc);
+  let h = 1;
+  for (const f of desc.fields) {
+    if (f.message === undefined) continue;
+    h = Math.max(h, 1 + heightOf(f.message, budget - 1, open));
+    if (h > budget) break;
+  }
+  open.delete(desc);
+  heights.set(desc, h);
+  return h;
+}
+
+function checkOf(fi: FieldInfo): number {
+  if (fi.elemKind === K_ENUM) return C_INT32;
+  switch (fi.scalar) {
+    case ScalarType.DOUBLE:
+      return C_DOUBLE;
+    case ScalarType.FLOAT:
+      return C_FLOAT;
+    case ScalarType.INT32:
+    case ScalarType.SINT32:
+    case ScalarType.SFIXED32:
+      return C_INT32;
+    case ScalarType.UINT32:
+    case ScalarType.FIXED32:
+      return C_UINT32;
+    case ScalarType.BOOL:
+      return C_BOOL;
+    case ScalarType.STRING:
+      return C_STRING;
+    case ScalarType.BYTES:
+      return C_BYTES;
+    case ScalarType.UINT64:
+    case ScalarType.FIXED64:
+      return fi.long === L_STRING ? C_SLOW : C_UINT64;
+    default:
+      // int64, sint64, sfixed64: protobuf-es holds bigint unless JS_STRING (JS_NUMBER too).
+      return fi.long === L_STRING ? C_SLOW : C_INT64;
+  }
+}
+
+/** The generated write plan of `desc`; nested plans are resolved on first use. */
+function gplanOf(desc: DescMessage): GPlan {
+  let g = gplans.get(desc);
+  if (g !== undefined) return g;
+  const plan = planOf(desc);
+  const fields = plan.fields.map((p): GField => {
+    const fi = p.fi;
+    const f = fi.field;
+    const singular = fi.kind < K_MESSAGE;
+    let mode = M_PLAIN;
+    if (fi.elemKind === K_MESSAGE) {
+      // As protobuf-es (and generated-reader.ts): Struct first, wrappers in singular fields only.
+      if (f.message!.typeName === "google.protobuf.Struct" && desc.typeName !== "google.protobuf.Value") mode = M_STRUCT;
+      else if (fi.kind === K_MESSAGE && f.oneof === undefined && isWrapperDesc(f.message!)) mode = M_WRAPPER;
+    }
+    return {
+      p,
+      fi,
+      local: f.localName,
+      oneof: f.oneof?.localName,
+      check: singular ? checkOf(fi) : C_SLOW,
+      implicit: singular && !fi.explicit,
+      oi: f.oneof === undefined ? -1 : desc.oneofs.indexOf(f.oneof),
+      mode,
+      child: undefined,
+    };
+  });
+  const codes = new Map<string, number>([
+    ["$typeName", P_TYPENAME],
+    ["$unknown", P_UNKNOWN],
+  ]);
+  fields.forEach((gf, i) => {
+    if (gf.oi < 0) codes.set(gf.local, i);
+  });
+  desc.oneofs.forEach((o, k) => codes.set(o.localName, ONEOF_0 - k));
+  const memberNames = desc.oneofs.map(() => [] as string[]);
+  const memberIndexes = desc.oneofs.map(() => [] as number[]);
+  fields.forEach((gf, i) => {
+    if (gf.oi < 0) return;
+    memberNames[gf.oi]!.push(gf.local);
+    memberIndexes[gf.oi]!.push(i);
+  });
+  g = {
+    desc,
+    typeName: desc.typeName,
+    plan,
+    fields,
+    codes,
+    seqKeys: [],
+    seqCodes: [],
+    oneofs: desc.oneofs.map((o) => o.localName),
+    memberNames,
+    memberIndexes,
+    inline: heightOf(desc, MAX_INLINE + 1, new Set()) <= MAX_INLINE,
+  };
+  gplans.set(desc, g);
+  return g;
+}
+
+function childOf(g: GField): GPlan {
+  return (g.child ??= gplanOf(g.p.message!));
+}
+
+/** What `scalarState` says of a singular scalar: written as it is, not written (zero), or coerced first. */
+const S_WRITE = 0;
+const S_SKIP = 1;
+const S_SLOW = 2;
+
+/**
+ * The inline check `c` of a singular scalar: S_WRITE when `v` is valid and already in the form
+ * written, S_SKIP when it is also the zero of an `implicit` field, S_SLOW when coerceValueField
+ * must check or convert it (which throws for an invalid value).
+ */
+function scalarState(c: number, v: unknown, implicit: boolean): number {
+  switch (c) {
+    case C_DOUBLE:
+      if (typeof v !== "number") return S_SLOW;
+      return implicit && v === 0 && 1 / v > 0 ? S_SKIP : S_WRITE;
+    case C_FLOAT:
+      // A finite value beyond float32's range is refused (NaN and ±Infinity are floats).
+      if (typeof v !== "number" || (v > FLOAT_MAX && v !== Infinity) || (v < -FLOAT_MAX && v !== -Infinity)) return S_SLOW;
+      return implicit && v === 0 && 1 / v > 0 ? S_SKIP : S_WRITE;
+    case C_INT32:
+      if (typeof v !== "number" || (v | 0) !== v) return S_SLOW;
+      return implicit && v === 0 ? S_SKIP : S_WRITE;
+    case C_UINT32:
+      if (typeof v !== "number" || v >>> 0 !== v) return S_SLOW;
+      return implicit && v === 0 ? S_SKIP : S_WRITE;
+    case C_BOOL:
+      if (typeof v !== "boolean") return S_SLOW;
+      return implicit && !v ? S_SKIP : S_WRITE;
+    case C_STRING:
+      // A lone surrogate in a shorter string is found as it is written (WireWriter.lone; longer
+      // ones go to TextEncoder, which reports none): the check per string was ~10% of span encode.
+      if (typeof v !== "string" || (v.length >= ENCODE_INTO_MIN && !isWellFormed(v))) return S_SLOW;
+      return implicit && v.length === 0 ? S_SKIP : S_WRITE;
+    case C_BYTES:
+      if (!(v instanceof Uint8Array)) return S_SLOW;
+      return implicit && v.length === 0 ? S_SKIP : S_WRITE;
+    case C_INT64:
+      if (typeof v !== "bigint" || BigInt.asIntN(64, v) !== v) return S_SLOW;
+      return implicit && v === 0n ? S_SKIP : S_WRITE;
+    case C_UINT64:
+      if (typeof v !== "bigint" || BigInt.asUintN(64, v) !== v) return S_SLOW;
+      return implicit && v === 0n ? S_SKIP : S_WRITE;
+    default:
+      return S_SLOW;
+  }
+}
+
+/** protobuf-es' zero of an implicit-presence field (floats: -0 is not zero; integers: it is). */
+function isZero(c: number, v: unknown): boolean {
+  switch (typeof v) {
+    case "number":
+      return v === 0 && (1 / v > 0 || (c !== C_DOUBLE && c !== C_FLOAT));
+    case "bigint":
+      return v === 0n;
+    case "string":
+      return c === C_STRING ? v === "" : v === "0";
+    case "boolean":
+      return !v;
+    default:
+      return (v as Uint8Array).length === 0;
+  }
+}
+
+const hasOwn = Object.prototype.hasOwnProperty;
+
+
+/** True unless `v` is what protobuf-es holds for an unset field (as convert.ts's holdsData). */
+function holdsData(v: unknown): boolean {
+  if (v === undefined || v === null || v === false || v === 0 || v === 0n || v === "") return false;
+  if (v instanceof Uint8Array) return v.length > 0;
+  if (Array.isArray(v)) return v.length > 0;
+  if (typeof v === "object") {
+    const c = v as { case?: unknown };
+    if ("case" in c && c.case === undefined) return false;
+    if (Object.getPrototypeOf(v) === Object.prototype && Object.keys(v).length === 0) return false;
+    return true;
+  }
+  return true;
+}
+
+/**
+ * Reads the properties of `o`, a message object of `plan`, into `vals` (the field values by index
+ * in plan.fields, a oneof's set member included) and returns its `$unknown`; refuses a wrong
+ * $typeName and an undeclared property holding data.
+ *
+ * By for-in: a load `o[k]` inside it is a load by the enum cache's index, where a load per
+ * declared field `o[name]` was a megamorphic keyed load (~35% of span encode), and counting own
+ * properties to find undeclared ones was ~20% more. Objects of one shape list their properties in
+ * one order: each name is compared with the last object's at its place.
+ */
+function props(o: Obj, plan: GPlan, vals: unknown[]): unknown {
+  const seqKeys = plan.seqKeys;
+  const seqCodes = plan.seqCodes;
+  let u: unknown = undefined;
+  let at = 0;
+  // $typeName too is read here (a named load of it on objects of every message type was
+  // megamorphic); one that for-in does not list (not enumerable) is read after.
+  let typed = false;
+  for (const k in o) {
+    let code: number;
+    if (seqKeys[at] === k) code = seqCodes[at]!;
+    else {
+      code = plan.codes.get(k) ?? P_UNDECLARED;
+      seqKeys[at] = k;
+      seqCodes[at] = code;
+    }
+    at++;
+    const v = o[k];
+    if (code >= 0) vals[code] = v;
+    else if (code <= ONEOF_0) {
+      // The set member's value goes where a field's would: no per-member case test later.
+      const c = (v === null || v === undefined ? undefined : (v as { case?: unknown }).case) as unknown;
+      if (c === undefined) continue;
+      const names = plan.memberNames[ONEOF_0 - code]!;
+      for (let m = 0; m < names.length; m++) {
+        if (names[m] !== c) continue;
+        const x = (v as { value?: unknown }).value;
+        // A case without a value is not protobuf-es' form (the conversion path names it).
+        if (x === undefined) throw REFUSED;
+        vals[plan.memberIndexes[ONEOF_0 - code]![m]!] = x;
+        break;
+      }
+    } else if (code === P_TYPENAME) {
+      if (v !== plan.typeName) throw REFUSED;
+      typed = true;
+    } else if (code === P_UNKNOWN) u = v;
+    else if (holdsData(v) && hasOwn.call(o, k)) throw REFUSED;
+  }
+  if (!typed && o.$typeName !== plan.typeName) throw REFUSED;
+  return u;
+}
+
+/** One open message. */
+class GFrame {
+  o!: Obj;
+  plan!: GPlan;
+  depth = 0;
+  /** Next field (index into plan.fields) and next element; j = 1 for a singular message written. */
+  i = 0;
+  j = 0;
+  /** The message list's elements or message map's values in progress, and the map's keys. */
+  items: readonly unknown[] | undefined = undefined;
+  keys: readonly unknown[] | undefined = undefined;
+  /** The field values by index in plan.fields (a oneof's set member included), cleared as they are read. */
+  readonly vals: unknown[] = [];
+  /** `$unknown`. */
+  u: unknown = undefined;
+  /** Length slots (-1: none): the message's and the enclosing map entry's. */
+  lenK = -1;
+  entryK = -1;
+  /** Bytes that long lengths inside the message will add (see FieldWriter.openLen). */
+  extra = 0;
+}
+
+interface GConfig {
+  readonly root: GPlan;
+  readonly maxDepth: number;
+  readonly maxBytes: number;
+  readonly det: boolean;
+}
+
+/** One write in progress of the generated kind. */
+export class GeneratedWriter extends FieldWriter {
+  private readonly frames: GFrame[] = [];
+  private sp = 0;
+  private c!: GConfig;
+  /** Per recursion level of `inline`, the field values of its message, cleared as they are read. */
+  private readonly inlineVals: unknown[][] = [];
+  /** A root is being written (cleared when it is done): `end` then clears what it left. */
+  private dirty = false;
+  /** The bytes that long lengths inside the last message `inline` wrote add (not its own). */
+  private inner = 0;
+  /** Of the last root closed: the bytes its long lengths add, inside its body and in all. */
+  private rootExtra = 0;
+  private allExtra = 0;
+
+  begin(c: GConfig, lease: boolean): void {
+    this.c = c;
+    this.beginOutput(lease, c.maxBytes, c.det);
+  }
+
+  override end(): void {
+    super.end();
+    // A failed write leaves frames open and values unread; a finished one cleared all.
+    if (this.dirty) {
+      for (const vals of this.inlineVals) vals.fill(undefined);
+      this.dirty = false;
+    }
+    for (let i = 0; i < this.sp; i++) {
+      const f = this.frames[i]!;
+      f.o = undefined!;
+      f.items = f.keys = f.u = undefined;
+      f.vals.fill(undefined);
+    }
+    this.sp = 0;
+  }
+
+  /** Checks and writes one root value at `pos`, with its length prefix when `framed`. */
+  root(value: unknown, framed: boolean): void {
+    this.rootBody = this.pos + (framed ? 1 : 0);
+    this.lone = false;
+    const from = this.slots;
+    this.dirty = true;
+    const root = this.c.root;
+    if (root.inline) {
+      this.allExtra = this.inline(value, root, 1, framed, -1, 0);
+      this.rootExtra = this.inner;
+    } else {
+      this.open(value, root, 1, framed, -1);
+      while (this.sp > 0) {
+        const f = this.frames[this.sp - 1]!;
+        if (!this.step(f)) this.close(f);
+      }
+    }
+    this.dirty = false;
+    if (this.lone) throw REFUSED;
+    if (this.pos - this.rootBody + this.rootExtra > this.c.maxBytes) throw new SizeOverflow();
+    this.settleLens(from, this.allExtra);
+  }
+
+  /** Checks a message object's depth and $typeName and opens a frame for it. */
+  private open(obj: unknown, plan: GPlan, depth: number, prefixed: boolean, entryK: number): void {
+    if (depth > this.c.maxDepth || obj === null || typeof obj !== "object") throw REFUSED;
+    const o = obj as Obj;
+    const f = (this.frames[this.sp] ??= new GFrame());
+    this.sp++;
+    f.o = o;
+    f.plan = plan;
+    f.depth = depth;
+    f.i = 0;
+    f.j = 0;
+    f.items = undefined;
+    f.keys = undefined;
+    f.u = undefined;
+    f.u = props(o, plan, f.vals);
+    f.entryK = entryK;
+    f.extra = 0;
+    if (prefixed) {
+      this.ensure(1);
+      f.lenK = this.openLen();
+    } else f.lenK = -1;
+  }
+
+  /** Ends the top frame: the undeclared-property check, unknown fields, lengths. */
+  private close(f: GFrame): void {
+    const plan = f.plan;
+    const u = f.u;
+    if (u !== undefined) this.unknown(u, plan.plan);
+    let extra = f.extra;
+    const inner = extra;
+    if (f.lenK >= 0) extra += this.closeLenLater(f.lenK, extra);
+    if (f.entryK >= 0) extra += this.closeLenLater(f.entryK, extra);
+    f.o = undefined!;
+    f.items = f.keys = f.u = undefined;
+    this.sp--;
+    if (this.sp > 0) this.frames[this.sp - 1]!.extra += extra;
+    else {
+      this.rootExtra = inner;
+      this.allExtra = extra;
+    }
+  }
+
+  /** `$unknown` in protobuf-es' form, checked, then written after the known fields. */
+  private unknown(u: unknown, plan: WritePlan): void {
+    if (!Array.isArray(u)) throw REFUSED;
+    for (let i = 0; i < u.length; i++) {
+      const e = u[i] as { no?: unknown; wireType?: unknown; data?: unknown } | null | undefined;
+      const no = e?.no;
+      const wt = e?.wireType;
+      const data = e?.data;
+      if (
+        typeof no !== "number" ||
+        !Number.isInteger(no) ||
+        no < 1 ||
+        no > MAX_FIELD_NUMBER ||
+        typeof wt !== "number" ||
+        !Number.isInteger(wt) ||
+        wt < 0 ||
+        wt > 7 ||
+        !(data instanceof Uint8Array) ||
+        checkUnknownPayload(wt, data, 0) !== undefined ||
+        plan.byNumber.has(no)
+      ) {
+        throw REFUSED;
+      }
+      this.ensure(5 + data.length);
+      this.varint32(no * 8 + wt);
+      this.raw(data);
+    }
+  }
+
+  /**
+   * Writes the fields of the top frame from where it stopped; returns true when it opened a
+   * child frame (the top frame resumes after it), false when all fields are done.
+   */
+  private step(f: GFrame): boolean {
+    const fields = f.plan.fields;
+    const vals = f.vals;
+    for (let i = f.i; i < fields.length; i++) {
+      const g = fields[i]!;
+      if (f.items !== undefined) {
+        if (this.elements(f, g, i)) return true;
+        continue;
+      }
+      if (f.j !== 0) {
+        // The singular message of field i is written.
+        f.j = 0;
+        continue;
+      }
+      const v = vals[i];
+      if (v === undefined) continue;
+      vals[i] = undefined;
+      if (v === null) continue;
+      const p = g.p;
+      if (p.elemKind !== K_MESSAGE) {
+        this.plain(g, v, f.depth);
+        continue;
+      }
+      switch (p.kind) {
+        case K_LIST: {
+          if (!Array.isArray(v)) throw REFUSED;
+          if (v.length === 0) continue;
+          f.items = v;
+          f.keys = undefined;
+          f.j = 0;
+          if (this.elements(f, g, i)) return true;
+          continue;
+        }
+        case K_MAP: {
+          const entries = mapInput(g.fi, v);
+          if (entries.length === 0) continue;
+          if (this.sorted && entries.length > 1) entries.sort((a, b) => keyOrder(a[0], b[0]));
+          f.keys = entries.map((e) => e[0]);
+          f.items = entries.map((e) => e[1]);
+          f.j = 0;
+          if (this.elements(f, g, i)) return true;
+          continue;
+        }
+        default: {
+          if (g.mode === M_WRAPPER) {
+            this.wrapper(g, v, f.depth);
+            continue;
+          }
+          this.tag(p);
+          const child = childOf(g);
+          if (child.inline) {
+            f.extra += this.inline(v, child, f.depth + 1, true, -1, 0);
+            continue;
+          }
+          this.open(g.mode === M_STRUCT ? struct(v) : v, child, f.depth + 1, true, -1);
+          f.i = i;
+          f.j = 1;
+          return true;
+        }
+      }
+    }
+    f.i = fields.length;
+    return false;
+  }
+
+  /** A field that holds no message: a scalar or enum, a list or a map of them. */
+  private plain(g: GField, v: unknown, depth: number): void {
+    const p = g.p;
+    if (p.kind <= K_ENUM) {
+      const state = scalarState(g.check, v, g.implicit);
+      if (state === S_SKIP) return;
+      if (state === S_SLOW) {
+        v = coerceValueField(g.fi, v);
+        if (v === undefined || (g.implicit && isZero(g.check, v))) return;
+      }
+      this.scalarField(p, v);
+    } else if (p.kind === K_LIST) {
+      const list = listForWrite(g.fi, v);
+      if (list !== undefined) this.list(p, list);
+    } else {
+      const m = coerceValueField(g.fi, v) as ReadonlyMap<unknown, unknown> | undefined;
+      if (m === undefined) return;
+      // A map entry is a nesting level (the reader counts it).
+      if (depth + 1 > this.c.maxDepth) throw REFUSED;
+      this.scalarMap(p, m);
+    }
+  }
+
+  /**
+   * A message of an `inline` plan (and all it holds) at `depth`, by recursion (`level`: how deep,
+   * below MAX_INLINE), after its tag (and its map entry's header, slot `entryK`). Returns the
+   * bytes its long lengths will add, its own and its entry's included.
+   */
+  private inline(obj: unknown, plan: GPlan, depth: number, prefixed: boolean, entryK: number, level: number): number {
+    if (depth > this.c.maxDepth || obj === null || typeof obj !== "object") throw REFUSED;
+    const vals = (this.inlineVals[level] ??= []);
+    const u = props(obj as Obj, plan, vals);
+    let k = -1;
+    if (prefixed) {
+      this.ensure(1);
+      k = this.openLen();
+    }
+    let extra = 0;
+    const fields = plan.fields;
+    for (let i = 0; i < fields.length; i++) {
+      const v = vals[i];
+      if (v === undefined) continue;
+      vals[i] = undefined;
+      if (v === null) continue;
+      const g = fields[i]!;
+      const p = g.p;
+      if (p.elemKind !== K_MESSAGE) {
+        this.plain(g, v, depth);
+        continue;
+      }
+      // Struct is recursive (never in an inline type): a message here is held as an object.
+      const child = childOf(g);
+      if (p.kind === K_MESSAGE) {
+        if (g.mode === M_WRAPPER) {
+          this.wrapper(g, v, depth);
+          continue;
+        }
+        this.tag(p);
+        extra += this.inline(v, child, depth + 1, true, -1, level + 1);
+      } else if (p.kind === K_LIST) {
+        if (!Array.isArray(v)) throw REFUSED;
+        for (let j = 0; j < v.length; j++) {
+          this.tag(p);
+          extra += this.inline(v[j], child, depth + 1, true, -1, level + 1);
+        }
+      } else {
+        const entries = mapInput(g.fi, v);
+        if (this.sorted && entries.length > 1) entries.sort((a, b) => keyOrder(a[0], b[0]));
+        for (let j = 0; j < entries.length; j++) {
+          const key = entries[j]![0];
+          this.ensure(9 + p.tagSize + scalarBound(p.mapKey, key));
+          this.varint32(p.tag);
+          const ek = this.openLen();
+          this.varint32(p.keyTag);
+          this.scalar(p.mapKey, key);
+          this.varint32(p.valueTag);
+          extra += this.inline(entries[j]![1], child, depth + 2, true, ek, level + 1);
+        }
+      }
+    }
+    if (u !== undefined) this.unknown(u, plan.plan);
+    this.inner = extra;
+    if (k >= 0) extra += this.closeLenLater(k, extra);
+    if (entryK >= 0) extra += this.closeLenLater(entryK, extra);
+    return extra;
+  }
+
+  /**
+   * Writes the elements of the message list or map in progress under field `g` (index i) from
+   * the next one: leaves at once; returns true when it opened a frame for one.
+   */
+  private elements(f: GFrame, g: GField, i: number): boolean {
+    const items = f.items!;
+    const keys = f.keys;
+    const p = g.p;
+    const child = childOf(g);
+    for (let j = f.j; j < items.length; j++) {
+      const v = g.mode === M_STRUCT ? struct(items[j]) : items[j];
+      let entryK = -1;
+      if (keys === undefined) this.tag(p);
+      else {
+        const k = keys[j];
+        this.ensure(9 + p.tagSize + scalarBound(p.mapKey, k));
+        this.varint32(p.tag);
+        entryK = this.openLen();
+        this.varint32(p.keyTag);
+        this.scalar(p.mapKey, k);
+        this.varint32(p.valueTag);
+      }
+      const depth = f.depth + (keys === undefined ? 1 : 2);
+      if (child.inline) {
+        f.extra += this.inline(v, child, depth, true, entryK, 0);
+        continue;
+      }
+      f.j = j + 1;
+      f.i = i;
+      this.open(v, child, depth, true, entryK);
+      return true;
+    }
+    f.items = f.keys = undefined;
+    f.j = 0;
+    return false;
+  }
+
+  /** A wrapper held as its bare scalar: the wrapper message with field 1 unless zero. */
+  private wrapper(g: GField, v: unknown, depth: number): void {
+    if (depth + 1 > this.c.maxDepth) throw REFUSED;
+    const inner = childOf(g).fields[0]!;
+    const x = coerceValueField(inner.fi, v);
+    this.tag(g.p);
+    const at = this.pos++;
+    if (x !== undefined && !isZero(inner.check, x)) this.scalarField(inner.p, x);
+    this.closeLen(at);
+  }
+}
+
+/** A Struct field's JsonObject as protobuf-es' message form. */
+function struct(v: unknown): unknown {
+  if (v === null || typeof v !== "object" || Array.isArray(v)) throw REFUSED;
+  return structToMessage(v);
+}
+
+const pool: GeneratedWriter[] = [];
+const POOL_KEEP = 4;
+
+/** The write side of one generated serializer. */
+export class GeneratedMessageWriter extends WriteFront<GeneratedWriter> {
+  private readonly config: GConfig;
+
+  constructor(root: DescMessage, settings: Settings) {
+    super();
+    this.config = { root: gplanOf(root), maxDepth: settings.maxDepth, maxBytes: settings.maxMessageBytes, det: settings.deterministic };
+  }
+
+  protected take(): GeneratedWriter {
+    return pool.pop() ?? new GeneratedWriter();
+  }
+
+  protected give(w: GeneratedWriter): void {
+    w.end();
+    if (pool.length < POOL_KEEP) pool.push(w);
+  }
+
+  protected start(w: GeneratedWriter, lease: boolean): void {
+    w.begin(this.config, lease);
+  }
+
+  protected writeRoot(w: GeneratedWriter, value: unknown, framed: boolean): void {
+    w.root(value, framed);
+  }
+
+  /** The bare message. */
+  toBinary(value: unknown): Uint8Array {
+    return this.one(value, false);
+  }
+
+  /** One frame. */
+  encodeFrame(value: unknown): Uint8Array {
+    return this.one(value, true);
+  }
+}
