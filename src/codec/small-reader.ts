@@ -15,6 +15,8 @@
 // throws the exact CodecError. Errors are then the core's by construction; what this file must
 // never do is accept what the core refuses, or build a different value
 // (test/decode-small-path.test.ts, and the decode suites run on both paths: vitest.config.ts).
+// Over 500 lines on purpose: the field loop, packed runs and the UTF-8 check are one hot path
+// sharing the reader's scratch state (varint halves, text); split, each part would expose it.
 import { DynamicMessage } from "../message/dynamic-message.js";
 import { L_NUMBER, L_STRING } from "../message/field-info.js";
 import type { UnknownField } from "../message/unknown-fields.js";
