@@ -1,6 +1,9 @@
 // Test projects:
 // - "default": every test file, on the TypeScript sources.
 // - "lazy-decode": the codec tests again with every bare message decoded lazily.
+// - "small-decode", "core-decode": the codec, decode, adversarial and differential tests again
+//   with every bare message and single frame read by the TypeScript reader of small messages, and
+//   with none (src/codec/small-reader.ts; the default threshold splits them by size).
 // - "dist-esm", "dist-cjs": the adversarial suite (test/adversarial/**) and the differential
 //   properties over random schemas (test/differential-*.test.ts) against the built package
 //   (issue 11, "The built package"): their imports of src/index.js resolve to dist/index.js (ESM)
@@ -71,6 +74,29 @@ function distTests(): string[] {
   return [...adversarial, ...differential].filter((f) => !usesInternals(join(here, f))).sort();
 }
 
+// The files of the lazy-decode project, the adversarial suite and the differential properties.
+const CODEC_TESTS = [
+  "test/decode-*.test.ts",
+  "test/serializer-*.test.ts",
+  "test/field-note-relays.test.ts",
+  "test/write-*.test.ts",
+  "test/writer-*.test.ts",
+  "test/snapshot-upgrade.test.ts",
+  "test/dynamic-message.test.ts",
+];
+
+/** The read path's two ways for small messages (TypeScript reader or core) must agree. */
+function smallProject(name: string, setup: string) {
+  return {
+    extends: true as const,
+    test: {
+      name,
+      include: [...CODEC_TESTS, "test/stream-decode.test.ts", "test/adversarial/**/*.test.ts", "test/differential-*.test.ts"],
+      setupFiles: [setup],
+    },
+  };
+}
+
 const SRC_INDEX = /^(?:\.\.\/)+src\/index\.js$/;
 
 function distProject(name: string, entry: string, format: "esm" | "cjs") {
@@ -100,18 +126,12 @@ export default defineConfig({
         extends: true,
         test: {
           name: "lazy-decode",
-          include: [
-            "test/decode-*.test.ts",
-            "test/serializer-*.test.ts",
-            "test/field-note-relays.test.ts",
-            "test/write-*.test.ts",
-            "test/writer-*.test.ts",
-            "test/snapshot-upgrade.test.ts",
-            "test/dynamic-message.test.ts",
-          ],
+          include: CODEC_TESTS,
           setupFiles: ["test/support/lazy-everywhere.ts"],
         },
       },
+      smallProject("small-decode", "test/support/small-everywhere.ts"),
+      smallProject("core-decode", "test/support/small-nowhere.ts"),
       distProject("dist-esm", "dist/index.js", "esm"),
       distProject("dist-cjs", "test/support/dist-cjs.ts", "cjs"),
     ],

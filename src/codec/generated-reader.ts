@@ -14,7 +14,8 @@ import { resumeWalk, tapeText, walkFrames, walkMessage, type TapeResult } from "
 import { F_ASCII, FLAG_SHIFT, OP_BYTES, OP_END, OP_FIXED32, OP_FIXED64, OP_MASK, OP_PACKED, OP_START, OP_UNKNOWN, OP_VARINT, SLOT_SHIFT } from "../wasm/tape.js";
 import { readArena } from "./arena.js";
 import { layoutOf, type MessageLayout } from "./layout.js";
-import { long, planFor, S_EXPLICIT, S_LIST, tapeNumber, type ReadPlan, utf8String } from "./reader.js";
+import { long, planFor, S_EXPLICIT, S_LIST, type ReadPlan, utf8String } from "./read-plan.js";
+import { tapeNumber } from "./reader.js";
 
 type Obj = Record<string, unknown>;
 

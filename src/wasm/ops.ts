@@ -124,8 +124,15 @@ const latin1 = new TextDecoder("latin1");
 export function tapeText(t: TapeResult): string {
   const n = t.textLength;
   if (n === 0) return "";
-  const at = t.text;
-  return latin1Slice !== undefined ? latin1Slice.call(views.u8, at, at + n) : latin1.decode(views.u8.subarray(at, at + n));
+  return latin1Text(views.u8, t.text, t.text + n);
+}
+
+/**
+ * `bytes[start .. end)` as one char per byte (ASCII bytes as themselves): the one-call way to
+ * turn ASCII bytes into a string (see latin1Slice above); the TypeScript reader uses it too.
+ */
+export function latin1Text(bytes: Uint8Array, start: number, end: number): string {
+  return latin1Slice !== undefined ? latin1Slice.call(bytes, start, end) : latin1.decode(bytes.subarray(start, end));
 }
 
 /** Limits a message is read with. */

@@ -1,0 +1,545 @@
+// The read path of small bare messages, in TypeScript (docs/design.md §13 allows a pure-TS path
+// where it measures faster). For a ~90 B message the core's fixed costs came to about as much as
+// protobufjs's whole decode (one process, Node 20, loaded 2-core machine, ns per call: the walk
+// call with its copy-in and status read 225-285, the tape's text string 100-170, the tape read
+// with its frames 500-600, against protobufjs's 480-700 for the whole decode), and no share of it
+// disappears by tuning one stage; reading the bytes directly skips the call, the copy-in, the tape
+// and its text.
+//
+// It accepts no more than the WASM walker: it checks the same rules (tags, wire types against the
+// layout table's own words, varint lengths, lengths, UTF-8, jstype = JS_NUMBER ranges, nesting)
+// and builds the same values as the tape reader (reader.ts) through the helpers they share
+// (read-plan.ts). Whatever it does not handle itself (every malformed input, every limit, a
+// singular sub-message occurring twice, which merges, nesting past MAX_LEVELS) makes it give up
+// (`undefined`), and the caller reads the input with the WASM path, which returns the value or
+// throws the exact CodecError. Errors are then the core's by construction; what this file must
+// never do is accept what the core refuses, or build a different value
+// (test/decode-small-path.test.ts, and the decode suites run on both paths: vitest.config.ts).
+// Over 500 lines on purpose: the field loop, packed runs and the UTF-8 check are one hot path
+// sharing the reader's scratch state (varint halves, text); split, each part would expose it.
+import { DynamicMessage } from "../message/dynamic-message.js";
+import { L_NUMBER, L_STRING } from "../message/field-info.js";
+import type { UnknownField } from "../message/unknown-fields.js";
+import { latin1Text } from "../wasm/ops.js";
+import {
+  A_KIND_MASK, A_MESSAGE, A_PACKABLE, A_SLOT_SHIFT, A_STRING, A_WIRE_SHIFT, B_JS_NUMBER, DENSE_ENTRY_WORDS,
+  KIND_BOOL, KIND_DOUBLE, KIND_FIXED32, KIND_FIXED64, KIND_FLOAT, KIND_INT64, KIND_SFIXED32, KIND_SFIXED64,
+  KIND_SINT32, KIND_SINT64, KIND_UINT32, KIND_UINT64, SPARSE_ENTRY_WORDS, T_DENSE_MAX_WORD, T_HEADER_WORDS,
+  T_SPARSE_COUNT_WORD, tableWords,
+} from "../wasm/table.js";
+import {
+  accepted, bytesValue, copyOf, putEntry, S_IMPLICIT, S_LIST, SourceCopy, utf8String, type ReadPlan, type SourceRef,
+} from "./read-plan.js";
+
+/** One declared field as the TypeScript reader looks it up by number. */
+interface FieldEntry {
+  readonly slot: number;
+  /** Kind as in the layout table (FieldDescriptorProto.Type numbering). */
+  readonly kind: number;
+  /** The wire type the field is written with; a packable field also takes 2. */
+  readonly wire: number;
+  readonly packable: boolean;
+  readonly utf8: boolean;
+  readonly message: boolean;
+  /** jstype = JS_NUMBER: values beyond ±(2^53 − 1) are refused. */
+  readonly jsNumber: boolean;
+  readonly store: number;
+  readonly long: number;
+  readonly oneof: number;
+  readonly child: ReadPlan | undefined;
+}
+
+/** A plan's fields by number: directly up to the table's dense bound, else searched. */
+export interface FieldTable {
+  readonly dense: readonly (FieldEntry | undefined)[];
+  readonly sparse: ReadonlyMap<number, FieldEntry> | undefined;
+}
+
+/**
+ * The field table of `plan`, read from the layout table's own words (what the walker reads), so
+ * that both paths accept the same wire types, strings and ranges for each number.
+ */
+function tableOf(plan: ReadPlan): FieldTable {
+  const words = tableWords();
+  const t = plan.layout.typeOffset;
+  const denseMax = words[t + T_DENSE_MAX_WORD]!;
+  const sparseCount = words[t + T_SPARSE_COUNT_WORD]!;
+  const entry = (a: number, b: number): FieldEntry => {
+    const slot = a >>> A_SLOT_SHIFT;
+    const sp = plan.slots[slot]!;
+    const message = (a & A_MESSAGE) !== 0;
+    return {
+      slot,
+      kind: a & A_KIND_MASK,
+      wire: (a >>> A_WIRE_SHIFT) & 7,
+      packable: (a & A_PACKABLE) !== 0,
+      utf8: (a & A_STRING) !== 0,
+      message,
+      jsNumber: !message && b === B_JS_NUMBER,
+      store: sp.store,
+      long: sp.long,
+      oneof: sp.oneof,
+      child: sp.child,
+    };
+  };
+  const dense: (FieldEntry | undefined)[] = [];
+  for (let n = 0; n <= denseMax; n++) {
+    const at = t + T_HEADER_WORDS + DENSE_ENTRY_WORDS * n;
+    dense.push(words[at] !== 0 ? entry(words[at]!, words[at + 1]!) : undefined);
+  }
+  let sparse: Map<number, FieldEntry> | undefined;
+  for (let i = 0; i < sparseCount; i++) {
+    const at = t + T_HEADER_WORDS + DENSE_ENTRY_WORDS * (denseMax + 1) + SPARSE_ENTRY_WORDS * i;
+    (sparse ??= new Map()).set(words[at]!, entry(words[at + 1]!, words[at + 2]!));
+  }
+  const table = { dense, sparse };
+  plan.table = table;
+  return table;
+}
+
+/** Thrown (and caught in `decode`) to hand the input to the WASM path. */
+const GIVE_UP: unique symbol = Symbol("protokeel small reader gives up");
+
+// Nesting the recursive reader goes down to at most; deeper inputs go to the core, whose stack
+// is in linear memory (maxDepth reaches 10,000, which JS recursion must not).
+const MAX_LEVELS = 64;
+
+const TWO32 = 4294967296;
+
+// Fixed-width floats are read through this scratch in little-endian order, whatever the host's.
+const scratch = new DataView(new ArrayBuffer(8));
+
+/** A value of 64-bit field from its halves (`signed`: int64/sint64/sfixed64), held per `mode`. */
+function long64(lo: number, hi: number, signed: boolean, mode: number): unknown {
+  // Exact in a double below 2^53 (the halves combine with one rounding otherwise, as Number(big)).
+  const n = signed ? (hi | 0) * TWO32 + lo : hi * TWO32 + lo;
+  if (mode === L_NUMBER) return n;
+  if (Number.isSafeInteger(n)) return mode === L_STRING ? String(n) : BigInt(n);
+  const big = (BigInt(hi) << 32n) | BigInt(lo);
+  const v = signed ? BigInt.asIntN(64, big) : big;
+  return mode === L_STRING ? String(v) : v;
+}
+
+/** What the core's jsSafe accepts: within ±(2^53 − 1), or up to 2^53 − 1 unsigned. */
+function jsSafe(lo: number, hi: number, signed: boolean): boolean {
+  if (!signed || hi < 0x80000000) return hi <= 0x1fffff;
+  return hi > 0xffe00000 || (hi === 0xffe00000 && lo !== 0);
+}
+
+/** True for the kinds whose 64-bit values are signed. */
+function signed64(kind: number): boolean {
+  return kind === KIND_INT64 || kind === KIND_SINT64 || kind === KIND_SFIXED64;
+}
+
+/**
+ * Reads bare messages of one root with the settings of a serializer. One per BoundDecoder; a
+ * read runs no user code, so the instance's scratch state is never shared by two reads.
+ */
+export class SmallDecoder {
+  private buf: Uint8Array;
+  /** The halves of the last varint read (unsigned 32-bit each). */
+  private lo = 0;
+  private hi = 0;
+  /** Height and unknown fields of the last message body read. */
+  private h = 1;
+  private unknown: UnknownField[] | undefined = undefined;
+  /** The input as one char per byte, made for the first ASCII string of a read. */
+  private text: string | undefined = undefined;
+
+  constructor(
+    private readonly maxDepth: number,
+    private readonly alias: number,
+  ) {
+    this.buf = new Uint8Array(0);
+  }
+
+  /**
+   * The value of `input` (a bare message of `root`), or undefined when the WASM path must read
+   * it. `source`, when given, is where the input's copy already lives (a lazy value's store).
+   */
+  decode(input: Uint8Array, root: ReadPlan, source: SourceRef | undefined): DynamicMessage | undefined {
+    this.buf = input;
+    try {
+      const values = this.body(root, 0, input.length, 0);
+      const sc = source ?? new SourceCopy(input);
+      return accepted(DynamicMessage._fromDecodedAt(root.desc!, values, this.unknown, sc.store, sc.base, input.length), this.h);
+    } catch (e) {
+      if (e === GIVE_UP) return undefined;
+      throw e;
+    } finally {
+      this.buf = EMPTY;
+      this.text = undefined;
+      this.unknown = undefined;
+    }
+  }
+
+  /** Reads a varint at p (bounded by end) into lo/hi; returns the position after it. */
+  private varint(p: number, end: number): number {
+    const buf = this.buf;
+    let lo = 0;
+    let b: number;
+    for (let shift = 0; shift < 28; shift += 7) {
+      if (p >= end) throw GIVE_UP;
+      b = buf[p++]!;
+      lo |= (b & 0x7f) << shift;
+      if (b < 0x80) {
+        this.lo = lo >>> 0;
+        this.hi = 0;
+        return p;
+      }
+    }
+    if (p >= end) throw GIVE_UP;
+    b = buf[p++]!;
+    lo |= (b & 0x7f) << 28;
+    let hi = (b & 0x7f) >>> 4;
+    if (b >= 0x80) {
+      for (let shift = 3; ; shift += 7) {
+        if (p >= end) throw GIVE_UP;
+        b = buf[p++]!;
+        if (shift === 31) {
+          // The tenth byte carries bit 63 only: anything else is too long or overflows.
+          if (b > 1) throw GIVE_UP;
+          hi |= b << 31;
+          break;
+        }
+        hi |= (b & 0x7f) << shift;
+        if (b < 0x80) break;
+      }
+    }
+    this.lo = lo >>> 0;
+    this.hi = hi >>> 0;
+    return p;
+  }
+
+  /** Skips the undeclared field whose tag starts at `at` (wire type wt, payload at p); returns its end. */
+  private skip(p: number, end: number, wt: number): number {
+    switch (wt) {
+      case 0:
+        return this.varint(p, end);
+      case 1:
+        if (end - p < 8) throw GIVE_UP;
+        return p + 8;
+      case 2: {
+        const q = this.varint(p, end);
+        if (this.hi !== 0 || this.lo > end - q) throw GIVE_UP;
+        return q + this.lo;
+      }
+      case 5:
+        if (end - p < 4) throw GIVE_UP;
+        return p + 4;
+      default:
+        throw GIVE_UP;
+    }
+  }
+
+  /**
+   * Reads the body [p, end) of a message (or map entry) of `plan` at nesting level `level` (the
+   * root is 0) into a values array; its height and unknown fields are left in h and unknown.
+   */
+  private body(plan: ReadPlan, p: number, end: number, level: number): unknown[] {
+    const table = plan.table ?? tableOf(plan);
+    const dense = table.dense;
+    const buf = this.buf;
+    const values: unknown[] = new Array(plan.slots.length);
+    let unknown: UnknownField[] | undefined;
+    let h = 1;
+    // Oneof members set (1 + slot, 0 = none): one number for a type with one oneof, else an array.
+    let case0 = 0;
+    let cases: Int32Array | undefined;
+    while (p < end) {
+      const at = p;
+      let t = buf[p]!;
+      if (t < 0x80) {
+        if (t < 8) throw GIVE_UP;
+        p++;
+      } else {
+        p = this.varint(p, end);
+        if (this.hi !== 0 || this.lo < 8) throw GIVE_UP;
+        t = this.lo;
+      }
+      const num = t >>> 3;
+      const wt = t & 7;
+      const f = num < dense.length ? dense[num] : table.sparse?.get(num);
+      if (f === undefined) {
+        p = this.skip(p, end, wt);
+        (unknown ??= []).push({ number: num, data: copyOf(buf, at, p - at) });
+        continue;
+      }
+      if (wt !== f.wire) {
+        if (wt !== 2 || !f.packable) throw GIVE_UP;
+        p = this.packed(f, values, p, end);
+        continue;
+      }
+      const slot = f.slot;
+      let v: unknown;
+      if (wt === 0) {
+        let lo: number;
+        let hi: number;
+        if (p < end && buf[p]! < 0x80) {
+          lo = buf[p++]!;
+          hi = 0;
+        } else {
+          p = this.varint(p, end);
+          lo = this.lo;
+          hi = this.hi;
+        }
+        const kind = f.kind;
+        if (kind === KIND_SINT32) {
+          lo = (lo >>> 1) ^ -(lo & 1);
+          hi = 0;
+        } else if (kind === KIND_SINT64) {
+          const m = -(lo & 1);
+          lo = (((lo >>> 1) | (hi << 31)) ^ m) >>> 0;
+          hi = ((hi >>> 1) ^ m) >>> 0;
+        }
+        if ((lo | hi) === 0 && f.store === S_IMPLICIT) {
+          values[slot] = undefined;
+          continue;
+        }
+        switch (kind) {
+          case KIND_BOOL:
+            v = (lo | hi) !== 0;
+            break;
+          case KIND_UINT32:
+            v = lo >>> 0;
+            break;
+          case KIND_INT64:
+          case KIND_SINT64:
+            if (f.jsNumber && !jsSafe(lo, hi, true)) throw GIVE_UP;
+            v = long64(lo, hi, true, f.long);
+            break;
+          case KIND_UINT64:
+            if (f.jsNumber && !jsSafe(lo, hi, false)) throw GIVE_UP;
+            v = long64(lo, hi, false, f.long);
+            break;
+          default:
+            v = lo | 0;
+        }
+      } else if (wt === 2) {
+        let len: number;
+        let q: number;
+        if (p < end && buf[p]! < 0x80) {
+          len = buf[p]!;
+          q = p + 1;
+        } else {
+          q = this.varint(p, end);
+          if (this.hi !== 0) throw GIVE_UP;
+          len = this.lo;
+        }
+        if (len > end - q) throw GIVE_UP;
+        p = q + len;
+        if (f.message) {
+          if (level + 1 >= this.maxDepth || level + 1 >= MAX_LEVELS) throw GIVE_UP;
+          const child = f.child!;
+          if (child.desc === undefined) {
+            const entry = this.body(child, q, p, level + 1);
+            if (this.h + 1 > h) h = this.h + 1;
+            putEntry(values, slot, child, entry);
+            continue;
+          }
+          // A second occurrence of a singular message merges into the first: the core's path does that.
+          if (f.store !== S_LIST && values[slot] !== undefined) throw GIVE_UP;
+          const vs = this.body(child, q, p, level + 1);
+          if (this.h + 1 > h) h = this.h + 1;
+          v = accepted(DynamicMessage._fromDecoded(child.desc, vs, this.unknown, undefined), this.h);
+        } else if (len === 0 && f.store === S_IMPLICIT) {
+          values[slot] = undefined;
+          continue;
+        } else if (f.utf8) {
+          v = this.string(q, len);
+        } else {
+          v = bytesValue(buf, q, len, this.alias);
+        }
+      } else if (wt === 1) {
+        if (end - p < 8) throw GIVE_UP;
+        const lo = (buf[p]! | (buf[p + 1]! << 8) | (buf[p + 2]! << 16) | (buf[p + 3]! << 24)) >>> 0;
+        const hi = (buf[p + 4]! | (buf[p + 5]! << 8) | (buf[p + 6]! << 16) | (buf[p + 7]! << 24)) >>> 0;
+        p += 8;
+        const kind = f.kind;
+        if (f.jsNumber && !jsSafe(lo, hi, kind === KIND_SFIXED64)) throw GIVE_UP;
+        if ((lo | hi) === 0 && f.store === S_IMPLICIT) {
+          values[slot] = undefined;
+          continue;
+        }
+        if (kind === KIND_DOUBLE) {
+          scratch.setUint32(0, lo, true);
+          scratch.setUint32(4, hi, true);
+          v = scratch.getFloat64(0, true);
+        } else v = long64(lo, hi, kind === KIND_SFIXED64, f.long);
+      } else {
+        // wt 5: the table gives no other wire type to a declared field.
+        if (end - p < 4) throw GIVE_UP;
+        const bits = buf[p]! | (buf[p + 1]! << 8) | (buf[p + 2]! << 16) | (buf[p + 3]! << 24);
+        p += 4;
+        if (bits === 0 && f.store === S_IMPLICIT) {
+          values[slot] = undefined;
+          continue;
+        }
+        const kind = f.kind;
+        if (kind === KIND_FLOAT) {
+          scratch.setInt32(0, bits, true);
+          v = scratch.getFloat32(0, true);
+        } else v = kind === KIND_SFIXED32 ? bits : bits >>> 0;
+      }
+      if (f.store === S_LIST) {
+        const list = values[slot] as unknown[] | undefined;
+        if (list === undefined) values[slot] = [v];
+        else list.push(v);
+        continue;
+      }
+      const o = f.oneof;
+      if (o >= 0) {
+        // Last member wins: the one set before is cleared, in one step whatever the member count.
+        if (plan.oneofs === 1) {
+          const was = case0 - 1;
+          if (was >= 0 && was !== slot) values[was] = undefined;
+          case0 = slot + 1;
+        } else {
+          cases ??= new Int32Array(plan.oneofs);
+          const was = cases[o]! - 1;
+          if (was >= 0 && was !== slot) values[was] = undefined;
+          cases[o] = slot + 1;
+        }
+      }
+      values[slot] = v;
+    }
+    this.h = h;
+    this.unknown = unknown;
+    return values;
+  }
+
+  /** A string field's value at [off, off + len), checked as the core checks UTF-8 (RFC 3629). */
+  private string(off: number, len: number): string {
+    if (len === 0) return "";
+    const buf = this.buf;
+    const end = off + len;
+    let i = off;
+    while (i < end && buf[i]! < 0x80) i++;
+    if (i === end) {
+      // ASCII: one string of the whole input for the read, then a substring per field (as the
+      // tape's text area; one latin1Slice + substrings beat a string built per field).
+      const text = (this.text ??= latin1Text(buf, 0, buf.length));
+      return text.substring(off, end);
+    }
+    while (i < end) {
+      const b = buf[i]!;
+      if (b < 0x80) {
+        i++;
+        continue;
+      }
+      const left = end - i;
+      if (b < 0xc2) throw GIVE_UP;
+      if (b < 0xe0) {
+        if (left < 2 || (buf[i + 1]! & 0xc0) !== 0x80) throw GIVE_UP;
+        i += 2;
+      } else if (b < 0xf0) {
+        if (left < 3) throw GIVE_UP;
+        const b1 = buf[i + 1]!;
+        // E0 needs A0.. (no overlong form), ED needs ..9F (no surrogates).
+        if (b1 < (b === 0xe0 ? 0xa0 : 0x80) || b1 > (b === 0xed ? 0x9f : 0xbf) || (buf[i + 2]! & 0xc0) !== 0x80) throw GIVE_UP;
+        i += 3;
+      } else if (b < 0xf5) {
+        if (left < 4) throw GIVE_UP;
+        const b1 = buf[i + 1]!;
+        // F0 needs 90.. (no overlong form), F4 needs ..8F (nothing above U+10FFFF).
+        if (b1 < (b === 0xf0 ? 0x90 : 0x80) || b1 > (b === 0xf4 ? 0x8f : 0xbf)) throw GIVE_UP;
+        if ((buf[i + 2]! & 0xc0) !== 0x80 || (buf[i + 3]! & 0xc0) !== 0x80) throw GIVE_UP;
+        i += 4;
+      } else throw GIVE_UP;
+    }
+    return utf8String(buf, off, len);
+  }
+
+  /**
+   * A packed run of the repeated numeric field `f` (length prefix at p) appended to its list, as
+   * the core's walkPacked checks it and the tape reader's fill converts it; returns its end.
+   */
+  private packed(f: FieldEntry, values: unknown[], p: number, end: number): number {
+    const buf = this.buf;
+    const q = this.varint(p, end);
+    if (this.hi !== 0 || this.lo > end - q) throw GIVE_UP;
+    const len = this.lo;
+    const pend = q + len;
+    const kind = f.kind;
+    const mode = f.long;
+    const out: unknown[] = [];
+    let s = q;
+    switch (kind) {
+      case KIND_FIXED32:
+      case KIND_SFIXED32:
+      case KIND_FLOAT:
+        if ((len & 3) !== 0) throw GIVE_UP;
+        for (; s < pend; s += 4) {
+          const bits = buf[s]! | (buf[s + 1]! << 8) | (buf[s + 2]! << 16) | (buf[s + 3]! << 24);
+          if (kind === KIND_FLOAT) {
+            scratch.setInt32(0, bits, true);
+            out.push(scratch.getFloat32(0, true));
+          } else out.push(kind === KIND_SFIXED32 ? bits : bits >>> 0);
+        }
+        break;
+      case KIND_FIXED64:
+      case KIND_SFIXED64:
+      case KIND_DOUBLE:
+        if ((len & 7) !== 0) throw GIVE_UP;
+        for (; s < pend; s += 8) {
+          const lo = (buf[s]! | (buf[s + 1]! << 8) | (buf[s + 2]! << 16) | (buf[s + 3]! << 24)) >>> 0;
+          const hi = (buf[s + 4]! | (buf[s + 5]! << 8) | (buf[s + 6]! << 16) | (buf[s + 7]! << 24)) >>> 0;
+          if (kind === KIND_DOUBLE) {
+            scratch.setUint32(0, lo, true);
+            scratch.setUint32(4, hi, true);
+            out.push(scratch.getFloat64(0, true));
+          } else {
+            if (f.jsNumber && !jsSafe(lo, hi, kind === KIND_SFIXED64)) throw GIVE_UP;
+            out.push(long64(lo, hi, kind === KIND_SFIXED64, mode));
+          }
+        }
+        break;
+      default:
+        while (s < pend) {
+          let lo: number;
+          let hi: number;
+          if (buf[s]! < 0x80) {
+            lo = buf[s++]!;
+            hi = 0;
+          } else {
+            s = this.varint(s, pend);
+            lo = this.lo;
+            hi = this.hi;
+          }
+          switch (kind) {
+            case KIND_BOOL:
+              out.push((lo | hi) !== 0);
+              break;
+            case KIND_UINT32:
+              out.push(lo >>> 0);
+              break;
+            case KIND_SINT32:
+              out.push((lo >>> 1) ^ -(lo & 1));
+              break;
+            case KIND_INT64:
+            case KIND_UINT64:
+            case KIND_SINT64: {
+              if (kind === KIND_SINT64) {
+                const m = -(lo & 1);
+                lo = (((lo >>> 1) | (hi << 31)) ^ m) >>> 0;
+                hi = ((hi >>> 1) ^ m) >>> 0;
+              }
+              const sgn = signed64(kind);
+              if (f.jsNumber && !jsSafe(lo, hi, sgn)) throw GIVE_UP;
+              out.push(long64(lo, hi, sgn, mode));
+              break;
+            }
+            default:
+              out.push(lo | 0);
+          }
+        }
+    }
+    if (out.length === 0) return pend;
+    const prev = values[f.slot] as unknown[] | undefined;
+    if (prev === undefined) values[f.slot] = out;
+    else for (let i = 0; i < out.length; i++) prev.push(out[i]);
+    return pend;
+  }
+}
+
+const EMPTY = new Uint8Array(0);
