@@ -165,7 +165,11 @@ describe("the walk", () => {
 
 describe("the README's matrix", () => {
   const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
-  const section = readme.slice(readme.indexOf("### At a JSON boundary"), readme.indexOf("## The command line"));
+  const start = readme.indexOf("### At a JSON boundary");
+  const body = readme.indexOf("\n", start) + 1;
+  // The section ends at the next heading of level 2 or 3, whatever follows it.
+  const next = readme.slice(body).search(/^###? /m);
+  const section = readme.slice(start, next < 0 ? undefined : body + next);
   const rows = new Map(
     section
       .split("\n")
