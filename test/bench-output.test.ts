@@ -51,6 +51,7 @@ test("the ignored folder is gitignored and the committed results are tracked", (
   const ignored = execFileSync("git", ["check-ignore", "-q", "bench/.results/latest.json"], { cwd: repo, stdio: "pipe" });
   expect(ignored).toBeDefined(); // exit status 0: ignored
   const tracked = execFileSync("git", ["ls-files", "bench/results"], { cwd: repo, encoding: "utf8" }).trim().split("\n");
-  // latest.* from npm run bench, store.json from npm run bench:store, each only with --update-results.
-  expect(tracked).toEqual(["bench/results/latest.json", "bench/results/latest.svg", "bench/results/store.json"]);
+  // latest.* from npm run bench, store.json from npm run bench:store, pool.json from npm run
+  // bench:pool, each only with --update-results.
+  expect(tracked).toEqual(["bench/results/latest.json", "bench/results/latest.svg", "bench/results/pool.json", "bench/results/store.json"]);
 });
