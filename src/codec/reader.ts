@@ -13,6 +13,7 @@ import type { Settings } from "../settings.js";
 import { DynamicMessage, type LazySource } from "../message/dynamic-message.js";
 import { EMPTY_BYTES } from "../message/coerce.js";
 import type { UnknownField } from "../message/unknown-fields.js";
+import { core } from "../wasm/instance.js";
 import { views } from "../wasm/memory.js";
 import { resumeWalk, tapeText, validateFrames, validateMessage, walkFrames, walkMessage, type TapeResult } from "../wasm/ops.js";
 import {
@@ -452,6 +453,9 @@ export function setLazyDecodeThreshold(bytes: number): number {
 // on, go through the core. Measured (one process, core time / TypeScript time): bench.Small with
 // more tags 91 B 1.39, 174 B 1.28, 534 B 0.98; bench.Classic with longer packed runs 97 B 1.57,
 // 165 B 1.30, 440 B 0.90, 1165 B 0.64 (the core decodes packed runs in bulk).
+// The core is still started first (core(): a no-op once it runs): a decode that worked without it
+// for small inputs only would hide a missing initWasm (workerd's default entry) until the first
+// large message in production.
 const SMALL_BELOW_BYTES = 256;
 const small = { below: SMALL_BELOW_BYTES };
 
@@ -520,6 +524,7 @@ export class BoundDecoder implements LazySource {
 
   private read(input: Uint8Array, source: SourceRef | undefined): DynamicMessage {
     if (input.length < small.below && input.length <= this.settings.maxMessageBytes) {
+      core();
       const value = this.small.decode(input, this.plan, source);
       if (value !== undefined) return value;
     }
@@ -567,6 +572,7 @@ export class BoundDecoder implements LazySource {
     const prefix = readFramePrefix(input, 0);
     if (typeof prefix !== "number" && prefix.bodyAt + prefix.size === input.length) {
       if (prefix.size < small.below && prefix.size <= this.settings.maxMessageBytes) {
+        core();
         const value = this.small.decode(input.subarray(prefix.bodyAt), this.plan, undefined);
         if (value !== undefined) return value;
       }
