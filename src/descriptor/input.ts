@@ -1,6 +1,7 @@
 // The three inputs of ProtobufType.of / newBuilder (docs/design.md §4.1), resolved to a root DescMessage.
 import { MESSAGE_BRAND, TYPE_BRAND, hasBrand, isBrandedClass } from "../brand.js";
 import { createFileRegistry, fromBinary, type DescMessage, type FileRegistry } from "@bufbuild/protobuf";
+import { bytesEqual } from "../message/unknown-fields.js";
 import { crc32c } from "../snapshot/crc32c.js";
 import { FileDescriptorSetSchema, type FileDescriptorProto, type FileDescriptorSet } from "@bufbuild/protobuf/wkt";
 import { invalid } from "./invalid.js";
@@ -142,7 +143,7 @@ function registryOf(name: string, bytes: Uint8Array): FileRegistry {
   if (cacheable) {
     for (let i = 0; i < parsedSets.length; i++) {
       const hit = parsedSets[i]!;
-      if (hit.crc !== crc || !sameBytes(hit.bytes, bytes)) continue;
+      if (hit.crc !== crc || !bytesEqual(hit.bytes, bytes)) continue;
       if (i > 0) parsedSets.unshift(...parsedSets.splice(i, 1));
       return hit.registry;
     }
@@ -160,12 +161,6 @@ function registryOf(name: string, bytes: Uint8Array): FileRegistry {
     }
   }
   return registry;
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 function parseSet(name: string, bytes: Uint8Array): FileRegistry {
