@@ -26,6 +26,7 @@
 // value arrays and length slots); the encodings themselves are FieldWriter's.
 import { ScalarType, type DescMessage } from "@bufbuild/protobuf";
 import { isWrapperDesc } from "@bufbuild/protobuf/wkt";
+import { holdsData } from "../generated/convert.js";
 import { structToMessage } from "../generated/struct.js";
 import { coerceValueField, FLOAT_MAX, isWellFormed, listForWrite, mapInput } from "../message/coerce.js";
 import { K_ENUM, K_LIST, K_MAP, K_MESSAGE, L_STRING, type FieldInfo } from "../message/field-info.js";
@@ -294,21 +295,6 @@ function isZero(c: number, v: unknown): boolean {
 }
 
 const hasOwn = Object.prototype.hasOwnProperty;
-
-
-/** True unless `v` is what protobuf-es holds for an unset field (as convert.ts's holdsData). */
-function holdsData(v: unknown): boolean {
-  if (v === undefined || v === null || v === false || v === 0 || v === 0n || v === "") return false;
-  if (v instanceof Uint8Array) return v.length > 0;
-  if (Array.isArray(v)) return v.length > 0;
-  if (typeof v === "object") {
-    const c = v as { case?: unknown };
-    if ("case" in c && c.case === undefined) return false;
-    if (Object.getPrototypeOf(v) === Object.prototype && Object.keys(v).length === 0) return false;
-    return true;
-  }
-  return true;
-}
 
 /**
  * Reads the properties of `o`, a message object of `plan`, into `vals` (the field values by index

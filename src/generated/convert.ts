@@ -355,7 +355,7 @@ function undeclared(o: Record<string, unknown>, plan: GenPlan, t: Trail): void {
 }
 
 /** True unless `v` is what protobuf-es holds for an unset field (a zero, empty list/map, unset oneof). */
-function holdsData(v: unknown): boolean {
+export function holdsData(v: unknown): boolean {
   if (v === undefined || v === null || v === false || v === 0 || v === 0n || v === "") return false;
   if (v instanceof Uint8Array) return v.length > 0;
   if (Array.isArray(v)) return v.length > 0;
