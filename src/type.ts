@@ -13,6 +13,7 @@ import { resolveSettings, settingsEqual, type Settings } from "./settings.js";
 import { ProtobufSerializer } from "./serializer.js";
 import { CHECK_BYTES, checksOf, hex32, writeCheck } from "./snapshot/crc32c.js";
 import { checkGeneratedSchema, newGeneratedType, type ProtobufGeneratedType } from "./generated/type.js";
+import { bytesEqual } from "./bytes.js";
 
 /** Framing version 1: a varint length followed by the message (docs/design.md §8.2). */
 export const FRAMING_VERSION = 1;
@@ -437,10 +438,4 @@ function readTransfer(bytes: Uint8Array): Transfer {
   p += 32;
   if (p !== end) throw bad("TRANSFER_TRAILING_BYTES", `${end - p} bytes follow the digest`);
   return { fullName, settings, normalized };
-}
-
-function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }

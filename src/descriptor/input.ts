@@ -1,7 +1,7 @@
 // The three inputs of ProtobufType.of / newBuilder (docs/design.md §4.1), resolved to a root DescMessage.
 import { MESSAGE_BRAND, TYPE_BRAND, hasBrand, isBrandedClass } from "../brand.js";
 import { createFileRegistry, fromBinary, type DescMessage, type FileRegistry } from "@bufbuild/protobuf";
-import { bytesEqual } from "../message/unknown-fields.js";
+import { bytesEqual } from "../bytes.js";
 import { crc32c } from "../snapshot/crc32c.js";
 import { FileDescriptorSetSchema, type FileDescriptorProto, type FileDescriptorSet } from "@bufbuild/protobuf/wkt";
 import { invalid } from "./invalid.js";

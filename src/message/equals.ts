@@ -2,7 +2,8 @@
 // included. Nested messages are compared with an explicit stack (any depth maxDepth allows).
 import type { DynamicMessage } from "./dynamic-message.js";
 import { K_LIST, K_MAP, K_MESSAGE, messageInfo, type FieldInfo } from "./field-info.js";
-import { bytesEqual, unknownFieldsEqual } from "./unknown-fields.js";
+import { bytesEqual } from "../bytes.js";
+import { unknownFieldsEqual } from "./unknown-fields.js";
 
 function scalarEq(a: unknown, b: unknown): boolean {
   if (a === b) return true;

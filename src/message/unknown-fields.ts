@@ -1,5 +1,6 @@
 // Unknown fields of a DynamicMessage: occurrences kept as raw encoded bytes, in stored order, so
 // that decode → encode relays them byte for byte (docs/design.md §7, §8.1).
+import { bytesEqual } from "../bytes.js";
 
 /**
  * One occurrence of an unknown field: its field number and the complete encoded field (the tag
@@ -56,12 +57,6 @@ export function unknownFieldsFrom(input: unknown, typeName: string): readonly Un
   return Object.freeze(out);
 }
 
-function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
 /** Equal when every field number has the same occurrences in the same order. */
 export function unknownFieldsEqual(a: readonly UnknownField[], b: readonly UnknownField[]): boolean {
   if (a.length !== b.length) return false;
@@ -77,4 +72,3 @@ export function unknownFieldsEqual(a: readonly UnknownField[], b: readonly Unkno
   return true;
 }
 
-export { bytesEqual };

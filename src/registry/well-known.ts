@@ -20,7 +20,7 @@ import {
   type FileDescriptorProto,
 } from "@bufbuild/protobuf/wkt";
 import { normalize } from "../descriptor/normalize.js";
-import { bytesEqual } from "../message/unknown-fields.js";
+import { bytesEqual } from "../bytes.js";
 
 const FILES: readonly DescFile[] = [
   file_google_protobuf_any,

@@ -15,6 +15,7 @@ import type { ProtobufSerializer } from "../serializer.js";
 import { normalizedBytesOf, typeFromNormalized, type ProtobufType } from "../type.js";
 import { SnapshotInput, SnapshotOutput } from "./bytes.js";
 import type { ReadSnapshotOptions, SchemaCompatibility, SchemaCompatibilityFinding, SerializerSnapshot } from "./types.js";
+import { bytesEqual } from "../bytes.js";
 
 export const DYNAMIC_SNAPSHOT_CLASS = "protokeel.ProtobufDynamicSerializerSnapshot";
 export const DYNAMIC_SNAPSHOT_VERSION = 1;
@@ -291,7 +292,7 @@ export function readPayloadBody(input: SnapshotInput, generated: boolean): Paylo
   at = input.pos;
   const recorded = input.take(FINGERPRINT_BYTES, "the fingerprint");
   const digest = sha256(set);
-  if (!sameBytes(digest, recorded)) {
+  if (!bytesEqual(digest, recorded)) {
     input.fail(
       "SNAPSHOT_FINGERPRINT_MISMATCH",
       at,
@@ -334,13 +335,6 @@ export function readPayloadBody(input: SnapshotInput, generated: boolean): Paylo
     digest,
     generatedTypeName,
   };
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a[i]! ^ b[i]!;
-  return diff === 0;
 }
 
 /** Counts the declarations named `fullName`: as a message, and as anything else (enum, service). */

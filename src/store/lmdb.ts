@@ -27,6 +27,7 @@ import {
   type StateSpecs,
   type ValueState,
 } from "./common.js";
+import { bytesEqual } from "../bytes.js";
 
 /** The part of lmdb's `RootDatabase` the store uses (lmdb 3.x). */
 interface LmdbDatabase {
@@ -69,12 +70,6 @@ function u32be(v: number): Uint8Array {
   const b = new Uint8Array(4);
   new DataView(b.buffer).setUint32(0, v);
   return b;
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 interface Slot {
@@ -152,7 +147,7 @@ export class LmdbStore<S extends StateSpecs = StateSpecs> {
             throw e;
           }
           resolveOrThrow(name, serializer, saved);
-          current = sameBytes(savedBytes, snapshot);
+          current = bytesEqual(savedBytes, snapshot);
         }
         store.#slots.set(name, { name, kind: spec.kind, serializer, snapshot, metaKey, prefix: concat(Uint8Array.of(DATA), nameKey), current });
       }
@@ -233,7 +228,7 @@ export class LmdbStore<S extends StateSpecs = StateSpecs> {
    */
   #storeSnapshot(slot: Slot): void {
     const stored = this.#db.getBinary(slot.metaKey);
-    if (stored !== undefined && !sameBytes(stored.subarray(1), slot.snapshot)) {
+    if (stored !== undefined && !bytesEqual(stored.subarray(1), slot.snapshot)) {
       if (kindOfCode(stored[0] ?? 0) !== slot.kind) throw kindChanged(slot.name, kindOfCode(stored[0] ?? 0) ?? "value", slot.kind);
       resolveOrThrow(slot.name, slot.serializer, readSnapshot(new Uint8Array(stored.subarray(1))), "written");
     }
@@ -272,7 +267,7 @@ export class LmdbStore<S extends StateSpecs = StateSpecs> {
       const r = readKey(k, prefix.length);
       if (r === undefined) continue;
       const raw = k.subarray(prefix.length, r.end);
-      if (last !== undefined && sameBytes(last, raw)) continue;
+      if (last !== undefined && bytesEqual(last, raw)) continue;
       last = raw.slice();
       out.push(r.key);
     }
