@@ -4,7 +4,9 @@
 // [--write] [--update-results] (BENCH_FILTER works like --filter, BENCH_UPDATE_RESULTS=1 like
 // --update-results). Results go to the gitignored bench/.results/; the committed
 // bench/results/latest.* change only with --update-results (lib/output.mjs). The same cases run
-// in Deno, Bun and Chromium with `npm run bench:runtimes` (runtimes.mjs).
+// in Deno, Bun and Chromium with `npm run bench:runtimes` (runtimes.mjs). BENCH_DIST_ENTRY=<path
+// to another build's index.js> times that build instead of dist/ (before/after comparisons with
+// the same harness; never with --update-results).
 import { cpus } from "node:os";
 import { parseArgs } from "node:util";
 import { buildFixtures } from "./lib/fixtures.mjs";
@@ -41,7 +43,9 @@ if (!(timeMs > 0) || !Number.isInteger(seed)) throw new Error("--time must be a 
 // Decided before the run, so that a refused combination does not cost a full run first.
 let outputs;
 try {
-  outputs = planOutputs({ filtered: filterText !== "", write: args.write, update: updateRequested(args["update-results"]) });
+  const update = updateRequested(args["update-results"]);
+  if (update && process.env.BENCH_DIST_ENTRY !== undefined) throw new Error("--update-results records dist/: unset BENCH_DIST_ENTRY");
+  outputs = planOutputs({ filtered: filterText !== "", write: args.write, update });
 } catch (e) {
   console.error(`bench: ${e.message}`);
   process.exit(2);

@@ -10,7 +10,7 @@ export const GENERATED_DIR = join(BENCH_DIR, ".generated");
 export const RESULTS_DIR = join(BENCH_DIR, "results");
 /** Every run's results (latest and dated copies); gitignored. */
 export const RUNS_DIR = join(BENCH_DIR, ".results");
-export const DIST_ENTRY = join(ROOT_DIR, "dist", "index.js");
+export const DIST_ENTRY = process.env.BENCH_DIST_ENTRY ?? join(ROOT_DIR, "dist", "index.js");
 export const BIN = {
   buf: join(ROOT_DIR, "node_modules", ".bin", "buf"),
   pbjs: join(ROOT_DIR, "node_modules", ".bin", "pbjs"),

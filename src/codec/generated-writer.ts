@@ -16,7 +16,7 @@
 // carries no paths or sizing pass. (Converting first was ~44% of span encode time.)
 //
 // Bytes: what protobuf-es' toBinary writes (fields by number, unknown fields last, integer -0 as
-// zero), map entries in key order when deterministic. Payload types are proto3 (DESIGN §4.2), so
+// zero), map entries in key order when deterministic. Payload types are proto3 (docs/design.md §4.2), so
 // protobuf-es keeps no field defaults on a prototype: every property is an own one. Properties
 // are read by for-in, so a field set as a non-enumerable property (which protobuf-es never makes)
 // is not seen, as the conversion path never saw an undeclared one.
