@@ -20,7 +20,7 @@ import { CodecError, internalError } from "../errors.js";
 import type { Settings } from "../settings.js";
 import { at, describeValue, isPlainObject } from "../message/coerce.js";
 import { initValues } from "../message/create.js";
-import { isDynamicMessage, type DynamicMessage } from "../message/dynamic-message.js";
+import { DynamicMessage, isDynamicMessage } from "../message/dynamic-message.js";
 import { EMPTY_UNKNOWN } from "../message/unknown-fields.js";
 import { K_ENUM, K_LIST, K_MAP, K_MESSAGE } from "../message/field-info.js";
 import { Acceptance, type Acceptor, type Failer, type PayloadRuleCheck } from "./acceptance.js";
@@ -200,12 +200,15 @@ class Writer extends FieldWriter implements Failer {
     const c = this.c;
     const parent = this.sp > 0 ? this.frames[this.sp - 1]! : undefined;
     const mode = parent !== undefined ? parent.mode : this.sizing ? SIZE : WRITE;
-    // Plain objects first: isDynamicMessage misses on them only after a brand lookup up the chain.
-    if (isPlainObject(m)) return this.enterPlain(m, paired!, depth, via, key, entryAt, prefixed, mode);
-    if (!isDynamicMessage(m)) {
-      // What create says for the same value (only an init object's elements get here unchecked).
-      const target = (paired ?? declared)!.typeName;
-      throw new TypeError(`${via === undefined ? "value" : at(via.fi.where, key)} expects a DynamicMessage or a plain object for ${target}, got ${describeValue(m)}`);
+    // This copy's values first (one prototype check), then plain objects, and only then the brand
+    // lookup up the chain that recognises another copy's values.
+    if (!(m instanceof DynamicMessage)) {
+      if (isPlainObject(m)) return this.enterPlain(m, paired!, depth, via, key, entryAt, prefixed, mode);
+      if (!isDynamicMessage(m)) {
+        // What create says for the same value (only an init object's elements get here unchecked).
+        const target = (paired ?? declared)!.typeName;
+        throw new TypeError(`${via === undefined ? "value" : at(via.fi.where, key)} expects a DynamicMessage or a plain object for ${target}, got ${describeValue(m)}`);
+      }
     }
     const trusted = paired !== undefined && m._okFor === paired && m._height > 0 && depth - 1 + m._height <= c.maxDepth;
     if (trusted && !c.det) {

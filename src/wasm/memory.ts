@@ -13,7 +13,7 @@
 // whole table into it again.
 import { CodecError } from "../errors.js";
 import { core, coreIfStarted, restartCore, type CoreExports } from "./instance.js";
-import { tableLength, tableWords, takeDirty } from "./table.js";
+import { tableDirty, tableLength, tableWords, takeDirty } from "./table.js";
 
 export interface MemoryViews {
   buffer: ArrayBuffer;
@@ -110,9 +110,11 @@ export function ready(): CoreExports {
     tableCap = cap;
     ensureMemory(tableBase + tableCap);
   }
-  const [lo, hi] = takeDirty(fresh);
-  fresh = false;
-  if (hi > lo) views.i32.set(tableWords().subarray(lo, hi), (tableBase >>> 2) + lo);
+  if (fresh || tableDirty()) {
+    const [lo, hi] = takeDirty(fresh);
+    fresh = false;
+    if (hi > lo) views.i32.set(tableWords().subarray(lo, hi), (tableBase >>> 2) + lo);
+  }
   return e;
 }
 

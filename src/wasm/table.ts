@@ -169,6 +169,11 @@ export function tableStats(): { records: number; words: number; freeRanges: numb
   return { records: sizes.size, words: used, freeRanges: free.length };
 }
 
+/** Whether any word was written since the last takeDirty (checked per core call without allocating). */
+export function tableDirty(): boolean {
+  return dirtyLo !== Infinity;
+}
+
 /**
  * The range of words written since the last call, [lo, hi), and forgets it; everything when
  * `all` (a new instance starts with an empty table).
