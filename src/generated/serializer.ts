@@ -125,12 +125,22 @@ export class ProtobufGeneratedSerializer<Desc extends DescMessage = DescMessage>
 
   /** Checks a bare message exactly as `fromBinary` would, without building a value. */
   validate(bytes: Uint8Array): void {
-    this.#inner.validate(bytes);
+    const input = checkBytes(bytes, this.type.descriptor);
+    try {
+      this.#dec.validate(input);
+    } catch (e) {
+      throw this.#inner._mixUp(e, input, "bare");
+    }
   }
 
   /** Checks every frame of a buffer exactly as `decodeAll` would, in one WASM call. */
   validateAll(bytes: Uint8Array): void {
-    this.#inner.validateAll(bytes);
+    const input = checkBytes(bytes, this.type.descriptor);
+    try {
+      this.#dec.validateAll(input);
+    } catch (e) {
+      throw this.#inner._mixUp(e, input, "frame");
+    }
   }
 
   /** Appends one frame to `writer`; on failure the writer is unchanged. */
