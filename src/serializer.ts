@@ -104,6 +104,11 @@ export class ProtobufSerializer {
    * or a bare message passed to decode/decodeAll/validateAll. Only failures pay for the check.
    */
   #mixUp(e: unknown, bytes: Uint8Array, expected: "bare" | "frame"): unknown {
+    return this._mixUp(e, bytes, expected);
+  }
+
+  /** @internal #mixUp for the generated serializer of the same type, whose reads fail alike. */
+  _mixUp(e: unknown, bytes: Uint8Array, expected: "bare" | "frame"): unknown {
     // Only small inputs are checked again: a mix-up is one message, and a second look at a large
     // input would copy it into the core's memory (which a refused frame must never cost).
     if (!(e instanceof CodecError) || bytes.length === 0 || bytes.length > MIX_UP_MAX_BYTES) return e;

@@ -3,6 +3,8 @@
 // predicts; hostile bytes fail only with a CodecError of a documented code; each rule of DESIGN
 // §8.2/§8.3 has its exact error. After every failure the serializer keeps working.
 // serializer-malformed covers the same classes loosely on one sample; this file pins them.
+// The last block runs every input again through the generated kind (same core, same errors), over
+// the same tables and arbitraries: the file is over 500 lines so that those are not copied.
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
@@ -222,6 +224,24 @@ describe("every truncation fails exactly where the wire says", () => {
   });
 });
 
+/** 200,000 x "recursive(122), length n": built inside out, the lengths grow to 4 bytes. */
+function nestingBomb(): { bomb: Uint8Array; parts: number[][] } {
+  const parts: number[][] = [];
+  let len = 0;
+  for (let i = 0; i < 200_000; i++) {
+    const head = [0xd2, 0x07, ...varint(len)];
+    parts.push(head);
+    len += head.length;
+  }
+  const bomb = new Uint8Array(len);
+  let p = 0;
+  for (let i = parts.length - 1; i >= 0; i--) {
+    bomb.set(parts[i]!, p);
+    p += parts[i]!.length;
+  }
+  return { bomb, parts };
+}
+
 describe("hostile bytes", () => {
   test("random bytes: a value or a CodecError with a documented code, an offset inside the input and a path", () => {
     fc.assert(
@@ -275,21 +295,7 @@ describe("hostile bytes", () => {
   });
 
   test("a nesting bomb of 200,000 levels stops at maxDepth without recursion", () => {
-    // 200,000 x "recursive(122), length n": built inside out, the lengths grow to 4 bytes.
-    const levels = 200_000;
-    const parts: number[][] = [];
-    let len = 0;
-    for (let i = 0; i < levels; i++) {
-      const head = [0xd2, 0x07, ...varint(len)];
-      parts.push(head);
-      len += head.length;
-    }
-    const bomb = new Uint8Array(len);
-    let p = 0;
-    for (let i = parts.length - 1; i >= 0; i--) {
-      bomb.set(parts[i]!, p);
-      p += parts[i]!.length;
-    }
+    const { bomb, parts } = nestingBomb();
     for (const [maxDepth, s] of [
       [100, ser],
       [7, ProtobufType.newBuilder(All).maxDepth(7).build().createSerializer()],
@@ -310,51 +316,54 @@ const s10 = ProtobufType.newBuilder(All).maxMessageBytes(10).build().createSeria
 const b = (...xs: number[]) => new Uint8Array(xs);
 const F_INT32 = `${ROOT}.f_int32(5)`;
 
+// [name, bytes, code, offset, path]
+const RULES: [string, Uint8Array, string, number, string][] = [
+  // Wire types that do not exist in proto3, on a declared, an unknown and a nested field.
+  ["wire type 3 (group start)", b(0x28, 0x01, 0x2b), "INVALID_WIRE_TYPE", 2, F_INT32],
+  ["wire type 4 (group end)", b(0x28, 0x01, 0x2c), "INVALID_WIRE_TYPE", 2, F_INT32],
+  ["wire type 6", b(0x28, 0x01, 0x2e), "INVALID_WIRE_TYPE", 2, F_INT32],
+  ["wire type 7", b(0x28, 0x01, 0x2f), "INVALID_WIRE_TYPE", 2, F_INT32],
+  ["wire type 3 on an unknown field", b(0xc3, 0x3e), "INVALID_WIRE_TYPE", 0, `${ROOT}.unknown(1000)`],
+  ["wire type 7 on an unknown field", b(0xc7, 0x3e), "INVALID_WIRE_TYPE", 0, `${ROOT}.unknown(1000)`],
+  ["wire type 4 in a nested message", b(0x8a, 0x01, 0x01, 0x0c), "INVALID_WIRE_TYPE", 3, `${ROOT}.f_message(17).name(1)`],
+  // A declared field with another wire type.
+  ["fixed32 field as a varint", b(0x38, 0x01), "WIRE_TYPE_MISMATCH", 0, `${ROOT}.f_fixed32(7)`],
+  ["int32 field as fixed32", b(0x2d, 0, 0, 0, 0), "WIRE_TYPE_MISMATCH", 0, F_INT32],
+  ["singular enum as length-delimited", b(0x82, 0x01, 0x01, 0x01), "WIRE_TYPE_MISMATCH", 0, `${ROOT}.f_enum(16)`],
+  ["packed double as fixed32", b(0xcd, 0x02, 0, 0, 0, 0), "WIRE_TYPE_MISMATCH", 0, `${ROOT}.r_double(41)`],
+  ["repeated string as a varint", b(0x88, 0x03, 0x01), "WIRE_TYPE_MISMATCH", 0, `${ROOT}.r_string(49)`],
+  ["map as a varint", b(0xe0, 0x05, 0x01), "WIRE_TYPE_MISMATCH", 0, `${ROOT}.m_string(92)`],
+  ["map key as a varint", b(0xe2, 0x05, 0x02, 0x08, 0x01), "WIRE_TYPE_MISMATCH", 3, `${ROOT}.m_string(92).key(1)`],
+  ["message as a varint", b(0x88, 0x01, 0x01), "WIRE_TYPE_MISMATCH", 0, `${ROOT}.f_message(17)`],
+  ["nested int32 as fixed64", b(0x8a, 0x01, 0x09, 0x11, 0, 0, 0, 0, 0, 0, 0, 0), "WIRE_TYPE_MISMATCH", 3, `${ROOT}.f_message(17).value(2)`],
+  // Field numbers.
+  ["field number 0", b(0x28, 0x01, 0x00, 0x00), "FIELD_NUMBER_ZERO", 2, ROOT],
+  ["field number 536,870,912", b(0x28, 0x01, 0x80, 0x80, 0x80, 0x80, 0x20, 0x00), "FIELD_NUMBER_TOO_LARGE", 2, ROOT],
+  ["field number 2^32 (a 6-byte tag)", b(0x80, 0x80, 0x80, 0x80, 0x80, 0x01, 0x00), "FIELD_NUMBER_TOO_LARGE", 0, ROOT],
+  ["field number 536,870,912 in a nested message", b(0x8a, 0x01, 0x06, 0x80, 0x80, 0x80, 0x80, 0x20, 0x00), "FIELD_NUMBER_TOO_LARGE", 3, `${ROOT}.f_message(17)`],
+  // Invalid UTF-8 wherever a string is.
+  ["UTF-8: a lone continuation byte (the offset is the invalid byte's)", b(0x4a, 0x02, 0x61, 0x80), "INVALID_UTF8", 3, `${ROOT}.f_string(9)`],
+  ["UTF-8: an overlong encoding", b(0x4a, 0x02, 0xc0, 0x80), "INVALID_UTF8", 2, `${ROOT}.f_string(9)`],
+  ["UTF-8: an encoded surrogate", b(0x4a, 0x03, 0xed, 0xa0, 0x80), "INVALID_UTF8", 2, `${ROOT}.f_string(9)`],
+  ["UTF-8: above U+10FFFF", b(0x4a, 0x04, 0xf4, 0x90, 0x80, 0x80), "INVALID_UTF8", 2, `${ROOT}.f_string(9)`],
+  ["UTF-8: a sequence cut at the end", b(0x4a, 0x02, 0xe6, 0x97), "INVALID_UTF8", 2, `${ROOT}.f_string(9)`],
+  ["UTF-8 in a repeated string", b(0x8a, 0x03, 0x01, 0x61, 0x8a, 0x03, 0x01, 0xff), "INVALID_UTF8", 7, `${ROOT}.r_string(49)`],
+  ["UTF-8 in a oneof string", b(0xc2, 0x06, 0x01, 0xff), "INVALID_UTF8", 3, `${ROOT}.c_string(104)`],
+  ["UTF-8 in a map key", b(0xe2, 0x05, 0x04, 0x0a, 0x02, 0xc3, 0x28), "INVALID_UTF8", 5, `${ROOT}.m_string(92).key(1)`],
+  ["UTF-8 in a map value", b(0xe2, 0x05, 0x04, 0x12, 0x02, 0xc3, 0x28), "INVALID_UTF8", 5, `${ROOT}.m_string(92).value(2)`],
+  ["UTF-8 in a nested string", b(0x28, 0x01, 0x8a, 0x01, 0x04, 0x0a, 0x02, 0xed, 0xa0), "INVALID_UTF8", 7, `${ROOT}.f_message(17).name(1)`],
+  ["UTF-8 two levels down", b(0xd2, 0x07, 0x06, 0x8a, 0x01, 0x03, 0x0a, 0x01, 0xfe), "INVALID_UTF8", 8, `${ROOT}.recursive(122).f_message(17).name(1)`],
+  ["UTF-8 in a map value message", b(0xfa, 0x05, 0x06, 0x12, 0x04, 0x0a, 0x02, 0xc3, 0x28), "INVALID_UTF8", 7, `${ROOT}.mv_message(95).value(2).name(1)`],
+  // Varints and lengths.
+  ["a varint of 11 bytes", b(0x28, ...Array(10).fill(0xff), 0x01), "VARINT_TOO_LONG", 1, F_INT32],
+  ["a 10-byte varint above 2^64", b(0x28, ...Array(9).fill(0xff), 0x7f), "VARINT_OVERFLOW", 1, F_INT32],
+  ["a length past the end", b(0x4a, 0xff, 0xff, 0xff, 0xff, 0x0f, 0x61), "LENGTH_PAST_END", 0, `${ROOT}.f_string(9)`],
+  ["a packed double run of 3 bytes", b(0xca, 0x02, 0x03, 1, 2, 3), "PACKED_LENGTH_INVALID", 0, `${ROOT}.r_double(41)`],
+  ["a packed fixed32 run of 5 bytes", b(0xfa, 0x02, 0x05, 1, 2, 3, 4, 5), "PACKED_LENGTH_INVALID", 0, `${ROOT}.r_fixed32(47)`],
+];
+
 describe("each rule has its exact error", () => {
-  test.each([
-    // Wire types that do not exist in proto3, on a declared, an unknown and a nested field.
-    ["wire type 3 (group start)", b(0x28, 0x01, 0x2b), "INVALID_WIRE_TYPE", 2, F_INT32],
-    ["wire type 4 (group end)", b(0x28, 0x01, 0x2c), "INVALID_WIRE_TYPE", 2, F_INT32],
-    ["wire type 6", b(0x28, 0x01, 0x2e), "INVALID_WIRE_TYPE", 2, F_INT32],
-    ["wire type 7", b(0x28, 0x01, 0x2f), "INVALID_WIRE_TYPE", 2, F_INT32],
-    ["wire type 3 on an unknown field", b(0xc3, 0x3e), "INVALID_WIRE_TYPE", 0, `${ROOT}.unknown(1000)`],
-    ["wire type 7 on an unknown field", b(0xc7, 0x3e), "INVALID_WIRE_TYPE", 0, `${ROOT}.unknown(1000)`],
-    ["wire type 4 in a nested message", b(0x8a, 0x01, 0x01, 0x0c), "INVALID_WIRE_TYPE", 3, `${ROOT}.f_message(17).name(1)`],
-    // A declared field with another wire type.
-    ["fixed32 field as a varint", b(0x38, 0x01), "WIRE_TYPE_MISMATCH", 0, `${ROOT}.f_fixed32(7)`],
-    ["int32 field as fixed32", b(0x2d, 0, 0, 0, 0), "WIRE_TYPE_MISMATCH", 0, F_INT32],
-    ["singular enum as length-delimited", b(0x82, 0x01, 0x01, 0x01), "WIRE_TYPE_MISMATCH", 0, `${ROOT}.f_enum(16)`],
-    ["packed double as fixed32", b(0xcd, 0x02, 0, 0, 0, 0), "WIRE_TYPE_MISMATCH", 0, `${ROOT}.r_double(41)`],
-    ["repeated string as a varint", b(0x88, 0x03, 0x01), "WIRE_TYPE_MISMATCH", 0, `${ROOT}.r_string(49)`],
-    ["map as a varint", b(0xe0, 0x05, 0x01), "WIRE_TYPE_MISMATCH", 0, `${ROOT}.m_string(92)`],
-    ["map key as a varint", b(0xe2, 0x05, 0x02, 0x08, 0x01), "WIRE_TYPE_MISMATCH", 3, `${ROOT}.m_string(92).key(1)`],
-    ["message as a varint", b(0x88, 0x01, 0x01), "WIRE_TYPE_MISMATCH", 0, `${ROOT}.f_message(17)`],
-    ["nested int32 as fixed64", b(0x8a, 0x01, 0x09, 0x11, 0, 0, 0, 0, 0, 0, 0, 0), "WIRE_TYPE_MISMATCH", 3, `${ROOT}.f_message(17).value(2)`],
-    // Field numbers.
-    ["field number 0", b(0x28, 0x01, 0x00, 0x00), "FIELD_NUMBER_ZERO", 2, ROOT],
-    ["field number 536,870,912", b(0x28, 0x01, 0x80, 0x80, 0x80, 0x80, 0x20, 0x00), "FIELD_NUMBER_TOO_LARGE", 2, ROOT],
-    ["field number 2^32 (a 6-byte tag)", b(0x80, 0x80, 0x80, 0x80, 0x80, 0x01, 0x00), "FIELD_NUMBER_TOO_LARGE", 0, ROOT],
-    ["field number 536,870,912 in a nested message", b(0x8a, 0x01, 0x06, 0x80, 0x80, 0x80, 0x80, 0x20, 0x00), "FIELD_NUMBER_TOO_LARGE", 3, `${ROOT}.f_message(17)`],
-    // Invalid UTF-8 wherever a string is.
-    ["UTF-8: a lone continuation byte (the offset is the invalid byte's)", b(0x4a, 0x02, 0x61, 0x80), "INVALID_UTF8", 3, `${ROOT}.f_string(9)`],
-    ["UTF-8: an overlong encoding", b(0x4a, 0x02, 0xc0, 0x80), "INVALID_UTF8", 2, `${ROOT}.f_string(9)`],
-    ["UTF-8: an encoded surrogate", b(0x4a, 0x03, 0xed, 0xa0, 0x80), "INVALID_UTF8", 2, `${ROOT}.f_string(9)`],
-    ["UTF-8: above U+10FFFF", b(0x4a, 0x04, 0xf4, 0x90, 0x80, 0x80), "INVALID_UTF8", 2, `${ROOT}.f_string(9)`],
-    ["UTF-8: a sequence cut at the end", b(0x4a, 0x02, 0xe6, 0x97), "INVALID_UTF8", 2, `${ROOT}.f_string(9)`],
-    ["UTF-8 in a repeated string", b(0x8a, 0x03, 0x01, 0x61, 0x8a, 0x03, 0x01, 0xff), "INVALID_UTF8", 7, `${ROOT}.r_string(49)`],
-    ["UTF-8 in a oneof string", b(0xc2, 0x06, 0x01, 0xff), "INVALID_UTF8", 3, `${ROOT}.c_string(104)`],
-    ["UTF-8 in a map key", b(0xe2, 0x05, 0x04, 0x0a, 0x02, 0xc3, 0x28), "INVALID_UTF8", 5, `${ROOT}.m_string(92).key(1)`],
-    ["UTF-8 in a map value", b(0xe2, 0x05, 0x04, 0x12, 0x02, 0xc3, 0x28), "INVALID_UTF8", 5, `${ROOT}.m_string(92).value(2)`],
-    ["UTF-8 in a nested string", b(0x28, 0x01, 0x8a, 0x01, 0x04, 0x0a, 0x02, 0xed, 0xa0), "INVALID_UTF8", 7, `${ROOT}.f_message(17).name(1)`],
-    ["UTF-8 two levels down", b(0xd2, 0x07, 0x06, 0x8a, 0x01, 0x03, 0x0a, 0x01, 0xfe), "INVALID_UTF8", 8, `${ROOT}.recursive(122).f_message(17).name(1)`],
-    ["UTF-8 in a map value message", b(0xfa, 0x05, 0x06, 0x12, 0x04, 0x0a, 0x02, 0xc3, 0x28), "INVALID_UTF8", 7, `${ROOT}.mv_message(95).value(2).name(1)`],
-    // Varints and lengths.
-    ["a varint of 11 bytes", b(0x28, ...Array(10).fill(0xff), 0x01), "VARINT_TOO_LONG", 1, F_INT32],
-    ["a 10-byte varint above 2^64", b(0x28, ...Array(9).fill(0xff), 0x7f), "VARINT_OVERFLOW", 1, F_INT32],
-    ["a length past the end", b(0x4a, 0xff, 0xff, 0xff, 0xff, 0x0f, 0x61), "LENGTH_PAST_END", 0, `${ROOT}.f_string(9)`],
-    ["a packed double run of 3 bytes", b(0xca, 0x02, 0x03, 1, 2, 3), "PACKED_LENGTH_INVALID", 0, `${ROOT}.r_double(41)`],
-    ["a packed fixed32 run of 5 bytes", b(0xfa, 0x02, 0x05, 1, 2, 3, 4, 5), "PACKED_LENGTH_INVALID", 0, `${ROOT}.r_fixed32(47)`],
-  ])("%s", (_name, bytes, code, offset, path) => {
+  test.each(RULES)("%s", (_name, bytes, code, offset, path) => {
     const e = codecError(() => ser.fromBinary(bytes));
     expect([e.code, e.offset, e.path]).toEqual([code, offset, path]);
     expect(e.message).toMatch(new RegExp(`^cannot decode ${ROOT}: .*${path.replace(/[.()]/g, "\\$&")}`));
@@ -437,6 +446,20 @@ describe("limits", () => {
   });
 });
 
+// A length prefix is a varint: non-minimal encodings (up to 10 bytes) are legal varints.
+const padded = (n: number, pad: number) => {
+  const v = varint(n);
+  if (pad === 0 || v.length + pad > 10) return v;
+  return [...v.slice(0, -1), v.at(-1)! | 0x80, ...Array(pad - 1).fill(0x80), 0x00];
+};
+const chunkArb = fc.oneof(
+  fc.constantFrom(...[sample, ser.createInstance()].map((v) => [...ser.encode(v)])),
+  // Valid bodies behind padded prefixes, and prefixes announcing a wrong length.
+  fc.tuple(fc.nat(9), fc.constantFrom(sampleBytes, new Uint8Array(0)), fc.option(fc.nat(60))).map(([pad, body, n]) => [...padded(n ?? body.length, pad), ...body]),
+  fc.uint8Array({ maxLength: 12 }).map((x) => [...x]),
+  fc.constantFrom(Array(11).fill(0xff), [...Array(9).fill(0xff), 0x02], [...Array(9).fill(0x80), 0x01]),
+);
+
 describe("frames and batches", () => {
   const one = ser.encode(sample);
 
@@ -451,20 +474,6 @@ describe("frames and batches", () => {
     expect([e.code, e.offset, e.path]).toEqual([code, offset, path]);
     expectUsable();
   });
-
-  // A length prefix is a varint: non-minimal encodings (up to 10 bytes) are legal varints.
-  const padded = (n: number, pad: number) => {
-    const v = varint(n);
-    if (pad === 0 || v.length + pad > 10) return v;
-    return [...v.slice(0, -1), v.at(-1)! | 0x80, ...Array(pad - 1).fill(0x80), 0x00];
-  };
-  const chunkArb = fc.oneof(
-    fc.constantFrom(...[sample, ser.createInstance()].map((v) => [...ser.encode(v)])),
-    // Valid bodies behind padded prefixes, and prefixes announcing a wrong length.
-    fc.tuple(fc.nat(9), fc.constantFrom(sampleBytes, new Uint8Array(0)), fc.option(fc.nat(60))).map(([pad, body, n]) => [...padded(n ?? body.length, pad), ...body]),
-    fc.uint8Array({ maxLength: 12 }).map((x) => [...x]),
-    fc.constantFrom(Array(11).fill(0xff), [...Array(9).fill(0xff), 0x02], [...Array(9).fill(0x80), 0x01]),
-  );
 
   test("decodeAll and a FrameReader loop agree on every input: the same values, or the same error at the same offset", () => {
     fc.assert(
@@ -528,5 +537,194 @@ describe("frames and batches", () => {
       expect(e).toBeInstanceOf(CodecError);
       expect((e as CodecError).code).toBe("NOT_BYTES");
     }
+  });
+});
+
+// The generated kind reads with the same core (src/codec/generated-reader.ts): every input above
+// gives it the dynamic kind's error (code, offset, path and message), or protobuf-es' value.
+describe("the generated kind: the dynamic kind's errors, protobuf-es' values", () => {
+  const gen = ProtobufType.ofGenerated(All).createSerializer();
+  const genWith = (tune: (b: ReturnType<typeof ProtobufType.newGeneratedBuilder>) => typeof b) => tune(ProtobufType.newGeneratedBuilder(All)).build().createSerializer();
+  /** What `fn` throws in full, or "ok"; anything but a CodecError is rethrown. */
+  const full = (fn: () => unknown): string => {
+    try {
+      fn();
+      return "ok";
+    } catch (e) {
+      if (!(e instanceof CodecError)) throw e;
+      return `${e.code} ${e.offset} ${e.path}: ${e.message}`;
+    }
+  };
+  /** Mismatches between the kinds on one input (empty when they agree); protobuf-es' value when both read. */
+  const differ = (name: string, dyn: () => unknown, generated: () => unknown, bytes?: Uint8Array): string[] => {
+    const [d, g] = [full(dyn), full(generated)];
+    if (d !== g) return [`${name}: ${g} instead of ${d}`];
+    if (d === "ok" && bytes !== undefined) expect(generated()).toEqual(fromBinary(All, bytes));
+    return [];
+  };
+  const genUsable = () => expect(gen.fromBinary(sampleBytes)).toEqual(fromBinary(All, sampleBytes));
+  /** A FrameReader loop: the values read (through protobuf-es for the dynamic kind), then the failure and where the reader stood. */
+  const loop = (read: (r: FrameReader) => unknown, bytes: Uint8Array, toEs: (v: unknown) => unknown) => {
+    const reader = new FrameReader(bytes);
+    const values: unknown[] = [];
+    let failure = "none";
+    while (reader.hasMore() && failure === "none") {
+      const at = reader.position;
+      failure = full(() => values.push(toEs(read(reader))));
+      if (failure === "ok") failure = "none";
+      else expect(reader.position).toBe(at);
+    }
+    return { values, failure, position: reader.position };
+  };
+  const dynToEs = (v: unknown) => fromBinary(All, ser.toBinary(v as DynamicMessage));
+
+  test("every truncation, bare and nested one level down", () => {
+    fc.assert(
+      fc.property(messageArb(All, 1, { maxItems: 3, maxMapEntries: 2, skipTypes: JSON_TYPES }), (s) => {
+        const bytes = det.toBinary(DynamicMessage.create(All, s.ours));
+        const wrong: string[] = [];
+        for (let n = 0; n < bytes.length; n++) {
+          const prefix = bytes.subarray(0, n);
+          const nested = new Uint8Array([0xd2, 0x07, ...varint(n), ...prefix]);
+          wrong.push(...differ(`${n}`, () => ser.fromBinary(prefix), () => gen.fromBinary(prefix), prefix));
+          wrong.push(...differ(`${n} nested`, () => ser.fromBinary(nested), () => gen.fromBinary(nested), nested));
+        }
+        expect(wrong).toEqual([]);
+      }),
+      { numRuns: 40 },
+    );
+    genUsable();
+  });
+
+  test("frames cut anywhere: decodeAll, decode and a FrameReader loop", () => {
+    fc.assert(
+      fc.property(fc.array(messageArb(All, 0, { maxItems: 3, maxMapEntries: 2 }), { minLength: 1, maxLength: 3 }), (samples) => {
+        const values = samples.map((s) => DynamicMessage.create(All, s.ours));
+        const all = ser.encodeAll(values);
+        const starts = [0];
+        for (const v of values) starts.push(starts.at(-1)! + ser.encode(v).length);
+        const wrong: string[] = [];
+        for (let n = 0; n <= all.length; n++) {
+          const cut = all.subarray(0, n);
+          wrong.push(...differ(`${n} decodeAll`, () => ser.decodeAll(cut), () => gen.decodeAll(cut)));
+          // decode and a reader loop at each frame's end, the first cut inside it and the end.
+          if (starts.includes(n) || starts.includes(n - 1) || n === all.length) {
+            wrong.push(...differ(`${n} decode`, () => ser.decode(cut), () => gen.decode(cut)));
+            expect(loop((r) => gen.deserialize(r), cut, (v) => v)).toEqual(loop((r) => ser.deserialize(r), cut, dynToEs));
+          }
+        }
+        expect(wrong).toEqual([]);
+      }),
+      { numRuns: 80 },
+    );
+    genUsable();
+  });
+
+  test("random bytes and bytes spliced into a valid message", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 80 }), (bytes) => {
+        const wrong = [
+          ...differ("fromBinary", () => ser.fromBinary(bytes), () => gen.fromBinary(bytes), bytes),
+          ...differ("validate", () => ser.validate(bytes), () => gen.validate(bytes)),
+          ...differ("decodeAll", () => ser.decodeAll(bytes), () => gen.decodeAll(bytes)),
+          ...differ("validateAll", () => ser.validateAll(bytes), () => gen.validateAll(bytes)),
+          ...differ("decode", () => ser.decode(bytes), () => gen.decode(bytes)),
+        ];
+        expect(wrong).toEqual([]);
+        expect(loop((r) => gen.deserialize(r), bytes, (v) => v)).toEqual(loop((r) => ser.deserialize(r), bytes, dynToEs));
+      }),
+      { numRuns: 1500 },
+    );
+    fc.assert(
+      fc.property(fc.nat(), fc.uint8Array({ minLength: 1, maxLength: 6 }), fc.nat(3), (at, junk, drop) => {
+        const i = at % (sampleBytes.length + 1);
+        const bytes = new Uint8Array([...sampleBytes.subarray(0, i), ...junk, ...sampleBytes.subarray(i + drop)]);
+        expect(differ("spliced", () => ser.fromBinary(bytes), () => gen.fromBinary(bytes), bytes)).toEqual([]);
+      }),
+      { numRuns: 1500 },
+    );
+    genUsable();
+  });
+
+  test("a nesting bomb of 200,000 levels: the same error at maxDepth 100 and 7", () => {
+    const { bomb } = nestingBomb();
+    const [d7, g7] = [ProtobufType.newBuilder(All).maxDepth(7).build().createSerializer(), genWith((b) => b.maxDepth(7))];
+    expect(differ("100", () => ser.fromBinary(bomb), () => gen.fromBinary(bomb))).toEqual([]);
+    expect(differ("7", () => d7.fromBinary(bomb), () => g7.fromBinary(bomb))).toEqual([]);
+    expect(differ("7 validate", () => d7.validate(bomb), () => g7.validate(bomb))).toEqual([]);
+    expect(full(() => g7.fromBinary(bomb))).toMatch(/^DEPTH_LIMIT_EXCEEDED /);
+  });
+
+  test.each(RULES)("%s", (_name, bytes, code) => {
+    const framed = new Uint8Array([...ser.encode(sample), ...varint(bytes.length), ...bytes]);
+    expect([
+      ...differ("fromBinary", () => ser.fromBinary(bytes), () => gen.fromBinary(bytes)),
+      ...differ("validate", () => ser.validate(bytes), () => gen.validate(bytes)),
+      ...differ("decodeAll", () => ser.decodeAll(framed), () => gen.decodeAll(framed)),
+    ]).toEqual([]);
+    expect(full(() => gen.fromBinary(bytes))).toMatch(new RegExp(`^${code} `));
+    expect(loop((r) => gen.deserialize(r), framed, (v) => v)).toEqual(loop((r) => ser.deserialize(r), framed, dynToEs));
+    genUsable();
+  });
+
+  test("field number 536,870,911: a value, and an unknown field of the nested value", () => {
+    for (const bytes of [b(0xfa, 0xff, 0xff, 0xff, 0x0f, 0x01, 0x7a), b(0x8a, 0x01, 0x06, 0xf8, 0xff, 0xff, 0xff, 0x0f, 0x01)]) {
+      expect(gen.fromBinary(bytes)).toEqual(fromBinary(All, bytes));
+    }
+  });
+
+  test("limits: maxDepth (a map entry counts), maxMessageBytes bare and framed", () => {
+    const chain = (n: number): DynamicMessage => (n === 1 ? DynamicMessage.create(All, { f_int32: 1 }) : DynamicMessage.create(All, { recursive: chain(n - 1) }));
+    const g3 = genWith((x) => x.maxDepth(3));
+    const g2 = genWith((x) => x.maxDepth(2));
+    const g10 = genWith((x) => x.maxMessageBytes(10));
+    const d2 = ProtobufType.newBuilder(All).maxDepth(2).build().createSerializer();
+    const mapped = ser.toBinary(DynamicMessage.create(All, { mv_message: { k: { name: "x" } } }));
+    const big = ser.toBinary(DynamicMessage.create(All, { f_string: "x".repeat(9) }));
+    const ok = ser.toBinary(DynamicMessage.create(All, { f_string: "x".repeat(8) }));
+    const batch = new Uint8Array([...varint(ok.length), ...ok, ...varint(big.length), ...big]);
+    const deep = [ser.toBinary(chain(3)), ser.toBinary(chain(4))];
+    expect([
+      ...deep.flatMap((x, i) => differ(`chain ${i + 3}`, () => s3.fromBinary(x), () => g3.fromBinary(x), x)),
+      ...differ("map entry, maxDepth 3", () => s3.fromBinary(mapped), () => g3.fromBinary(mapped), mapped),
+      ...differ("map entry, maxDepth 2", () => d2.fromBinary(mapped), () => g2.fromBinary(mapped)),
+      ...differ("11 bytes", () => s10.fromBinary(big), () => g10.fromBinary(big)),
+      ...differ("10 bytes", () => s10.fromBinary(ok), () => g10.fromBinary(ok), ok),
+      ...differ("a batch", () => s10.decodeAll(batch), () => g10.decodeAll(batch)),
+      ...differ("a prefix beyond 32 bits", () => ser.decodeAll(b(0x80, 0x80, 0x80, 0x80, 0x80, 0x01)), () => gen.decodeAll(b(0x80, 0x80, 0x80, 0x80, 0x80, 0x01))),
+    ]).toEqual([]);
+    expect(full(() => g3.fromBinary(deep[1]!))).toMatch(/^DEPTH_LIMIT_EXCEEDED 6 /);
+    expect(loop((r) => g10.deserialize(r), batch, (v) => v)).toEqual(loop((r) => s10.deserialize(r), batch, dynToEs));
+  });
+
+  test("frames and batches: trailing garbage, any chunks, empty frames, not one frame", () => {
+    const one = ser.encode(sample);
+    const inputs = [[0x05, 0x08], [0x01, 0x80], [0x02, 0x38, 0x01], [0x80], [0x00]].map((junk) => new Uint8Array([...one, ...one, ...junk]));
+    inputs.push(new Uint8Array(0), new Uint8Array([...one, ...one]), new Uint8Array([...one, 0x00]));
+    const wrong = inputs.flatMap((x) => [
+      ...differ(`decodeAll ${x.length}`, () => ser.decodeAll(x), () => gen.decodeAll(x)),
+      ...differ(`decode ${x.length}`, () => ser.decode(x), () => gen.decode(x)),
+    ]);
+    expect(wrong).toEqual([]);
+    expect(gen.decodeAll(new Uint8Array([...one, 0x00]))[1]).toEqual(gen.createInstance());
+    fc.assert(
+      fc.property(fc.array(chunkArb, { maxLength: 4 }), (chunks) => {
+        const bytes = new Uint8Array(chunks.flat());
+        expect(differ("decodeAll", () => ser.decodeAll(bytes), () => gen.decodeAll(bytes))).toEqual([]);
+        expect(loop((r) => gen.deserialize(r), bytes, (v) => v)).toEqual(loop((r) => ser.deserialize(r), bytes, dynToEs));
+      }),
+      { numRuns: 1500 },
+    );
+  });
+
+  test.each([null, undefined, "bytes", [1, 2], new ArrayBuffer(2)])("a non-Uint8Array input (%o) is the same NOT_BYTES", (input) => {
+    const x = input as never;
+    expect([
+      ...differ("fromBinary", () => ser.fromBinary(x), () => gen.fromBinary(x)),
+      ...differ("decode", () => ser.decode(x), () => gen.decode(x)),
+      ...differ("decodeAll", () => ser.decodeAll(x), () => gen.decodeAll(x)),
+      ...differ("validate", () => ser.validate(x), () => gen.validate(x)),
+      ...differ("validateAll", () => ser.validateAll(x), () => gen.validateAll(x)),
+    ]).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 // Malformed input through the serializer: every failure is a CodecError with a path and, where
 // known, the byte offset; never another exception, never a hang, never a partial value.
+import { fromBinary } from "@bufbuild/protobuf";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { CodecError, DynamicMessage, FrameReader, ProtobufType } from "../src/index.js";
@@ -166,5 +167,111 @@ describe("aliasing", () => {
     expect(small.buffer).not.toBe(input.buffer);
     // Default settings never alias.
     expect((ser.fromBinary(input).get("f_bytes") as Uint8Array).buffer).not.toBe(input.buffer);
+  });
+});
+
+// The generated kind reads with the same core and must fail alike: for every input below, the
+// dynamic kind's error (code, message, path, offset), or, where that reads, protobuf-es' value.
+describe("the generated kind: the same inputs, the same errors, protobuf-es' values", () => {
+  const gen = ProtobufType.ofGenerated(All).createSerializer();
+  type Op = "fromBinary" | "decode" | "decodeAll" | "validate" | "deserialize";
+  const dynOps: Record<Op, (b: Uint8Array) => unknown> = {
+    fromBinary: (b) => ser.fromBinary(b),
+    decode: (b) => ser.decode(b),
+    decodeAll: (b) => ser.decodeAll(b),
+    validate: (b) => ser.validate(b),
+    deserialize: (b) => ser.deserialize(new FrameReader(b)),
+  };
+  const genOps: Record<Op, (b: Uint8Array) => unknown> = {
+    fromBinary: (b) => gen.fromBinary(b),
+    decode: (b) => gen.decode(b),
+    decodeAll: (b) => gen.decodeAll(b),
+    validate: (b) => gen.validate(b),
+    deserialize: (b) => gen.deserialize(new FrameReader(b)),
+  };
+  const run = (f: () => unknown): { value: unknown } | { error: string } => {
+    try {
+      return { value: f() };
+    } catch (e) {
+      if (!(e instanceof CodecError)) throw e;
+      return { error: JSON.stringify([e.code, e.message, e.path, e.offset]) };
+    }
+  };
+  /** Mismatches of `op` on `bytes` between the kinds, as text (empty when they agree). */
+  function differences(op: Op, bytes: Uint8Array): string[] {
+    const d = run(() => dynOps[op](bytes));
+    const g = run(() => genOps[op](bytes));
+    if ("error" in d || "error" in g) return "error" in d && "error" in g && d.error === g.error ? [] : [`${op} ${Buffer.from(bytes).toString("hex")}: ${JSON.stringify(d)} vs ${JSON.stringify(g)}`];
+    if (op === "fromBinary") expect(g.value).toEqual(fromBinary(All, bytes));
+    // Frames: each value as protobuf-es reads the dynamic kind's bytes of the same frame.
+    if (op === "decodeAll") (d.value as DynamicMessage[]).forEach((v, i) => expect((g.value as unknown[])[i]).toEqual(fromBinary(All, ser.toBinary(v))));
+    return [];
+  }
+
+  test("every proper prefix of a frame and of a bare message, a batch cut, trailing bytes", () => {
+    const wrong: string[] = [];
+    for (let n = 0; n < frame.length; n++) for (const op of ["decode", "deserialize", "decodeAll"] as const) wrong.push(...differences(op, frame.subarray(0, n)));
+    for (let n = 0; n < bare.length; n++) for (const op of ["fromBinary", "validate"] as const) wrong.push(...differences(op, bare.subarray(0, n)));
+    const two = ser.encodeAll([sample, sample]);
+    wrong.push(...differences("decodeAll", two.subarray(0, two.length - 1)));
+    wrong.push(...differences("decode", new Uint8Array([...frame, 0x00])));
+    // The wrong form: a frame to fromBinary, a bare message to decode (the errors carry a hint).
+    wrong.push(...differences("fromBinary", frame), ...differences("decode", bare), ...differences("decodeAll", bare));
+    expect(wrong).toEqual([]);
+  });
+
+  test("random bytes", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 200 }), (bytes) => {
+        expect([...differences("fromBinary", bytes), ...differences("decodeAll", bytes)]).toEqual([]);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  test("single-byte corruptions of a valid message", () => {
+    const wrong: string[] = [];
+    for (let i = 0; i < bare.length; i++) {
+      for (const b of [0x00, 0x07, 0x80, 0xff]) {
+        const c = bare.slice();
+        c[i] = b;
+        wrong.push(...differences("fromBinary", c));
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  test.each([
+    ["invalid UTF-8", [0x4a, 0x02, 0xc3, 0x28]],
+    ["a field number above 536,870,911", [0x80, 0x80, 0x80, 0x80, 0x20, 0x00]],
+    ["a group", [0xfb, 0x07]],
+  ])("%s", (_name, bytes) => {
+    expect(differences("fromBinary", Uint8Array.from(bytes))).toEqual([]);
+  });
+
+  test("a nesting bomb stops at maxDepth with the same error", () => {
+    let body: number[] = [];
+    for (let i = 0; i < 200; i++) body = [0xd2, 0x07, ...(body.length > 0x7f ? [(body.length & 0x7f) | 0x80, body.length >>> 7] : [body.length]), ...body];
+    expect(differences("fromBinary", Uint8Array.from(body))).toEqual([]);
+    expect(run(() => gen.fromBinary(Uint8Array.from(body)))).toMatchObject({ error: expect.stringContaining("DEPTH_LIMIT_EXCEEDED") });
+  });
+
+  test("a frame over maxMessageBytes is refused from its prefix; the reader does not move", () => {
+    const small = ProtobufType.newGeneratedBuilder(All).maxMessageBytes(10).build().createSerializer();
+    const dyn = ProtobufType.newBuilder(All).maxMessageBytes(10).build().createSerializer();
+    const [g, d] = [codecError(() => small.decode(frame)), codecError(() => dyn.decode(frame))];
+    expect([g.code, g.message, g.offset]).toEqual([d.code, d.message, d.offset]);
+    const reader = new FrameReader(frame);
+    expect(codecError(() => small.deserialize(reader)).code).toBe("FRAME_TOO_LARGE");
+    expect(reader.position).toBe(0);
+  });
+
+  test("bytes of at least aliasThreshold bytes are views into the input; shorter ones are copies", () => {
+    const s = ProtobufType.newGeneratedBuilder(All).aliasThreshold(4).build().createSerializer();
+    const input = new Uint8Array(ser.toBinary(DynamicMessage.create(All, { f_bytes: new Uint8Array([1, 2, 3, 4, 5]), o_bytes: new Uint8Array([9]) })));
+    const v = s.fromBinary(input) as unknown as { fBytes: Uint8Array; oBytes: Uint8Array };
+    expect(v.fBytes.buffer).toBe(input.buffer);
+    expect(v.oBytes.buffer).not.toBe(input.buffer);
+    expect((gen.fromBinary(input) as unknown as { fBytes: Uint8Array }).fBytes.buffer).not.toBe(input.buffer);
   });
 });

@@ -5,14 +5,15 @@
 import { create, ScalarType, type DescMessage } from "@bufbuild/protobuf";
 import { setOwn, structToLocal, structToMessage } from "../generated/struct.js";
 import { isWrapperDesc } from "@bufbuild/protobuf/wkt";
-import { internalError } from "../errors.js";
+import { CodecError, internalError } from "../errors.js";
 import { EMPTY_BYTES, scalarZero } from "../message/coerce.js";
 import { K_MESSAGE, L_BIGINT, L_NUMBER, messageInfo } from "../message/field-info.js";
 import type { Settings } from "../settings.js";
 import { views } from "../wasm/memory.js";
-import { resumeWalk, tapeText, walkFrames, walkMessage, type TapeResult } from "../wasm/ops.js";
+import { resumeWalk, tapeText, validateFrames, validateMessage, walkFrames, walkMessage, type TapeResult } from "../wasm/ops.js";
 import { F_ASCII, FLAG_SHIFT, OP_BYTES, OP_END, OP_FIXED32, OP_FIXED64, OP_MASK, OP_PACKED, OP_START, OP_UNKNOWN, OP_VARINT, SLOT_SHIFT } from "../wasm/tape.js";
 import { readArena } from "./arena.js";
+import { readFramePrefix } from "./frame-reader.js";
 import { layoutOf, type MessageLayout } from "./layout.js";
 import { long, planFor, S_EXPLICIT, S_LIST, type ReadPlan, utf8String } from "./read-plan.js";
 import { tapeNumber } from "./reader.js";
@@ -409,7 +410,8 @@ export class GeneratedDecoder {
   private readonly dec: GeneratedTapeDecoder;
 
   constructor(root: DescMessage, settings: Settings) {
-    this.layout = layoutOf(root);
+    // protobuf-es holds jstype = JS_NUMBER fields as bigint: no value of theirs is refused.
+    this.layout = layoutOf(root, false);
     this.plan = gplanFor(planFor(this.layout));
     this.settings = settings;
     this.dec = new GeneratedTapeDecoder(settings);
@@ -425,6 +427,32 @@ export class GeneratedDecoder {
     } finally {
       dec.end();
     }
+  }
+
+  /**
+   * The value of exactly one frame, as BoundDecoder.oneFrame: input that is not one frame is only
+   * validated, never built, and refused with the error a decode would give or NOT_ONE_FRAME.
+   */
+  oneFrame(input: Uint8Array): Obj {
+    const prefix = readFramePrefix(input, 0);
+    if (typeof prefix !== "number" && prefix.bodyAt + prefix.size === input.length) return this.frames(input)[0]!;
+    const count = validateFrames(this.layout.typeOffset, input, this.settings);
+    const name = this.layout.fullName;
+    throw new CodecError(
+      "NOT_ONE_FRAME",
+      `cannot decode ${name}: decode expects exactly one frame, got ${count}; use decodeAll for a batch of frames`,
+      { path: name },
+    );
+  }
+
+  /** Checks a bare message as `message` reads it, without a value. */
+  validate(input: Uint8Array): void {
+    validateMessage(this.layout.typeOffset, input, this.settings);
+  }
+
+  /** Checks every frame of a buffer as `frames` reads them, without values. */
+  validateAll(input: Uint8Array): void {
+    validateFrames(this.layout.typeOffset, input, this.settings);
   }
 
   /** Every frame of a buffer (validated in one WASM call first). */

@@ -29,7 +29,7 @@ import { isWrapperDesc } from "@bufbuild/protobuf/wkt";
 import { holdsData } from "../generated/convert.js";
 import { structToMessage } from "../generated/struct.js";
 import { coerceValueField, FLOAT_MAX, isWellFormed, listForWrite, mapInput } from "../message/coerce.js";
-import { K_ENUM, K_LIST, K_MAP, K_MESSAGE, L_STRING, type FieldInfo } from "../message/field-info.js";
+import { K_ENUM, K_LIST, K_MAP, K_MESSAGE, L_BIGINT, L_NUMBER, L_STRING, type FieldInfo } from "../message/field-info.js";
 import type { Settings } from "../settings.js";
 import { FieldWriter, scalarBound, SizeOverflow } from "./field-writer.js";
 import { keyOrder } from "./map-order.js";
@@ -174,7 +174,9 @@ function gplanOf(desc: DescMessage): GPlan {
   if (g !== undefined) return g;
   const plan = planOf(desc);
   const fields = plan.fields.map((p): GField => {
-    const fi = p.fi;
+    // protobuf-es holds jstype = JS_NUMBER fields as bigint: coerced as bigint, lists included
+    // (coercion to a number rounded list elements beyond 2^53: 2^60 + 1 was written as 2^60).
+    const fi = p.fi.long === L_NUMBER ? { ...p.fi, long: L_BIGINT } : p.fi;
     const f = fi.field;
     const singular = fi.kind < K_MESSAGE;
     let mode = M_PLAIN;

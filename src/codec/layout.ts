@@ -57,12 +57,24 @@ export interface MessageLayout {
   readonly segment: Segment;
 }
 
-const messageLayouts = new WeakMap<DescMessage, MessageLayout>();
-const entryLayouts = new WeakMap<DescField, MessageLayout>();
+/**
+ * Layouts of one way of reading jstype = JS_NUMBER fields: refused beyond ±(2^53 − 1), since a
+ * DynamicMessage holds them as numbers, or not, since protobuf-es holds them as bigint (the
+ * generated kind). A closure without such fields compiles to the same records either way, and
+ * shares them (segments, below).
+ */
+interface Layouts {
+  readonly jsNumbers: boolean;
+  readonly messages: WeakMap<DescMessage, MessageLayout>;
+  readonly entries: WeakMap<DescField, MessageLayout>;
+}
+const checked: Layouts = { jsNumbers: true, messages: new WeakMap(), entries: new WeakMap() };
+const unchecked: Layouts = { jsNumbers: false, messages: new WeakMap(), entries: new WeakMap() };
 
-/** The layout of `desc`, compiled on first use. */
-export function layoutOf(desc: DescMessage): MessageLayout {
-  return messageLayouts.get(desc) ?? compileClosure(desc);
+/** The layout of `desc`, compiled on first use; `jsNumbers` false for the generated kind. */
+export function layoutOf(desc: DescMessage, jsNumbers = true): MessageLayout {
+  const cache = jsNumbers ? checked : unchecked;
+  return cache.messages.get(desc) ?? compileClosure(desc, cache);
 }
 
 /** A nested type: a message type, or the entry type of a map field. */
@@ -133,8 +145,8 @@ function entryName(f: DescField): string {
   return `${f.parent.typeName}.${pascal}Entry`;
 }
 
-function compiled(t: Target): MessageLayout | undefined {
-  return t.desc !== undefined ? messageLayouts.get(t.desc) : entryLayouts.get(t.map);
+function compiled(t: Target, cache: Layouts): MessageLayout | undefined {
+  return t.desc !== undefined ? cache.messages.get(t.desc) : cache.entries.get(t.map);
 }
 
 /** One type of a closure being compiled. */
@@ -146,6 +158,8 @@ interface Node {
   /** Plans above denseMax, by number. */
   readonly sparse: readonly FieldPlan[];
   readonly words: number;
+  /** jstype = JS_NUMBER fields are checked within ±(2^53 − 1) (see Layouts). */
+  readonly jsNumbers: boolean;
   /** Nested types, by slot (undefined for a field without one). */
   readonly children: (Node | MessageLayout | undefined)[];
   layout: MessageLayout | undefined;
@@ -189,7 +203,7 @@ function chooseDenseMax(sorted: readonly FieldPlan[]): number {
   return denseMax;
 }
 
-function makeNode(target: Target): Node {
+function makeNode(target: Target, jsNumbers: boolean): Node {
   const fullName = target.desc !== undefined ? target.desc.typeName : entryName(target.map);
   const plans = target.desc !== undefined ? target.desc.fields.map(planField) : entryPlans(target.map);
   checkPlans(fullName, plans);
@@ -197,7 +211,7 @@ function makeNode(target: Target): Node {
   const denseMax = chooseDenseMax(sorted);
   const sparse = sorted.filter((p) => p.number > denseMax);
   const words = T_HEADER_WORDS + DENSE_ENTRY_WORDS * (denseMax + 1) + SPARSE_ENTRY_WORDS * sparse.length;
-  return { target, fullName, plans, denseMax, sparse, words, children: [], layout: undefined };
+  return { target, fullName, plans, denseMax, sparse, words, jsNumbers, children: [], layout: undefined };
 }
 
 /** The table words of a node's record; nested types as their offsets, `offsetOf` gives them. */
@@ -216,7 +230,7 @@ function recordOf(node: Node, offsetOf: (child: Node | MessageLayout) => number)
     if (p.kind === KIND_MESSAGE) a |= A_MESSAGE;
     if (p.repeated) a |= A_REPEATED;
     const child = node.children[slot];
-    const b = child !== undefined ? offsetOf(child) : p.entryPart === undefined && holdsJsNumber(p.field) ? B_JS_NUMBER : 0;
+    const b = child !== undefined ? offsetOf(child) : node.jsNumbers && p.entryPart === undefined && holdsJsNumber(p.field) ? B_JS_NUMBER : 0;
     if (p.number <= node.denseMax) {
       record[T_HEADER_WORDS + DENSE_ENTRY_WORDS * p.number] = a;
       record[T_HEADER_WORDS + DENSE_ENTRY_WORDS * p.number + 1] = b;
@@ -237,11 +251,11 @@ function namesOf(node: Node): TypeNames {
   };
 }
 
-function compileClosure(root: DescMessage): MessageLayout {
+function compileClosure(root: DescMessage, cache: Layouts): MessageLayout {
   // 1. Every type of the closure without a layout yet, checked before anything is allocated.
   const nodes: Node[] = [];
   const byTarget = new Map<DescMessage | DescField, Node>();
-  const first = makeNode({ desc: root });
+  const first = makeNode({ desc: root }, cache.jsNumbers);
   byTarget.set(root, first);
   nodes.push(first);
   for (let i = 0; i < nodes.length; i++) {
@@ -253,9 +267,9 @@ function compileClosure(root: DescMessage): MessageLayout {
         continue;
       }
       const key = t.desc ?? t.map;
-      let child: Node | MessageLayout | undefined = compiled(t) ?? byTarget.get(key);
+      let child: Node | MessageLayout | undefined = compiled(t, cache) ?? byTarget.get(key);
       if (child === undefined) {
-        const made = makeNode(t);
+        const made = makeNode(t, cache.jsNumbers);
         byTarget.set(key, made);
         nodes.push(made);
         child = made;
@@ -298,8 +312,8 @@ function compileClosure(root: DescMessage): MessageLayout {
   }
   for (const node of nodes) {
     const t = node.target;
-    if (t.desc !== undefined) messageLayouts.set(t.desc, node.layout!);
-    else entryLayouts.set(t.map, node.layout!);
+    if (t.desc !== undefined) cache.messages.set(t.desc, node.layout!);
+    else cache.entries.set(t.map, node.layout!);
   }
   return first.layout!;
 }

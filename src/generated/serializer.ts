@@ -9,7 +9,7 @@ import { FrameReader } from "../codec/frame-reader.js";
 import { FrameWriter } from "../codec/frame-writer.js";
 import { GeneratedDecoder } from "../codec/generated-reader.js";
 import { GeneratedMessageWriter } from "../codec/generated-writer.js";
-import { CodecError, internalError } from "../errors.js";
+import { internalError } from "../errors.js";
 import { checkBytes, ProtobufSerializer, shifted } from "../serializer.js";
 import { ProtobufGeneratedSerializerSnapshot } from "../snapshot/generated.js";
 import { fromGenerated, genPlanOf, Trail } from "./convert.js";
@@ -76,16 +76,12 @@ export class ProtobufGeneratedSerializer<Desc extends DescMessage = DescMessage>
 
   /** The value of exactly one frame. */
   decode(frame: Uint8Array): MessageShape<Desc> {
-    const root = this.type.descriptor;
-    const values = this.#dec.frames(checkBytes(frame, root));
-    if (values.length !== 1) {
-      throw new CodecError(
-        "NOT_ONE_FRAME",
-        `cannot decode ${root.typeName}: decode expects exactly one frame, got ${values.length}; use decodeAll for a batch of frames`,
-        { path: root.typeName },
-      );
+    const input = checkBytes(frame, this.type.descriptor);
+    try {
+      return this.#dec.oneFrame(input) as MessageShape<Desc>;
+    } catch (e) {
+      throw this.#inner._mixUp(e, input, "frame");
     }
-    return values[0] as MessageShape<Desc>;
   }
 
   /** The bare message, without a frame; same checks and limits. */
@@ -99,7 +95,12 @@ export class ProtobufGeneratedSerializer<Desc extends DescMessage = DescMessage>
 
   /** Reads a bare message. */
   fromBinary(bytes: Uint8Array): MessageShape<Desc> {
-    return this.#dec.message(checkBytes(bytes, this.type.descriptor)) as MessageShape<Desc>;
+    const input = checkBytes(bytes, this.type.descriptor);
+    try {
+      return this.#dec.message(input) as MessageShape<Desc>;
+    } catch (e) {
+      throw this.#inner._mixUp(e, input, "bare");
+    }
   }
 
   /** Frames of all values, concatenated; nothing is returned when any value fails. */
@@ -114,17 +115,32 @@ export class ProtobufGeneratedSerializer<Desc extends DescMessage = DescMessage>
 
   /** Every frame of a buffer, validated in one WASM call. */
   decodeAll(bytes: Uint8Array): MessageShape<Desc>[] {
-    return this.#dec.frames(checkBytes(bytes, this.type.descriptor)) as MessageShape<Desc>[];
+    const input = checkBytes(bytes, this.type.descriptor);
+    try {
+      return this.#dec.frames(input) as MessageShape<Desc>[];
+    } catch (e) {
+      throw this.#inner._mixUp(e, input, "frame");
+    }
   }
 
   /** Checks a bare message exactly as `fromBinary` would, without building a value. */
   validate(bytes: Uint8Array): void {
-    this.#inner.validate(bytes);
+    const input = checkBytes(bytes, this.type.descriptor);
+    try {
+      this.#dec.validate(input);
+    } catch (e) {
+      throw this.#inner._mixUp(e, input, "bare");
+    }
   }
 
   /** Checks every frame of a buffer exactly as `decodeAll` would, in one WASM call. */
   validateAll(bytes: Uint8Array): void {
-    this.#inner.validateAll(bytes);
+    const input = checkBytes(bytes, this.type.descriptor);
+    try {
+      this.#dec.validateAll(input);
+    } catch (e) {
+      throw this.#inner._mixUp(e, input, "frame");
+    }
   }
 
   /** Appends one frame to `writer`; on failure the writer is unchanged. */

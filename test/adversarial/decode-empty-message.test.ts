@@ -2,6 +2,7 @@
 // response type that a later schema version extends) threw `TypeError: Cannot read properties of
 // undefined (reading 'store')`, at decode for small inputs and at first access for lazy ones.
 // Such fields are unknown fields, kept and relayed like any other.
+import { fromBinary, toBinary, type DescMessage } from "@bufbuild/protobuf";
 import { describe, expect, test } from "vitest";
 import { DynamicMessage, ProtobufType } from "../../src/index.js";
 import { ld, pbjsType, repeat, tag, utf8 } from "./support.js";
@@ -44,5 +45,40 @@ describe("unknown fields in a message type without fields", () => {
     const e = v.get("e") as DynamicMessage;
     expect([...e.unknownFields.keys()]).toEqual([1, 7]);
     expect(DynamicMessage.create(oldEmpty.descriptor, {}).equals(e)).toBe(false);
+  });
+});
+
+describe("the generated kind: the same unknown fields, as protobuf-es reads and writes them", () => {
+  const Holder = oldType.descriptor;
+  const Empty = oldEmpty.descriptor;
+  const NewHolder = newType.descriptor;
+  // The same inputs as above; the generated kind has no lazy form, the 4 KiB one reads eagerly.
+  test.each([
+    ["bare root", Empty, Uint8Array.from(added)],
+    ["nested", Holder, Uint8Array.from(ld(1, added))],
+    ["nested, over 4 KiB", Holder, repeat(ld(2, added), 600)],
+    ["map value", Holder, Uint8Array.from(ld(3, [...ld(1, utf8("k")), ...ld(2, added)]))],
+  ] as [string, DescMessage, Uint8Array][])("%s: kept in $unknown, relayed unchanged, read by the newer schema", (_name, desc, bytes) => {
+    const gen = ProtobufType.ofGenerated(desc).createSerializer();
+    gen.validate(bytes);
+    const v = gen.fromBinary(bytes);
+    expect(v).toEqual(fromBinary(desc, bytes));
+    const again = gen.toBinary(v);
+    expect(Buffer.compare(again, toBinary(desc, v))).toBe(0);
+    expect(Buffer.compare(again, bytes)).toBe(0);
+    expect(gen.decodeAll(gen.encodeAll([v, v]))).toEqual([v, v]);
+    if (desc === Holder) {
+      const inNew = fromBinary(NewHolder, again) as unknown as { e?: { added: string; more: bigint }; es: { added: string; more: bigint }[]; m: Record<string, { added: string; more: bigint }> };
+      const e = inNew.e ?? inNew.es[0] ?? inNew.m.k!;
+      expect([e.added, e.more]).toEqual(["hello", 42n]);
+    }
+  });
+
+  test("frames: the frame's message keeps its unknown fields", () => {
+    const gen = ProtobufType.ofGenerated(Holder).createSerializer();
+    const frames = Uint8Array.from([added.length + 2, ...ld(1, added)]);
+    expect(gen.decodeAll(frames)).toEqual([fromBinary(Holder, frames.subarray(1))]);
+    expect(gen.decode(frames)).toEqual(fromBinary(Holder, frames.subarray(1)));
+    expect(Buffer.compare(gen.encode(gen.decode(frames)), frames)).toBe(0);
   });
 });

@@ -6,8 +6,10 @@
 // checks that the first prefix spans the input and otherwise only validates. Memory is measured,
 // never time.
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
+import { create } from "@bufbuild/protobuf";
+import { GeneratedDecoder } from "../../src/codec/generated-reader.js";
 import { BoundDecoder } from "../../src/codec/reader.js";
-import { CodecError, DynamicMessage, FrameReader, releaseMemory, wasmMemoryBytes } from "../../src/index.js";
+import { CodecError, DynamicMessage, FrameReader, ProtobufType, releaseMemory, wasmMemoryBytes } from "../../src/index.js";
 import { repeat, typeOf, varint } from "./support.js";
 
 const MiB = 1024 * 1024;
@@ -145,5 +147,73 @@ describe("decode() of a buffer that is not one frame builds nothing", () => {
     const input = Uint8Array.from(bytes);
     const v = decoder.oneFrame(input);
     expect(v.equals(ser.decodeAll(input)[0]!)).toBe(true);
+  });
+});
+
+describe("the generated kind refuses the same frames from their prefix, with the same errors", () => {
+  const gen = ProtobufType.newGeneratedBuilder(type.descriptor).maxMessageBytes(1024).build().createSerializer();
+  const same = (a: CodecError, b: CodecError) => expect([a.code, a.offset, a.path, a.message]).toEqual([b.code, b.offset, b.path, b.message]);
+
+  test.each([
+    ["decodeAll", (b: Uint8Array) => gen.decodeAll(b), (b: Uint8Array) => ser.decodeAll(b)],
+    ["validateAll", (b: Uint8Array) => gen.validateAll(b), (b: Uint8Array) => ser.validateAll(b)],
+    ["a FrameReader", (b: Uint8Array) => gen.deserialize(new FrameReader(b)), (b: Uint8Array) => ser.deserialize(new FrameReader(b))],
+  ])("%s: 200 MB whose first prefix announces 2^40 bytes, first and after 3 MiB of frames", (_, run, dynamic) => {
+    const valid = repeat(one, Math.floor((3 * MiB) / one.length));
+    for (const input of [buffer([], 2n ** 40n, 200_000_000), buffer(Array.from(valid), 2n ** 40n, 200_000_000)]) {
+      const before = wasmMemoryBytes();
+      const e = codecError(() => run(input));
+      expect(e.code).toBe("FRAME_TOO_LARGE");
+      same(e, codecError(() => dynamic(input)));
+      expect(wasmMemoryBytes()).toBe(before);
+      if (_ === "a FrameReader") break; // the reader stops at the first frame, which is valid
+    }
+  });
+
+  test("a frame within the limit but past the end of the input is FRAME_TRUNCATED, its body never copied", () => {
+    const big = ProtobufType.newGeneratedBuilder(type.descriptor).maxMessageBytes(1 << 30).build().createSerializer();
+    const input = buffer(one, 900_000_000n, 50_000_000);
+    const before = wasmMemoryBytes();
+    const e = codecError(() => big.decodeAll(input));
+    expect([e.code, e.offset]).toEqual(["FRAME_TRUNCATED", one.length]);
+    expect(wasmMemoryBytes()).toBe(before);
+  });
+
+  test("decode() of 4 million empty frames: NOT_ONE_FRAME, no value built, memory of a segment", () => {
+    const N = 4_000_000;
+    const built = vi.spyOn(GeneratedDecoder.prototype, "frames");
+    const before = wasmMemoryBytes();
+    try {
+      const e = codecError(() => gen.decode(new Uint8Array(N)));
+      same(e, codecError(() => ser.decode(new Uint8Array(N))));
+      expect(e.message).toBe(`cannot decode ${ROOT}: decode expects exactly one frame, got ${N}; use decodeAll for a batch of frames`);
+      expect(built).not.toHaveBeenCalled();
+      expect(wasmMemoryBytes()).toBe(before);
+    } finally {
+      built.mockRestore();
+    }
+  });
+
+  test.each([
+    ["no frame", []],
+    ["two frames", [...one, ...one]],
+    ["one frame and a cut one", [...one, 0x05, 0x08]],
+    ["a frame whose body is malformed, then another", [0x02, 0x08, 0x80, ...one]],
+    ["a cut prefix", [0x80]],
+    ["a frame over the limit", [...varint(1025)]],
+    ["a bare message (the hint names fromBinary)", [0x08, 0x07, 0x12, 0x00]],
+  ])("decode() of %s: the dynamic kind's error", (_, bytes) => {
+    const input = Uint8Array.from(bytes as number[]);
+    same(codecError(() => gen.decode(input)), codecError(() => ser.decode(input)));
+  });
+
+  test.each([
+    ["a minimal prefix", [...varint(4), 0x08, 0x07, 0x12, 0x00]],
+    ["a non-minimal prefix (a legal varint)", [0x84, 0x80, 0x00, 0x08, 0x07, 0x12, 0x00]],
+    ["an empty frame", [0x00]],
+  ])("one frame with %s decodes", (_, bytes) => {
+    const input = Uint8Array.from(bytes);
+    expect(gen.decode(input)).toEqual(gen.decodeAll(input)[0]);
+    expect(gen.decode(input)).toEqual(create(type.descriptor, bytes.length > 1 ? ({ id: 7, data: new Uint8Array(0) } as never) : undefined));
   });
 });

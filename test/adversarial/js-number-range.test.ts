@@ -6,6 +6,7 @@
 // the rule is: such a value is refused with UNSAFE_INTEGER, identically by validate, fromBinary
 // (eager and lazy), decode and the frame readers, at the same offset; every value within the range
 // reads back exactly; the serializer works afterwards.
+import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import { describe, expect, test } from "vitest";
 import { CodecError, ProtobufType } from "../../src/index.js";
 import { ld, pbjsType, tag, varint } from "./support.js";
@@ -155,4 +156,34 @@ describe("ProtoJSON follows the same rule", () => {
     expect(ser.fromJsonString('{"n":"-9007199254740991"}').get("n")).toBe(-9007199254740991);
     expect((ser.fromJsonString('{"m":{"k":"9223372036854775807"}}').get("m") as Map<string, bigint>).get("k")).toBe(2n ** 63n - 1n);
   });
+});
+
+// protobuf-es holds jstype = JS_NUMBER fields as bigint (only JS_STRING changes the form), so the
+// rule's reason does not hold for the generated kind: it reads every such value as protobuf-es
+// does, writes it back, and validate agrees. (It refused them with UNSAFE_INTEGER while its
+// writer wrote them: a value it wrote, it could not read.)
+describe("the generated kind: 64-bit values of jstype = JS_NUMBER fields are bigint, none refused", () => {
+  const desc = type.descriptor;
+  const gen = ProtobufType.ofGenerated(desc).createSerializer();
+  test.each([...REFUSED.map(([name, field]) => [name, field] as const), ...KEPT])("%s: protobuf-es' value, bare, padded and framed", (_name, field) => {
+    for (const bytes of [new Uint8Array(field), padded(field)]) {
+      gen.validate(bytes);
+      const v = gen.fromBinary(bytes);
+      expect(v).toEqual(fromBinary(desc, bytes));
+      expect(Buffer.compare(gen.toBinary(v), toBinary(desc, v))).toBe(0);
+      const two = new Uint8Array([...frame(new Uint8Array()), ...frame(bytes)]);
+      gen.validateAll(two);
+      expect(gen.decodeAll(two)).toEqual([fromBinary(desc, new Uint8Array()), v]);
+      expect(gen.decode(frame(bytes))).toEqual(v);
+    }
+  });
+
+  test("the dynamic kind still refuses them after the generated kind read them (its own layout)", () => {
+    const bytes = new Uint8Array([...tag(1, 0), ...varint(SAFE + 1n)]);
+    expect((gen.fromBinary(bytes) as unknown as { n: bigint }).n).toBe(SAFE + 1n);
+    expect((outcome(() => ser.fromBinary(bytes)) as CodecError).code).toBe("UNSAFE_INTEGER");
+    expect((outcome(() => ser.validate(bytes)) as CodecError).code).toBe("UNSAFE_INTEGER");
+    expect((gen.fromBinary(bytes) as unknown as { n: bigint }).n).toBe(SAFE + 1n);
+  });
+  // ProtoJSON: the generated serializer has no JSON methods yet (docs/design.md §11).
 });

@@ -2,9 +2,10 @@
 // deterministic encode, equals, toObject and encode-through-evaluator throw `RangeError: Maximum
 // call stack size exceeded`. Every operation now works up to the largest maxDepth the settings
 // accept (nothing recurses on value depth), and one level past it is a typed error.
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { describe, expect, test } from "vitest";
 import { CodecError, DynamicMessage, ProtobufType } from "../../src/index.js";
-import { pbjsType } from "./support.js";
+import { pbjsType, varint } from "./support.js";
 
 const SCHEMA = `message Node { Node next = 1; int32 v = 2; repeated Node kids = 3; map<string, Node> named = 4; }`;
 const MAX = 10_000;
@@ -128,3 +129,98 @@ describe("deep init objects", () => {
     expect((v.get("kids") as DynamicMessage[]).map((k) => k.get("v"))).toEqual([7, 7]);
   });
 });
+
+describe.each<Via>(["next", "kids", "named"])("the generated kind: protobuf-es values %s-linked up to maxDepth 10,000", (via) => {
+  const gen = ProtobufType.newGeneratedBuilder(Node).maxDepth(MAX).maxMessageBytes(1 << 30).build().createSerializer();
+  type G = { v: number; next?: G; kids: G[]; named: Record<string, G> };
+  /** `chain` as protobuf-es objects, linked by assignment (no recursion). */
+  function gchain(depth: number): G {
+    const links = via === "named" ? Math.floor((depth - 1) / 2) : depth - 1;
+    let v = create(Node, { v: depth }) as unknown as G;
+    for (let i = 0; i < links; i++) {
+      const up = create(Node, { v: i }) as unknown as G;
+      if (via === "next") up.next = v;
+      else if (via === "kids") up.kids.push(v);
+      else up.named.k = v;
+      v = up;
+    }
+    return v;
+  }
+  const down = (g: G): G | undefined => (via === "next" ? g.next : via === "kids" ? g.kids[0] : g.named.k);
+  /** The `v` of every level, walked without recursion. */
+  function levels(g: G): number[] {
+    const out: number[] = [];
+    for (let x: G | undefined = g; x !== undefined; x = down(x)) out.push(x.v);
+    return out;
+  }
+  const depth = via === "named" ? MAX - 1 : MAX;
+  const value = gchain(depth);
+
+  test("encode and decode: the dynamic kind's bytes, the same levels back", () => {
+    const bytes = gen.toBinary(value as never);
+    expect(Buffer.compare(bytes, ser.toBinary(chain(Node, depth, via)))).toBe(0);
+    const back = gen.fromBinary(bytes) as unknown as G;
+    expect(levels(back)).toEqual(levels(value));
+    expect(Buffer.compare(gen.toBinary(back as never), bytes)).toBe(0);
+    expect(levels(gen.decode(gen.encode(back as never)) as unknown as G)).toEqual(levels(value));
+    expect(gen.decodeAll(gen.encodeAll([value, value] as never[]))).toHaveLength(2);
+  });
+
+  test("at 1,000 levels, protobuf-es' own recursion holds: its value and its bytes", () => {
+    const small = gchain(1000);
+    const bytes = toBinary(Node, small as never);
+    expect(Buffer.compare(gen.toBinary(small as never), bytes)).toBe(0);
+    expect(gen.fromBinary(bytes)).toEqual(fromBinary(Node, bytes, { recursionLimit: MAX }));
+  });
+
+  test("one level more is the dynamic kind's DEPTH_LIMIT_EXCEEDED on write, and nothing is written", () => {
+    const extra = via === "named" ? 2 : 1;
+    const e = codecError(() => gen.encode(gchain(depth + extra) as never));
+    const d = codecError(() => ser.encode(chain(Node, depth + extra, via)));
+    expect([e.code, e.path, e.offset, e.message]).toEqual([d.code, d.path, d.offset, d.message]);
+    expect(e.code).toBe("DEPTH_LIMIT_EXCEEDED");
+    expect(Buffer.compare(gen.toBinary(value as never), ser.toBinary(chain(Node, depth, via)))).toBe(0);
+  });
+
+  test("a cyclic object ends at maxDepth with DEPTH_LIMIT_EXCEEDED, not a stack overflow", () => {
+    const loop = create(Node, { v: 1 }) as unknown as G;
+    const mid = create(Node, { v: 2 }) as unknown as G;
+    if (via === "next") [loop.next, mid.next] = [mid, loop];
+    else if (via === "kids") [loop.kids, mid.kids] = [[mid], [loop]];
+    else [loop.named, mid.named] = [{ k: mid }, { k: loop }];
+    for (const write of [() => gen.toBinary(loop as never), () => gen.encodeAll([create(Node), loop] as never[])]) {
+      const e = codecError(write);
+      expect(e.code).toBe("DEPTH_LIMIT_EXCEEDED");
+      expect(e.message).toMatch(new RegExp(`^cannot write Node: nesting depth ${MAX + 1} at Node(\\.[a-z]+\\([0-9]\\)(\\[[^\\]]*\\])?)+ exceeds maxDepth ${MAX}`));
+    }
+  });
+});
+
+describe("the generated kind reading past maxDepth", () => {
+  test("bytes nested 10,001 deep: the dynamic kind's error from fromBinary and validate", () => {
+    const gen = ProtobufType.newGeneratedBuilder(Node).maxDepth(MAX).maxMessageBytes(1 << 30).build().createSerializer();
+    const atMax = ser.toBinary(chain(Node, MAX, "next"));
+    const past = Uint8Array.from([0x0a, ...varint(atMax.length), ...atMax]);
+    expect((gen.fromBinary(atMax) as unknown as { v: number }).v).toBe(MAX - 2);
+    for (const [g, d] of [
+      [() => gen.fromBinary(past), () => ser.fromBinary(past)],
+      [() => gen.validate(past), () => ser.validate(past)],
+    ]) {
+      const e = codecError(g!);
+      const de = codecError(d!);
+      expect([e.code, e.path, e.offset, e.message]).toEqual([de.code, de.path, de.offset, de.message]);
+      expect(e.code).toBe("DEPTH_LIMIT_EXCEEDED");
+    }
+  });
+  // "deep init objects" are DynamicMessage.create's: protobuf-es' create is not this package's.
+});
+
+function codecError(f: () => unknown): CodecError {
+  try {
+    f();
+  } catch (e) {
+    expect(e).toBeInstanceOf(CodecError);
+    return e as CodecError;
+  }
+  throw new Error("expected a CodecError");
+}
