@@ -80,6 +80,8 @@ function int(where: string, t: ScalarType, v: unknown, min: number, max: number,
   return v;
 }
 
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
 function big(where: string, t: ScalarType, v: unknown, acceptString: boolean, key: unknown): bigint {
   let b: bigint;
   if (typeof v === "bigint") b = v;
@@ -146,6 +148,13 @@ export function coerceScalar(where: string, t: ScalarType, long: number, v: unkn
       const b = big(where, t, v, long === L_STRING, key);
       if (long === L_BIGINT) return b;
       if (long === L_STRING) return b.toString();
+      // A bigint or string beyond 2^53 would be rounded by Number(): the value written would not be
+      // the caller's. Refused, as decoding such a value is (UNSAFE_INTEGER).
+      if (b > MAX_SAFE || b < -MAX_SAFE) {
+        throw new RangeError(
+          `${at(where, key)} expects ${scalarName(t)} within ±(2^53 − 1) (the field is declared jstype = JS_NUMBER, and a JS number would round this value), got ${describeValue(v)}; remove the option, or use JS_STRING, to hold such values`,
+        );
+      }
       return Number(b);
     }
   }

@@ -8,7 +8,7 @@
 // reads back exactly; the serializer works afterwards.
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import { describe, expect, test } from "vitest";
-import { CodecError, ProtobufType } from "../../src/index.js";
+import { CodecError, DynamicMessage, ProtobufType } from "../../src/index.js";
 import { ld, pbjsType, tag, varint } from "./support.js";
 
 const type = ProtobufType.of(
@@ -136,6 +136,49 @@ describe("values within range read back exactly", () => {
     const v = ser.fromBinary(new Uint8Array([...tag(1, 0), ...varint(SAFE)]));
     expect(v.get("n")).toBe(Number(SAFE));
     expect(ser.fromBinary(ser.toBinary(v)).get("n")).toBe(Number(SAFE));
+  });
+});
+
+const M = type.descriptor;
+
+describe("values given to create, set and the writer follow the same rule", () => {
+  // A bigint or decimal string beyond ±(2^53 − 1) was stored as Number(value), rounded: the
+  // bytes written were not the caller's value (2^60 + 1 written as 2^60).
+  const over = [
+    ["n", SAFE + 1n],
+    ["n", -(SAFE + 1n)],
+    ["u", 2n ** 60n + 1n],
+    ["f", 2n ** 64n - 1n],
+    ["sf", -(2n ** 63n)],
+  ] as const;
+  test.each(over)("%s = %s is a RangeError naming the field, and nothing is written", (name, value) => {
+    for (const attempt of [
+      () => DynamicMessage.create(M, { [name]: value }),
+      () => DynamicMessage.newBuilder(M).set(name, value),
+      () => ser.toBinary({ [name]: value } as never),
+    ]) {
+      let e: unknown;
+      try {
+        attempt();
+      } catch (thrown) {
+        e = thrown;
+      }
+      expect(e).toBeInstanceOf(RangeError);
+      expect(e.message).toContain(`M.${name}`);
+      expect(e.message).toContain("within ±(2^53 − 1) (the field is declared jstype = JS_NUMBER, and a JS number would round this value)");
+    }
+  });
+
+  test("list elements name their index; the edge values are kept exactly", () => {
+    expect(() => DynamicMessage.create(M, { r: [1n, SAFE + 2n] })).toThrow(
+      new RangeError(
+        "field M.r(3)[1] expects sint64 within ±(2^53 − 1) (the field is declared jstype = JS_NUMBER, and a JS number would round this value), got bigint 9007199254740993n; remove the option, or use JS_STRING, to hold such values",
+      ),
+    );
+    const v = DynamicMessage.create(M, { n: SAFE, u: SAFE, r: [-SAFE, 0n], m: { k: 2n ** 63n - 1n } });
+    expect(v.get("n")).toBe(Number.MAX_SAFE_INTEGER);
+    expect(v.get("r")).toEqual([-Number.MAX_SAFE_INTEGER, 0]);
+    expect(ser.fromBinary(ser.toBinary(v)).equals(v)).toBe(true);
   });
 });
 
