@@ -157,15 +157,15 @@ describe("values given to create, set and the writer follow the same rule", () =
       () => DynamicMessage.newBuilder(M).set(name, value),
       () => ser.toBinary({ [name]: value } as never),
     ]) {
-      let e: unknown;
+      let e: Error | undefined;
       try {
         attempt();
       } catch (thrown) {
-        e = thrown;
+        e = thrown as Error;
       }
       expect(e).toBeInstanceOf(RangeError);
-      expect(e.message).toContain(`M.${name}`);
-      expect(e.message).toContain("within ±(2^53 − 1) (the field is declared jstype = JS_NUMBER, and a JS number would round this value)");
+      expect(e!.message).toContain(`M.${name}`);
+      expect(e!.message).toContain("within ±(2^53 − 1) (the field is declared jstype = JS_NUMBER, and a JS number would round this value)");
     }
   });
 
