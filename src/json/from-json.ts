@@ -12,12 +12,14 @@ import {
   INT32_MIN,
   INT64_MAX,
   INT64_MIN,
+  JS_NUMBER_RANGE,
   UINT32_MAX,
   UINT64_MAX,
   describeValue,
   isImplicitZero,
   isWellFormed,
   namesOf,
+  roundsAsNumber,
 } from "../message/coerce.js";
 import { DynamicMessage } from "../message/dynamic-message.js";
 import { K_ENUM, K_LIST, K_MAP, K_MESSAGE, L_NUMBER, L_STRING, is64, messageInfo, type FieldInfo } from "../message/field-info.js";
@@ -38,8 +40,6 @@ import {
   parseTimestamp,
   snake,
 } from "./wkt.js";
-
-const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 export interface FromJsonContext {
   readonly rootName: string;
@@ -223,8 +223,8 @@ export function messageFromJson(root: DescMessage, json: unknown, ctx: FromJsonC
       default: {
         const b = int64(t, v, path);
         // jstype = JS_NUMBER holds a JS number, which rounds beyond 2^53 (map values stay bigint).
-        if (fi.long === L_NUMBER && fi.kind !== K_MAP && (b > MAX_SAFE || b < -MAX_SAFE)) {
-          invalid(path, `${ScalarType[t]!.toLowerCase()} within ±(2^53 − 1) (the field is declared jstype = JS_NUMBER, and a JS number would round this value)`, v);
+        if (fi.long === L_NUMBER && fi.kind !== K_MAP && roundsAsNumber(b)) {
+          invalid(path, `${ScalarType[t]!.toLowerCase()} ${JS_NUMBER_RANGE}`, v);
         }
         return b;
       }

@@ -82,6 +82,15 @@ function int(where: string, t: ScalarType, v: unknown, min: number, max: number,
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
+/**
+ * Whether a 64-bit value would be rounded if held as a JS number ([jstype = JS_NUMBER]), and how
+ * the value-level errors (create, set, ProtoJSON) say what the field needs.
+ */
+export function roundsAsNumber(b: bigint): boolean {
+  return b > MAX_SAFE || b < -MAX_SAFE;
+}
+export const JS_NUMBER_RANGE = "within ±(2^53 − 1) (the field is declared jstype = JS_NUMBER, and a JS number would round this value)";
+
 function big(where: string, t: ScalarType, v: unknown, acceptString: boolean, key: unknown): bigint {
   let b: bigint;
   if (typeof v === "bigint") b = v;
@@ -150,9 +159,9 @@ export function coerceScalar(where: string, t: ScalarType, long: number, v: unkn
       if (long === L_STRING) return b.toString();
       // A bigint or string beyond 2^53 would be rounded by Number(): the value written would not be
       // the caller's. Refused, as decoding such a value is (UNSAFE_INTEGER).
-      if (b > MAX_SAFE || b < -MAX_SAFE) {
+      if (roundsAsNumber(b)) {
         throw new RangeError(
-          `${at(where, key)} expects ${scalarName(t)} within ±(2^53 − 1) (the field is declared jstype = JS_NUMBER, and a JS number would round this value), got ${describeValue(v)}; remove the option, or use JS_STRING, to hold such values`,
+          `${at(where, key)} expects ${scalarName(t)} ${JS_NUMBER_RANGE}, got ${describeValue(v)}; remove the option, or use JS_STRING, to hold such values`,
         );
       }
       return Number(b);
