@@ -91,7 +91,14 @@ function smallProject(name: string, setup: string) {
     extends: true as const,
     test: {
       name,
-      include: [...CODEC_TESTS, "test/stream-decode.test.ts", "test/adversarial/**/*.test.ts", "test/differential-*.test.ts"],
+      include: [
+        ...CODEC_TESTS,
+        "test/stream-decode.test.ts",
+        "test/adversarial/**/*.test.ts",
+        "test/differential-*.test.ts",
+        "test/generated-read.test.ts",
+        "test/generated-differential.test.ts",
+      ],
       setupFiles: [setup],
     },
   };

@@ -5,14 +5,17 @@
 // reads it. Valid inputs are read by the TypeScript reader itself (it gives up only on merges and
 // deep nesting), so these cases test it, not the fallback. Inputs: hand-made edge cases of every
 // rule, random schemas with random values, their scrambled encodings, and corruptions of them.
+// The generated kind (protobuf-es objects, src/codec/generated-reader.ts) reads small messages
+// with the same reader and its own builder: the same cases run on it, its objects compared as data.
 import { create, toBinary, type DescMessage } from "@bufbuild/protobuf";
 import fc from "fast-check";
 import { afterAll, describe, expect, test } from "vitest";
+import { GENERATED_SMALL } from "../src/codec/generated-reader.js";
 import { layoutOf } from "../src/codec/layout.js";
 import { planFor } from "../src/codec/read-plan.js";
 import { setSmallDecodeThreshold } from "../src/codec/reader.js";
 import { SmallDecoder } from "../src/codec/small-reader.js";
-import { CodecError, DynamicMessage, ProtobufType } from "../src/index.js";
+import { CodecError, DynamicMessage, ProtobufGeneratedType, ProtobufType } from "../src/index.js";
 import { ld, pbjsType, tag, varint } from "./adversarial/support.js";
 import { messageArb } from "./support/arbitrary-message.js";
 import { schemaArb } from "./support/arbitrary-schema.js";
@@ -46,6 +49,12 @@ function shape(v: unknown, input: Uint8Array): unknown {
     };
   }
   if (v instanceof Map) return ["Map", [...v].map(([k, x]) => [shape(k, input), shape(x, input)])];
+  if (v !== null && typeof v === "object" && !ArrayBuffer.isView(v) && !Array.isArray(v)) {
+    // A protobuf-es message, oneof case or map record: own keys (sorted: an optional field set by
+    // a read is added in the order the input has it, on both paths as in protobuf-es), prototype.
+    const proto = Object.getPrototypeOf(v) === Object.prototype ? "Object" : String(Object.getPrototypeOf(v));
+    return [proto, Object.keys(v).sort().map((k) => [k, shape((v as Record<string, unknown>)[k], input)])];
+  }
   if (Array.isArray(v)) return ["Array", v.map((x) => shape(x, input))];
   if (v instanceof Uint8Array) {
     const aliased = v.buffer === input.buffer ? `alias@${v.byteOffset - input.byteOffset}` : "copy";
@@ -64,7 +73,7 @@ function shape(v: unknown, input: Uint8Array): unknown {
 }
 
 /** What reading `input` gives: the value's shape, or the CodecError. */
-function outcome(read: (b: Uint8Array) => DynamicMessage, input: Uint8Array): unknown {
+function outcome(read: (b: Uint8Array) => unknown, input: Uint8Array): unknown {
   try {
     return shape(read(input), input);
   } catch (e) {
@@ -73,7 +82,7 @@ function outcome(read: (b: Uint8Array) => DynamicMessage, input: Uint8Array): un
   }
 }
 
-type Ser = ReturnType<ProtobufType["createSerializer"]>;
+type Ser = { fromBinary(b: Uint8Array): unknown; decode(b: Uint8Array): unknown };
 
 function frame(body: Uint8Array): Uint8Array {
   return new Uint8Array([...varint(body.length), ...body]);
@@ -95,8 +104,11 @@ function bothPaths(ser: Ser, input: Uint8Array): unknown {
 }
 
 /** True when the TypeScript reader reads `input` itself (does not hand it to the core). */
-function handled(type: ProtobufType, input: Uint8Array): boolean {
+function handled(type: ProtobufType | ProtobufGeneratedType<DescMessage>, input: Uint8Array): boolean {
   const s = type.settings;
+  if (type instanceof ProtobufGeneratedType) {
+    return new SmallDecoder(s.maxDepth, s.aliasThreshold, GENERATED_SMALL).read(input, planFor(layoutOf(type.descriptor, false))) !== undefined;
+  }
   return new SmallDecoder(s.maxDepth, s.aliasThreshold).decode(input, planFor(layoutOf(type.descriptor)), undefined) !== undefined;
 }
 
@@ -141,6 +153,10 @@ const edgeSer = edge.createSerializer();
 const aliasSer = ProtobufType.newBuilder(edge.descriptor).aliasThreshold(4).build().createSerializer();
 const shallow = ProtobufType.newBuilder(edge.descriptor).maxDepth(3).maxMessageBytes(40).build();
 const shallowSer = shallow.createSerializer();
+const gen = ProtobufType.ofGenerated(edge.descriptor);
+const genSer = gen.createSerializer();
+const genAliasSer = ProtobufType.newGeneratedBuilder(edge.descriptor).aliasThreshold(4).build().createSerializer();
+const genShallowSer = ProtobufType.newGeneratedBuilder(edge.descriptor).maxDepth(3).maxMessageBytes(40).build().createSerializer();
 
 // [name, bytes, who reads it: the TypeScript reader, the core (a merge), or nobody (an error)]
 const CASES: [string, number[], "ts" | "core" | "error"][] = [
@@ -259,9 +275,24 @@ describe("the TypeScript reader and the core give the same value or error", () =
     bothPaths(shallowSer, input);
   });
 
+  // The generated kind holds jstype = JS_NUMBER fields as bigint over their whole range, so the
+  // cases the dynamic kind refuses for range are read there.
+  test.each(CASES)("generated kind: %s", (name, wire, reader) => {
+    const input = new Uint8Array(wire);
+    const got = bothPaths(genSer, input);
+    const range = name.startsWith("jstype JS_NUMBER:");
+    expect(typeof got === "string").toBe(reader === "error" && !range);
+    expect(handled(gen, input)).toBe(reader === "ts" || (range && reader === "error"));
+    bothPaths(genAliasSer, input);
+    bothPaths(genShallowSer, input);
+  });
+
   test("every prefix of every case (cuts inside each field)", () => {
     for (const [, wire] of CASES) {
-      for (let n = 0; n < wire.length; n++) bothPaths(edgeSer, new Uint8Array(wire.slice(0, n)));
+      for (let n = 0; n < wire.length; n++) {
+        bothPaths(edgeSer, new Uint8Array(wire.slice(0, n)));
+        bothPaths(genSer, new Uint8Array(wire.slice(0, n)));
+      }
     }
   });
 
@@ -274,6 +305,7 @@ describe("the TypeScript reader and the core give the same value or error", () =
       for (const maxDepth of [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14]) {
         const ser = ProtobufType.newBuilder(edge.descriptor).maxDepth(maxDepth).build().createSerializer();
         bothPaths(ser, input);
+        bothPaths(ProtobufType.newGeneratedBuilder(edge.descriptor).maxDepth(maxDepth).build().createSerializer(), input);
       }
     }
   });
@@ -282,6 +314,7 @@ describe("the TypeScript reader and the core give the same value or error", () =
     const input = new Uint8Array(CASES[1]![1]);
     for (const max of [input.length - 1, input.length, input.length + 1]) {
       bothPaths(ProtobufType.newBuilder(edge.descriptor).maxMessageBytes(max).build().createSerializer(), input);
+      bothPaths(ProtobufType.newGeneratedBuilder(edge.descriptor).maxMessageBytes(max).build().createSerializer(), input);
     }
   });
 
@@ -321,26 +354,33 @@ describe("random schemas: both paths agree on valid, scrambled and corrupt input
     check("small path vs core", 150, schemaAndValue, ([s, sample, seed]) => {
       const type = ProtobufType.of(s.root);
       const ser = type.createSerializer();
+      const gtype = ProtobufType.ofGenerated(s.root);
+      const gser = gtype.createSerializer();
+      const both = (b: Uint8Array): void => {
+        bothPaths(ser, b);
+        bothPaths(gser, b);
+      };
       const bytes = toBinary(s.root, create(s.root, sample.es as never));
       // Canonical bytes hold no merge and no deep nesting: the TypeScript reader reads them itself.
       expect(handled(type, bytes)).toBe(true);
-      bothPaths(ser, bytes);
+      expect(handled(gtype, bytes)).toBe(true);
+      both(bytes);
       const r = rng(seed);
       const scrambled = scramble(s.root, bytes, r, { splitMessages: true });
-      bothPaths(ser, scrambled);
+      both(scrambled);
       for (let i = 0; i < 6 && scrambled.length > 0; i++) {
         const bad = Uint8Array.from(scrambled);
         const at = Math.floor(r() * bad.length);
         switch (i % 3) {
           case 0:
             bad[at] = Math.floor(r() * 256);
-            bothPaths(ser, bad);
+            both(bad);
             break;
           case 1:
-            bothPaths(ser, bad.subarray(0, at));
+            both(bad.subarray(0, at));
             break;
           default:
-            bothPaths(ser, new Uint8Array([...bad.subarray(0, at), ...[0x80, 0xff, 0x07, 0x0a, 0x12, 0x01].slice(0, 1 + (at % 6)), ...bad.subarray(at)]));
+            both(new Uint8Array([...bad.subarray(0, at), ...[0x80, 0xff, 0x07, 0x0a, 0x12, 0x01].slice(0, 1 + (at % 6)), ...bad.subarray(at)]));
         }
       }
     });

@@ -55,6 +55,8 @@ export interface MessageLayout {
   readonly byNumber: ReadonlyMap<number, LayoutField>;
   /** Keeps the records of the layout's segment alive (see the file comment). */
   readonly segment: Segment;
+  /** False for the generated kind's layouts: jstype = JS_NUMBER values are not range-checked. */
+  readonly jsNumbers: boolean;
 }
 
 /**
@@ -295,6 +297,7 @@ function compileClosure(root: DescMessage, cache: Layouts): MessageLayout {
       fields,
       byNumber,
       segment,
+      jsNumbers: cache.jsNumbers,
     };
   }
   for (const node of nodes) {

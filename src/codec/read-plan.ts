@@ -3,7 +3,7 @@
 // TypeScript reader of small messages (small-reader.ts) build the same values through these.
 import { ScalarType, type DescMessage } from "@bufbuild/protobuf";
 import { DynamicMessage } from "../message/dynamic-message.js";
-import { K_ENUM, K_LIST, K_MAP, K_MESSAGE, L_NUMBER, L_STRING, messageInfo } from "../message/field-info.js";
+import { K_ENUM, K_LIST, K_MAP, K_MESSAGE, L_BIGINT, L_NUMBER, L_STRING, messageInfo } from "../message/field-info.js";
 import { EMPTY_BYTES, scalarZero } from "../message/coerce.js";
 import { readArena } from "./arena.js";
 import type { MessageLayout } from "./layout.js";
@@ -82,7 +82,10 @@ function basePlan(layout: MessageLayout): ReadPlan {
       let store = fi.explicit ? S_EXPLICIT : S_IMPLICIT;
       if (fi.kind === K_LIST) store = S_LIST;
       else if (fi.kind === K_MAP) store = S_MAP;
-      slots.push({ scalar, store, long: fi.kind === K_MAP ? 0 : fi.long, oneof: fi.oneof, child: undefined });
+      // The generated kind's layouts hold jstype = JS_NUMBER fields as bigint, as protobuf-es does
+      // (only JS_STRING changes its form there).
+      const long = fi.kind === K_MAP ? 0 : fi.long === L_NUMBER && !layout.jsNumbers ? L_BIGINT : fi.long;
+      slots.push({ scalar, store, long, oneof: fi.oneof, child: undefined });
     }
     return { layout, desc: layout.desc, slots, keyScalar: 0, oneofs: info.oneofs.length, table: undefined };
   }

@@ -489,6 +489,11 @@ export function setSmallDecodeThreshold(bytes: number): number {
   return prev;
 }
 
+/** True when a bare message of `size` bytes is first tried by the TypeScript reader (small-reader.ts). */
+export function readsSmall(size: number, settings: Settings): boolean {
+  return size < small.below && size <= settings.maxMessageBytes;
+}
+
 /**
  * A decoder bound to one root and settings, for a serializer: the layout and read plan are
  * resolved once instead of through two WeakMap lookups per call.
@@ -542,7 +547,7 @@ export class BoundDecoder implements LazySource {
   }
 
   private read(input: Uint8Array, source: SourceRef | undefined): DynamicMessage {
-    if (input.length < small.below && input.length <= this.settings.maxMessageBytes) {
+    if (readsSmall(input.length, this.settings)) {
       core();
       const value = this.small.decode(input, this.plan, source);
       if (value !== undefined) return value;
@@ -590,7 +595,7 @@ export class BoundDecoder implements LazySource {
   oneFrame(input: Uint8Array): DynamicMessage {
     const prefix = readFramePrefix(input, 0);
     if (typeof prefix !== "number" && prefix.bodyAt + prefix.size === input.length) {
-      if (prefix.size < small.below && prefix.size <= this.settings.maxMessageBytes) {
+      if (readsSmall(prefix.size, this.settings)) {
         core();
         const value = this.small.decode(input.subarray(prefix.bodyAt), this.plan, undefined);
         if (value !== undefined) return value;

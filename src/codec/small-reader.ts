@@ -97,6 +97,26 @@ function tableOf(plan: ReadPlan): FieldTable {
   return table;
 }
 
+/**
+ * What the reader builds from what it read: one per kind of value (DynamicMessage here, protobuf-es
+ * objects in generated-reader.ts). A message's values arrive by slot, as the tape reader's.
+ */
+export interface SmallBuilder {
+  /** A nested message of `plan` (its values by slot, its unknown fields, its height). */
+  message(plan: ReadPlan, values: unknown[], unknown: unknown[] | undefined, height: number): unknown;
+  /** Adds a closed map entry (`plan`, its values `vs`) to the map at `slot` of `parent`. */
+  entry(parent: unknown[], slot: number, plan: ReadPlan, vs: unknown[]): void;
+  /** An undeclared field: `buf[at .. end)`, its payload (after the tag) from `payloadAt`. */
+  unknownField(buf: Uint8Array, at: number, payloadAt: number, end: number, num: number, wt: number): unknown;
+}
+
+const DYNAMIC: SmallBuilder = {
+  message: (plan, values, unknown, height) =>
+    accepted(DynamicMessage._fromDecoded(plan.desc!, values, unknown as UnknownField[] | undefined, undefined), height),
+  entry: putEntry,
+  unknownField: (buf, at, _payloadAt, end, num) => ({ number: num, data: copyOf(buf, at, end - at) }),
+};
+
 /** Thrown (and caught in `decode`) to hand the input to the WASM path. */
 const GIVE_UP: unique symbol = Symbol("protokeel small reader gives up");
 
@@ -142,34 +162,55 @@ export class SmallDecoder {
   private hi = 0;
   /** Height and unknown fields of the last message body read. */
   private h = 1;
-  private unknown: UnknownField[] | undefined = undefined;
+  private unknown: unknown[] | undefined = undefined;
   /** The input as one char per byte, made for the first ASCII string of a read. */
   private text: string | undefined = undefined;
 
   constructor(
     private readonly maxDepth: number,
     private readonly alias: number,
+    private readonly build: SmallBuilder = DYNAMIC,
   ) {
     this.buf = new Uint8Array(0);
   }
 
   /**
-   * The value of `input` (a bare message of `root`), or undefined when the WASM path must read
-   * it. `source`, when given, is where the input's copy already lives (a lazy value's store).
+   * The DynamicMessage of `input` (a bare message of `root`), or undefined when the WASM path
+   * must read it. `source`, when given, is where the input's copy already lives (a lazy value's
+   * store).
    */
   decode(input: Uint8Array, root: ReadPlan, source: SourceRef | undefined): DynamicMessage | undefined {
+    const values = this.top(input, root);
+    if (values === undefined) return undefined;
+    const sc = source ?? new SourceCopy(input);
+    const unknown = this.unknown as UnknownField[] | undefined;
+    this.unknown = undefined;
+    return accepted(DynamicMessage._fromDecodedAt(root.desc!, values, unknown, sc.store, sc.base, input.length), this.h);
+  }
+
+  /** The value of `input` as the builder makes it, or undefined when the WASM path must read it. */
+  read(input: Uint8Array, root: ReadPlan): unknown {
+    const values = this.top(input, root);
+    if (values === undefined) return undefined;
+    const unknown = this.unknown;
+    this.unknown = undefined;
+    return this.build.message(root, values, unknown, this.h);
+  }
+
+  /** The root's values, or undefined on giving up; leaves its height and unknown fields in h and unknown. */
+  private top(input: Uint8Array, root: ReadPlan): unknown[] | undefined {
     this.buf = input;
     try {
-      const values = this.body(root, 0, input.length, 0);
-      const sc = source ?? new SourceCopy(input);
-      return accepted(DynamicMessage._fromDecodedAt(root.desc!, values, this.unknown, sc.store, sc.base, input.length), this.h);
+      return this.body(root, 0, input.length, 0);
     } catch (e) {
-      if (e === GIVE_UP) return undefined;
+      if (e === GIVE_UP) {
+        this.unknown = undefined;
+        return undefined;
+      }
       throw e;
     } finally {
       this.buf = EMPTY;
       this.text = undefined;
-      this.unknown = undefined;
     }
   }
 
@@ -241,7 +282,7 @@ export class SmallDecoder {
     const dense = table.dense;
     const buf = this.buf;
     const values: unknown[] = new Array(plan.slots.length);
-    let unknown: UnknownField[] | undefined;
+    let unknown: unknown[] | undefined;
     let h = 1;
     // Oneof members set (1 + slot, 0 = none): one number for a type with one oneof, else an array.
     let case0 = 0;
@@ -261,8 +302,9 @@ export class SmallDecoder {
       const wt = t & 7;
       const f = num < dense.length ? dense[num] : table.sparse?.get(num);
       if (f === undefined) {
+        const payloadAt = p;
         p = this.skip(p, end, wt);
-        (unknown ??= []).push({ number: num, data: copyOf(buf, at, p - at) });
+        (unknown ??= []).push(this.build.unknownField(buf, at, payloadAt, p, num, wt));
         continue;
       }
       if (wt !== f.wire) {
@@ -334,14 +376,14 @@ export class SmallDecoder {
           if (child.desc === undefined) {
             const entry = this.body(child, q, p, level + 1);
             if (this.h + 1 > h) h = this.h + 1;
-            putEntry(values, slot, child, entry);
+            this.build.entry(values, slot, child, entry);
             continue;
           }
           // A second occurrence of a singular message merges into the first: the core's path does that.
           if (f.store !== S_LIST && values[slot] !== undefined) throw GIVE_UP;
           const vs = this.body(child, q, p, level + 1);
           if (this.h + 1 > h) h = this.h + 1;
-          v = accepted(DynamicMessage._fromDecoded(child.desc, vs, this.unknown, undefined), this.h);
+          v = this.build.message(child, vs, this.unknown, this.h);
         } else if (len === 0 && f.store === S_IMPLICIT) {
           values[slot] = undefined;
           continue;
