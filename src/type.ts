@@ -281,6 +281,14 @@ export class ProtobufTypeBuilder<T = ProtobufType> {
 }
 
 /**
+ * @internal `builder` with the four settings of `s`: a type built again from a saved or fetched
+ * schema reads with the settings of the type it stands for (snapshots, schema registry).
+ */
+export function withSettings<T>(builder: ProtobufTypeBuilder<T>, s: Settings): ProtobufTypeBuilder<T> {
+  return builder.maxMessageBytes(s.maxMessageBytes).maxDepth(s.maxDepth).deterministic(s.deterministic).aliasThreshold(s.aliasThreshold);
+}
+
+/**
  * Type inference from a value or class, the analog of a type-info factory. A class cannot select
  * a schema, so `DynamicMessage` (class or value) throws `MissingTypeInfoError`; build the type
  * with `ProtobufType.of(descriptor)`. Other inputs throw `TypeError`.

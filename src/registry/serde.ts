@@ -9,7 +9,7 @@ import { formatFindings } from "../compat/format.js";
 import { CodecError, RegistryCode, isProtokeelError } from "../errors.js";
 import type { DynamicInit, DynamicMessage } from "../message/dynamic-message.js";
 import { checkBytes, shifted, type ProtobufSerializer } from "../serializer.js";
-import { ProtobufType } from "../type.js";
+import { ProtobufType, withSettings } from "../type.js";
 import type { SchemaInput, SchemaRegistryClient } from "./client.js";
 import { messageAtIndexes, messageIndexesOf } from "./message-index.js";
 import { resolveSchema, type ResolvedSchema, type SchemaCompiler } from "./resolve.js";
@@ -20,12 +20,7 @@ import { readHeader, withHeader, writeHeader } from "./wire.js";
 function typeOfSchema(schema: ResolvedSchema, id: number, at: { name: string }, like: ProtobufType): ProtobufType {
   const s = like.settings;
   try {
-    return ProtobufType.newBuilder({ fileDescriptorSet: schema.fileDescriptorSet, messageName: at.name })
-      .maxMessageBytes(s.maxMessageBytes)
-      .maxDepth(s.maxDepth)
-      .deterministic(s.deterministic)
-      .aliasThreshold(s.aliasThreshold)
-      .build();
+    return withSettings(ProtobufType.newBuilder({ fileDescriptorSet: schema.fileDescriptorSet, messageName: at.name }), s).build();
   } catch (e) {
     if (!isProtokeelError(e)) throw e;
     throw new CodecError(RegistryCode.REGISTRY_SCHEMA_UNUSABLE, `schema registry schema ${id} cannot be read: message ${at.name}: ${e.message}`, { cause: e });

@@ -9,7 +9,7 @@ import { RestoreError, isProtokeelError } from "../errors.js";
 import type { ProtobufGeneratedSerializer } from "../generated/serializer.js";
 import type { ProtobufGeneratedType } from "../generated/type.js";
 import type { Settings } from "../settings.js";
-import { normalizedBytesOf, ProtobufType } from "../type.js";
+import { normalizedBytesOf, ProtobufType, withSettings } from "../type.js";
 import { SnapshotInput, SnapshotOutput } from "./bytes.js";
 import { ProtobufDynamicSerializerSnapshot, readPayloadBody } from "./dynamic.js";
 import type { GeneratedTypeRegistry, ReadSnapshotOptions, SchemaCompatibility, SerializerSnapshot } from "./types.js";
@@ -118,12 +118,7 @@ export class ProtobufGeneratedSerializerSnapshot implements SerializerSnapshot<P
     const s = this.settings;
     let type: ProtobufGeneratedType;
     try {
-      type = ProtobufType.newGeneratedBuilder(schema)
-        .maxMessageBytes(s.maxMessageBytes)
-        .maxDepth(s.maxDepth)
-        .deterministic(s.deterministic)
-        .aliasThreshold(s.aliasThreshold)
-        .build();
+      type = withSettings(ProtobufType.newGeneratedBuilder(schema), s).build();
     } catch (e) {
       if (!isProtokeelError(e)) throw e;
       throw new RestoreError(e.code, `${head}: the registered generated type ${name} is invalid: ${e.message}`, { cause: e });
