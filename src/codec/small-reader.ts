@@ -23,7 +23,7 @@ import type { UnknownField } from "../message/unknown-fields.js";
 import { latin1Text } from "../wasm/ops.js";
 import {
   A_KIND_MASK, A_MESSAGE, A_PACKABLE, A_SLOT_SHIFT, A_STRING, A_WIRE_SHIFT, B_JS_NUMBER, DENSE_ENTRY_WORDS,
-  KIND_BOOL, KIND_DOUBLE, KIND_FIXED32, KIND_FIXED64, KIND_FLOAT, KIND_INT64, KIND_SFIXED32, KIND_SFIXED64,
+  KIND_BOOL, KIND_DOUBLE, KIND_ENUM, KIND_FIXED32, KIND_FIXED64, KIND_FLOAT, KIND_INT32, KIND_INT64, KIND_SFIXED32, KIND_SFIXED64,
   KIND_SINT32, KIND_SINT64, KIND_UINT32, KIND_UINT64, SPARSE_ENTRY_WORDS, T_DENSE_MAX_WORD, T_HEADER_WORDS,
   T_SPARSE_COUNT_WORD, tableWords,
 } from "../wasm/table.js";
@@ -533,6 +533,20 @@ export class SmallDecoder {
           } else {
             if (f.jsNumber && !jsSafe(lo, hi, kind === KIND_SFIXED64)) throw GIVE_UP;
             out.push(long64(lo, hi, kind === KIND_SFIXED64, mode));
+          }
+        }
+        break;
+      case KIND_INT32:
+      case KIND_ENUM:
+        // The common packed kinds get a loop of their own (no per-element switch).
+        while (s < pend) {
+          const b = buf[s]!;
+          if (b < 0x80) {
+            out.push(b);
+            s++;
+          } else {
+            s = this.varint(s, pend);
+            out.push(this.lo | 0);
           }
         }
         break;
