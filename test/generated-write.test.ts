@@ -6,6 +6,7 @@ import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { describe, expect, test } from "vitest";
 import { CodecError, FrameWriter, ProtobufType } from "../src/index.js";
 import { InvoiceSchema, ItemSchema, NodeSchema, OrderLiteSchema, OrderSchema } from "./fixtures/generated-es/gen/es_fixtures_pb.js";
+import { AllTypesSchema } from "./fixtures/generated-es/gen/all_types_pb.js";
 
 const ser = ProtobufType.ofGenerated(OrderSchema).createSerializer();
 const small = ProtobufType.newGeneratedBuilder(OrderSchema).maxMessageBytes(10).build().createSerializer();
@@ -132,5 +133,29 @@ describe("depth: values are converted and read without JS recursion", () => {
       "esfix.Node.next(2).next(2).next(2)",
       "cannot write esfix.Node: nesting depth 4 at esfix.Node.next(2).next(2).next(2) exceeds maxDepth 3 (a map entry counts as a level); raise maxDepth or flatten the value",
     ]);
+  });
+});
+
+// The writer visits only the range of fields a value sets (src/codec/generated-writer.ts, props):
+// values that set the first, the last, one oneof member, both ends or nothing of a wide type, on
+// the frame path (AllTypes is recursive) and the inline one (Leaf), write what protobuf-es writes.
+describe("values that set a few fields of a wide type write what protobuf-es writes", () => {
+  const all = ProtobufType.ofGenerated(AllTypesSchema).createSerializer();
+  const CASES: [string, () => ReturnType<typeof create<typeof AllTypesSchema>>][] = [
+    ["nothing", () => create(AllTypesSchema)],
+    ["the first field", () => create(AllTypesSchema, { fDouble: 1.5 })],
+    ["the last field", () => create(AllTypesSchema, { children: [create(AllTypesSchema, { choice: { case: "cInt64", value: 3n } })] })],
+    ["one oneof member", () => create(AllTypesSchema, { choice: { case: "cMessage", value: { name: "m" } } })],
+    ["the last oneof's member", () => create(AllTypesSchema, { otherChoice: { case: "ocDouble", value: 2 } })],
+    ["both ends", () => create(AllTypesSchema, { fDouble: -1, children: [create(AllTypesSchema)], recursive: { fString: "r" } })],
+    ["an own property holding undefined past the set ones", () => Object.assign(create(AllTypesSchema, { fInt32: 4 }), { recursive: undefined })],
+    ["a message list of values that set one field each", () =>
+      create(AllTypesSchema, { rMessage: [{ name: "a" }, { value: 2 }, {}], children: [create(AllTypesSchema, { otherChoice: { case: "ocBool", value: true } }), create(AllTypesSchema, { fBytes: new Uint8Array([1]) })] })],
+  ];
+  test.each(CASES)("%s", (_name, make) => {
+    const v = make();
+    const expected = toBinary(AllTypesSchema, v);
+    expect(all.toBinary(v)).toEqual(expected);
+    expect(all.toBinary(all.fromBinary(expected))).toEqual(expected);
   });
 });
