@@ -175,8 +175,8 @@ export const GENERATED_SMALL: SmallBuilder = {
       const gs = slots[i]!;
       if (gs.store === S_MAP) o[gs.local] = v;
       else if (gs.store === S_LIST) o[gs.local] = gs.mode === M_STRUCT ? (v as Obj[]).map(structToLocal) : v;
-      else if (gs.oneof !== undefined) o[gs.oneof] = { case: gs.local, value: gs.mode === M_PLAIN ? v : held(gs, v as Obj) };
-      else o[gs.local] = gs.mode === M_PLAIN ? v : held(gs, v as Obj);
+      else if (gs.oneof !== undefined) o[gs.oneof] = { case: gs.local, value: held(gs, v as Obj) };
+      else o[gs.local] = held(gs, v as Obj);
     }
     if (unknown !== undefined) o.$unknown = unknown;
     return o;
@@ -464,15 +464,20 @@ export class GeneratedDecoder {
     this.small = new SmallDecoder(settings.maxDepth, settings.aliasThreshold, GENERATED_SMALL);
   }
 
+  /**
+   * A bare message as the dynamic kind reads small ones (BoundDecoder.read): by the TypeScript
+   * reader under the threshold, else (or when it gives up) undefined, for the core to read.
+   */
+  private readSmall(body: Uint8Array): Obj | undefined {
+    if (!readsSmall(body.length, this.settings)) return undefined;
+    core();
+    return this.small.read(body, this.readPlan) as Obj | undefined;
+  }
+
   /** A bare message. */
   message(input: Uint8Array): Obj {
-    // Small inputs as the dynamic kind reads them (BoundDecoder.read): the TypeScript reader
-    // first, the core for whatever it gives up on.
-    if (readsSmall(input.length, this.settings)) {
-      core();
-      const value = this.small.read(input, this.readPlan);
-      if (value !== undefined) return value as Obj;
-    }
+    const value = this.readSmall(input);
+    if (value !== undefined) return value;
     const tape = walkMessage(this.layout.typeOffset, input, this.settings);
     const dec = this.dec;
     dec.begin(input, tape);
@@ -490,12 +495,7 @@ export class GeneratedDecoder {
   oneFrame(input: Uint8Array): Obj {
     const prefix = readFramePrefix(input, 0);
     if (typeof prefix !== "number" && prefix.bodyAt + prefix.size === input.length) {
-      if (readsSmall(prefix.size, this.settings)) {
-        core();
-        const value = this.small.read(input.subarray(prefix.bodyAt), this.readPlan);
-        if (value !== undefined) return value as Obj;
-      }
-      return this.frames(input)[0]!;
+      return this.readSmall(input.subarray(prefix.bodyAt)) ?? this.frames(input)[0]!;
     }
     const count = validateFrames(this.layout.typeOffset, input, this.settings);
     const name = this.layout.fullName;

@@ -296,6 +296,12 @@ function isZero(c: number, v: unknown): boolean {
 
 const hasOwn = Object.prototype.hasOwnProperty;
 
+/** Where props() leaves the range of field indexes it set: [propsLo, propsHi), empty when none. */
+interface PropsRange {
+  propsLo: number;
+  propsHi: number;
+}
+
 /**
  * Reads the properties of `o`, a message object of `plan`, into `vals` (the field values by index
  * in plan.fields, a oneof's set member included) and returns its `$unknown`; refuses a wrong
@@ -306,12 +312,6 @@ const hasOwn = Object.prototype.hasOwnProperty;
  * properties to find undeclared ones was ~20% more. Objects of one shape list their properties in
  * one order: each name is compared with the last object's at its place.
  */
-/** Where props() leaves the range of field indexes it set: [propsLo, propsHi), empty when none. */
-interface PropsRange {
-  propsLo: number;
-  propsHi: number;
-}
-
 function props(o: Obj, plan: GPlan, vals: unknown[], range: PropsRange): unknown {
   const seqKeys = plan.seqKeys;
   const seqCodes = plan.seqCodes;
@@ -468,7 +468,6 @@ export class GeneratedWriter extends FieldWriter {
     f.o = o;
     f.plan = plan;
     f.depth = depth;
-    f.i = 0;
     f.j = 0;
     f.items = undefined;
     f.keys = undefined;

@@ -203,10 +203,8 @@ export class SmallDecoder {
     try {
       return this.body(root, 0, input.length, 0);
     } catch (e) {
-      if (e === GIVE_UP) {
-        this.unknown = undefined;
-        return undefined;
-      }
+      this.unknown = undefined;
+      if (e === GIVE_UP) return undefined;
       throw e;
     } finally {
       this.buf = EMPTY;
