@@ -4,6 +4,7 @@
 import { ScalarType, type DescMessage } from "@bufbuild/protobuf";
 import { K_ENUM, K_LIST, K_MAP, K_MESSAGE, messageInfo, type FieldInfo, type MessageInfo } from "../message/field-info.js";
 import { L_BIGINT } from "../message/field-info.js";
+import { positionsOf } from "../message/values.js";
 import { BULK_FIXED, FIXED_F32, FIXED_F64, FIXED_I32, FIXED_I64, FIXED_U32, varint32Size } from "./wire.js";
 
 export const PV_64 = 1;
@@ -88,6 +89,8 @@ export interface WritePlan {
   readonly messageFields: readonly FieldPlan[];
   /** field number → plan, for pairing and collision checks. */
   readonly byNumber: ReadonlyMap<number, FieldPlan>;
+  /** A wide type's slot → position in `fields` (see message/values.ts); undefined for others. */
+  readonly positions: Int32Array | undefined;
 }
 
 export function wireTypeOf(t: ScalarType): number {
@@ -162,6 +165,7 @@ export function planOf(desc: DescMessage): WritePlan {
     fields,
     messageFields: fields.filter((p) => p.elemKind === K_MESSAGE),
     byNumber: new Map(fields.map((p) => [p.number, p])),
+    positions: positionsOf(fields),
   };
   plans.set(desc, plan);
   return plan;

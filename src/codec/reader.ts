@@ -14,6 +14,7 @@ import { DynamicMessage, type LazySource } from "../message/dynamic-message.js";
 import { EMPTY_BYTES } from "../message/coerce.js";
 import { L_NUMBER, L_STRING } from "../message/field-info.js";
 import type { UnknownField } from "../message/unknown-fields.js";
+import { newCases, newValues, type Cases } from "../message/values.js";
 import { core } from "../wasm/instance.js";
 import { views } from "../wasm/memory.js";
 import { resumeWalk, tapeText, validateFrames, validateMessage, walkFrames, walkMessage, type TapeResult } from "../wasm/ops.js";
@@ -84,7 +85,7 @@ class Frame {
   /** The only oneof's set member + 1 (0: none), for types with one oneof (no array to allocate). */
   case0: number;
   /** Per oneof, 1 + the slot of its set member (0: none); made when the first member is set (2+ oneofs). */
-  cases: Int32Array | undefined;
+  cases: Cases | undefined;
   /** Per slot, what a later occurrence of that singular message field merges into (MergeInfo); valid while `kidsUsed`. */
   kids: unknown[] = [];
   kidsUsed: boolean;
@@ -101,7 +102,7 @@ class Frame {
 
   open(plan: ReadPlan, slot: number): void {
     this.plan = plan;
-    this.values = new Array(plan.slots.length);
+    this.values = newValues(plan.slots.length);
     this.unknown = undefined;
     this.slot = slot;
     this.h = 1;
@@ -125,8 +126,8 @@ class Frame {
       return;
     }
     let c = this.cases;
-    if (c === undefined) c = this.cases = new Int32Array(this.plan.oneofs);
-    const was = c[o]! - 1;
+    if (c === undefined) c = this.cases = newCases(this.plan.oneofs);
+    const was = (c[o] ?? 0) - 1;
     if (was >= 0 && was !== slot) this.values[was] = undefined;
     c[o] = slot + 1;
   }
@@ -168,7 +169,7 @@ function reopen(f: Frame, prev: DynamicMessage, info: unknown): void {
  */
 interface MergeInfo {
   readonly case0: number;
-  readonly cases: Int32Array | undefined;
+  readonly cases: Cases | undefined;
   readonly kids: unknown[] | undefined;
 }
 

@@ -20,6 +20,7 @@
 import { DynamicMessage } from "../message/dynamic-message.js";
 import { L_NUMBER, L_STRING } from "../message/field-info.js";
 import type { UnknownField } from "../message/unknown-fields.js";
+import { newCases, newValues, type Cases } from "../message/values.js";
 import { latin1Text } from "../wasm/ops.js";
 import {
   A_KIND_MASK, A_MESSAGE, A_PACKABLE, A_SLOT_SHIFT, A_STRING, A_WIRE_SHIFT, B_JS_NUMBER, DENSE_ENTRY_WORDS,
@@ -279,12 +280,12 @@ export class SmallDecoder {
     const table = plan.table ?? tableOf(plan);
     const dense = table.dense;
     const buf = this.buf;
-    const values: unknown[] = new Array(plan.slots.length);
+    const values: unknown[] = newValues(plan.slots.length);
     let unknown: unknown[] | undefined;
     let h = 1;
     // Oneof members set (1 + slot, 0 = none): one number for a type with one oneof, else an array.
     let case0 = 0;
-    let cases: Int32Array | undefined;
+    let cases: Cases | undefined;
     while (p < end) {
       const at = p;
       let t = buf[p]!;
@@ -435,8 +436,8 @@ export class SmallDecoder {
           if (was >= 0 && was !== slot) values[was] = undefined;
           case0 = slot + 1;
         } else {
-          cases ??= new Int32Array(plan.oneofs);
-          const was = cases[o]! - 1;
+          cases ??= newCases(plan.oneofs);
+          const was = (cases[o] ?? 0) - 1;
           if (was >= 0 && was !== slot) values[was] = undefined;
           cases[o] = slot + 1;
         }

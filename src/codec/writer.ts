@@ -22,6 +22,7 @@ import { at, describeValue, isPlainObject } from "../message/coerce.js";
 import { initValues } from "../message/create.js";
 import { DynamicMessage, isDynamicMessage } from "../message/dynamic-message.js";
 import { EMPTY_UNKNOWN } from "../message/unknown-fields.js";
+import { setPositions } from "../message/values.js";
 import { K_ENUM, K_LIST, K_MAP, K_MESSAGE } from "../message/field-info.js";
 import { Acceptance, type Acceptor, type Failer, type PayloadRuleCheck } from "./acceptance.js";
 import { writeArena } from "./arena.js";
@@ -70,6 +71,8 @@ class Frame {
   j = 0;
   /** Keys of the message-valued map being written (in key order when deterministic). */
   keys: unknown[] | undefined;
+  /** A wide type's set fields (positions in plan.fields, ascending), found when its first step starts. */
+  order: Int32Array | undefined;
   mode = WRITE;
   /** Write: the reserved length byte (-1: none), the enclosing map entry's one, the first body byte. */
   lenAt = -1;
@@ -285,6 +288,7 @@ class Writer extends FieldWriter implements Failer {
     f.i = 0;
     f.j = 0;
     f.keys = undefined;
+    f.order = undefined;
     f.h = 1;
     f.size = 0;
     f.copySource = false;
@@ -371,6 +375,7 @@ class Writer extends FieldWriter implements Failer {
     f.msg = undefined!;
     f.values = undefined!;
     f.keys = undefined;
+    f.order = undefined;
     f.key = undefined;
   }
 
@@ -383,8 +388,11 @@ class Writer extends FieldWriter implements Failer {
     const fields = f.plan.fields;
     const values = f.values;
     const maxDepth = this.c.maxDepth;
-    for (let i = f.i; i < fields.length; i++) {
-      const p = fields[i]!;
+    const pos = f.plan.positions;
+    const order = pos === undefined ? undefined : (f.order ??= setPositions(values, pos));
+    const n = order === undefined ? fields.length : order.length;
+    for (let i = f.i; i < n; i++) {
+      const p = fields[order === undefined ? i : order[i]!]!;
       const v = values[p.index];
       if (v === undefined) continue;
       if (p.kind <= K_ENUM) {
@@ -448,7 +456,7 @@ class Writer extends FieldWriter implements Failer {
         f.j = 0;
       }
     }
-    f.i = fields.length;
+    f.i = n;
     return false;
   }
 }

@@ -23,6 +23,7 @@ import {
 } from "../message/coerce.js";
 import { DynamicMessage } from "../message/dynamic-message.js";
 import { K_ENUM, K_LIST, K_MAP, K_MESSAGE, L_NUMBER, L_STRING, is64, messageInfo, type FieldInfo } from "../message/field-info.js";
+import { newValues } from "../message/values.js";
 import { decodeBase64 } from "./base64.js";
 import { JsonPath, NULL_VALUE, VALUE, jsonInfo } from "./info.js";
 import { JsonBigInteger } from "./parse.js";
@@ -124,7 +125,7 @@ export function messageFromJson(root: DescMessage, json: unknown, ctx: FromJsonC
       json: v,
       depth,
       path,
-      values: new Array<unknown>(messageInfo(desc).fields.length),
+      values: newValues(messageInfo(desc).fields.length),
       into,
       at,
       inner: undefined,
@@ -139,7 +140,7 @@ export function messageFromJson(root: DescMessage, json: unknown, ctx: FromJsonC
   /** A well-known type whose JSON form is a string or a scalar, built at once. */
   const leaf = (desc: DescMessage, wkt: number, v: unknown, path: JsonPath): DynamicMessage => {
     const info = messageInfo(desc);
-    const values = new Array<unknown>(info.fields.length);
+    const values = newValues(info.fields.length);
     if (wkt === W_WRAPPER) {
       const fi = info.fields[0]!;
       // A wrapper's null (inside an Any or a list) is its default; a null field is skipped before.
@@ -286,7 +287,7 @@ export function messageFromJson(root: DescMessage, json: unknown, ctx: FromJsonC
 
   const oneofMember = (node: Node, fi: FieldInfo): void => {
     if (fi.oneof < 0) return;
-    const set = (node.oneofs ??= new Array(messageInfo(node.desc).oneofs.length));
+    const set = (node.oneofs ??= newValues(messageInfo(node.desc).oneofs.length) as (FieldInfo | undefined)[]);
     const other = set[fi.oneof];
     if (other !== undefined && other !== fi) {
       fail(

@@ -2,6 +2,7 @@
 // names, the property → field lookup, the well-known kind. Computed once per DescMessage instance.
 import type { DescEnum, DescMessage } from "@bufbuild/protobuf";
 import { messageInfo, type FieldInfo, type MessageInfo } from "../message/field-info.js";
+import { positionsOf } from "../message/values.js";
 import { wktKind } from "./wkt.js";
 
 export interface JsonInfo {
@@ -12,6 +13,8 @@ export interface JsonInfo {
   readonly byProperty: ReadonlyMap<string, FieldInfo>;
   /** W_* of ./wkt.ts. */
   readonly wkt: number;
+  /** A wide type's slot → position in `byNumber` (see message/values.ts); undefined for others. */
+  readonly positions: Int32Array | undefined;
 }
 
 const infos = new WeakMap<DescMessage, JsonInfo>();
@@ -26,7 +29,7 @@ export function jsonInfo(desc: DescMessage): JsonInfo {
   // Proto names after JSON names: when a proto name equals another field's JSON name (a schema
   // protoc rejects, but a hand-built descriptor can have), the proto name wins, as in protobuf-es.
   for (const fi of byNumber) byProperty.set(fi.name, fi);
-  j = { info, byNumber, byProperty, wkt: wktKind(desc) };
+  j = { info, byNumber, byProperty, wkt: wktKind(desc), positions: positionsOf(byNumber) };
   infos.set(desc, j);
   return j;
 }

@@ -10,6 +10,7 @@ import { K_ENUM, K_LIST, K_MAP, K_MESSAGE, L_STRING, type FieldInfo } from "../m
 import { encodeBase64 } from "./base64.js";
 import { JsonPath, NULL_VALUE, enumName, jsonInfo } from "./info.js";
 import type { JsonValue } from "./options.js";
+import { setPositions } from "../message/values.js";
 import {
   W_ANY,
   W_DURATION,
@@ -307,7 +308,11 @@ export function messageToJson(root: DynamicMessage, ctx: ToJsonContext): JsonVal
       if (m !== undefined) mapInto(o, j.info.fields[0]!, m, depth, path);
       return;
     }
-    for (const fi of j.byNumber) {
+    // A wide type's absent fields are skipped unseen, unless their defaults are written.
+    const order = j.positions === undefined || ctx.emitDefaults ? undefined : setPositions(values, j.positions);
+    const n = order === undefined ? j.byNumber.length : order.length;
+    for (let k = 0; k < n; k++) {
+      const fi = j.byNumber[order === undefined ? k : order[k]!]!;
       const v = values[fi.index];
       const key = ctx.protoNames ? fi.name : fi.field.jsonName;
       if (v === undefined) {

@@ -7,6 +7,7 @@ import { coerceValueField, describeValue, isPlainObject, listForWrite, listInput
 import { DynamicMessage, isDynamicMessage } from "./dynamic-message.js";
 import { K_LIST, K_MAP, K_MESSAGE, messageInfo, type FieldInfo, type MessageInfo } from "./field-info.js";
 import { EMPTY_UNKNOWN } from "./unknown-fields.js";
+import { newValues } from "./values.js";
 
 /** The FieldInfo of a proto field name, or a TypeError that says which name to use. */
 export function fieldByName(info: MessageInfo, name: unknown): FieldInfo {
@@ -45,8 +46,8 @@ interface Task {
 function task(desc: DescMessage, init: Readonly<Record<string, unknown>>, parent: Task | undefined, key: unknown): Task {
   const info = messageInfo(desc);
   return {
-    desc, info, init, names: Object.keys(init), n: 0, values: new Array<unknown>(info.fields.length),
-    oneofSet: new Array<string | undefined>(info.oneofs.length), fi: undefined, items: undefined, j: 0,
+    desc, info, init, names: Object.keys(init), n: 0, values: newValues(info.fields.length),
+    oneofSet: newValues(info.oneofs.length) as (string | undefined)[], fi: undefined, items: undefined, j: 0,
     stored: undefined, parent, key,
   };
 }
@@ -236,7 +237,7 @@ export function storedMessage(where: string, fi: FieldInfo, v: unknown): Dynamic
  */
 export function initValues(info: MessageInfo, init: Readonly<Record<string, unknown>>): unknown[] {
   const desc = info.desc;
-  const values = new Array<unknown>(info.fields.length);
+  const values = newValues(info.fields.length);
   let oneofSet: (string | undefined)[] | undefined;
   const lastKeys = info.lastKeys;
   let k = 0;
@@ -256,7 +257,7 @@ export function initValues(info: MessageInfo, init: Readonly<Record<string, unkn
     const raw = init[name];
     if (raw === undefined || raw === null) continue;
     if (fi.oneof >= 0) {
-      oneofSet ??= new Array<string | undefined>(info.oneofs.length);
+      oneofSet ??= newValues(info.oneofs.length) as (string | undefined)[];
       const other = oneofSet[fi.oneof];
       if (other !== undefined) {
         throw new TypeError(`oneof ${desc.typeName}.${info.oneofs[fi.oneof]!.name} has two members set: "${other}" and "${fi.name}"; set at most one`);

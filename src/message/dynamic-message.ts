@@ -3,7 +3,9 @@
  *
  * Internal representation (the decoder builds it directly through `DynamicMessage._fromDecoded`):
  * - `_values: unknown[]` — one slot per field, indexed like `descriptor.fields` (declaration order).
- *   `undefined` means absent. Stored forms:
+ *   `undefined` means absent. For a type of more than WIDE fields the array holds only the slots
+ *   set (message/values.ts): loop over such a value's fields with setSlots, never 0..fields.length.
+ *   Stored forms:
  *   - int32, sint32, sfixed32, uint32, fixed32, float, double, enum → `number` (float already
  *     rounded to 32 bits; enum numbers may be values the enum does not declare);
  *   - int64, uint64, sint64, fixed64, sfixed64 → `bigint`; a decimal `string` when the field has
@@ -44,6 +46,7 @@ import {
   type UnknownField,
   type UnknownFieldMap,
 } from "./unknown-fields.js";
+import { copyValues, newValues, setSlots, WIDE } from "./values.js";
 import type { ScalarType } from "@bufbuild/protobuf";
 
 /** Values accepted by `create`, builder `set` and friends: see DynamicMessage.create. */
@@ -74,6 +77,17 @@ function defaultOf(fi: FieldInfo): unknown {
     default:
       return fi.explicit ? undefined : scalarZero(fi.scalar, fi.long);
   }
+}
+
+/** The slot of the set member of oneof `o` (index in info.oneofs), or -1. */
+function setMember(info: MessageInfo, values: readonly unknown[], o: number): number {
+  const members = info.oneofs[o]!.members;
+  if (members.length <= WIDE) {
+    for (const m of members) if (values[m.index] !== undefined) return m.index;
+    return -1;
+  }
+  for (const i of setSlots(values)) if (info.fields[i]!.oneof === o) return i;
+  return -1;
 }
 
 /** @internal Reads a validated encoding into an eager value of the same descriptor. */
@@ -243,7 +257,7 @@ export class DynamicMessage {
   /** A builder for a new value of `desc`. */
   static newBuilder(desc: DescMessage): DynamicMessageBuilder {
     checkDesc(desc, "DynamicMessage.newBuilder");
-    return new DynamicMessageBuilder(desc, new Array(messageInfo(desc).fields.length), EMPTY_UNKNOWN);
+    return new DynamicMessageBuilder(desc, newValues(messageInfo(desc).fields.length), EMPTY_UNKNOWN);
   }
 
   /** The value with no field set, cached per descriptor instance. */
@@ -251,7 +265,7 @@ export class DynamicMessage {
     checkDesc(desc, "DynamicMessage.getDefaultInstance");
     let d = defaults.get(desc);
     if (d === undefined) {
-      d = new DynamicMessage(desc, new Array(messageInfo(desc).fields.length), EMPTY_UNKNOWN, undefined);
+      d = new DynamicMessage(desc, newValues(messageInfo(desc).fields.length), EMPTY_UNKNOWN, undefined);
       defaults.set(desc, d);
     }
     return d;
@@ -259,7 +273,7 @@ export class DynamicMessage {
 
   /** A builder that starts from this value's fields and unknown fields. */
   toBuilder(): DynamicMessageBuilder {
-    return new DynamicMessageBuilder(this.descriptor, this._values.slice(), this._unknown);
+    return new DynamicMessageBuilder(this.descriptor, copyValues(this._values, this.descriptor.fields.length), this._unknown);
   }
 
   /**
@@ -311,10 +325,10 @@ export class DynamicMessage {
   /** The name of the set member of a oneof, or undefined. */
   whichOneof(oneofName: string): string | undefined {
     const info = messageInfo(this.descriptor);
-    const o = info.oneofs.find((x) => x.name === oneofName);
-    if (o === undefined) throw new TypeError(`${this.descriptor.typeName} has no oneof "${oneofName}"`);
-    for (const m of o.members) if (this._values[m.index] !== undefined) return m.name;
-    return undefined;
+    const o = typeof oneofName === "string" ? info.oneofByName.get(oneofName) : undefined;
+    if (o === undefined) throw new TypeError(`${this.descriptor.typeName} has no oneof "${String(oneofName)}"`);
+    const i = setMember(info, this._values, o);
+    return i < 0 ? undefined : info.fields[i]!.name;
   }
 
   /** Field number → raw encoded occurrences (tag + payload each), in stored order. */
@@ -384,8 +398,8 @@ export class DynamicMessageBuilder {
   readonly descriptor: DescMessage;
   private readonly info: MessageInfo;
   private readonly values: unknown[];
-  /** Lists and maps this builder already copied (so `add`/`put` never touch a built value). */
-  private readonly owned: boolean[];
+  /** Slots of the lists and maps this builder already copied (so `add`/`put` never touch a built value). */
+  private readonly owned: Set<number>;
   private unknown: readonly UnknownField[];
 
   /** @internal */
@@ -393,7 +407,7 @@ export class DynamicMessageBuilder {
     this.descriptor = desc;
     this.info = messageInfo(desc);
     this.values = values;
-    this.owned = new Array(values.length).fill(false);
+    this.owned = new Set();
     this.unknown = unknown;
   }
 
@@ -404,9 +418,13 @@ export class DynamicMessageBuilder {
       throw new TypeError(`field ${fi.label} cannot be set to ${describeValue(value)}; use clear("${fi.name}")`);
     }
     const stored = storedField(fi, value);
-    if (fi.oneof >= 0) for (const m of this.info.oneofs[fi.oneof]!.members) this.values[m.index] = undefined;
+    if (fi.oneof >= 0) {
+      const was = setMember(this.info, this.values, fi.oneof);
+      if (was >= 0) this.values[was] = undefined;
+    }
     this.values[fi.index] = stored;
-    this.owned[fi.index] = stored !== undefined && (fi.kind === K_LIST || fi.kind === K_MAP);
+    if (stored !== undefined && (fi.kind === K_LIST || fi.kind === K_MAP)) this.owned.add(fi.index);
+    else this.owned.delete(fi.index);
     return this;
   }
 
@@ -414,7 +432,7 @@ export class DynamicMessageBuilder {
   clear(name: string): this {
     const fi = fieldByName(this.info, name);
     this.values[fi.index] = undefined;
-    this.owned[fi.index] = false;
+    this.owned.delete(fi.index);
     return this;
   }
 
@@ -426,9 +444,9 @@ export class DynamicMessageBuilder {
     const where = `field ${fi.label}[${cur?.length ?? 0}]`;
     const e = fi.elemKind === K_MESSAGE ? storedMessage(where, fi, element) : coerceElement(where, fi, element);
     if (cur === undefined) this.values[fi.index] = [e];
-    else if (this.owned[fi.index]) cur.push(e);
+    else if (this.owned.has(fi.index)) cur.push(e);
     else this.values[fi.index] = [...cur, e];
-    this.owned[fi.index] = true;
+    this.owned.add(fi.index);
     return this;
   }
 
@@ -440,10 +458,10 @@ export class DynamicMessageBuilder {
     const where = `field ${fi.label}[${String(k)}]`;
     const v = fi.elemKind === K_MESSAGE ? storedMessage(where, fi, value) : coerceElement(where, fi, value);
     const cur = this.values[fi.index] as Map<unknown, unknown> | undefined;
-    const m = cur === undefined ? new Map() : this.owned[fi.index] ? cur : new Map(cur);
+    const m = cur === undefined ? new Map() : this.owned.has(fi.index) ? cur : new Map(cur);
     m.set(k, v);
     this.values[fi.index] = m;
-    this.owned[fi.index] = true;
+    this.owned.add(fi.index);
     return this;
   }
 
@@ -457,10 +475,10 @@ export class DynamicMessageBuilder {
   }
 
   build(): DynamicMessage {
-    const v = this.values.slice();
-    for (let i = 0; i < v.length; i++) {
-      if (!this.owned[i]) continue;
+    const v = copyValues(this.values, this.info.fields.length);
+    for (const i of this.owned) {
       const x = v[i];
+      if (x === undefined) continue;
       v[i] = Array.isArray(x) ? x.slice() : new Map(x as Map<unknown, unknown>);
     }
     return DynamicMessage._fromDecoded(this.descriptor, v, this.unknown, undefined);

@@ -4,6 +4,7 @@ import type { DynamicMessage } from "./dynamic-message.js";
 import { K_LIST, K_MAP, K_MESSAGE, messageInfo, type FieldInfo } from "./field-info.js";
 import { bytesEqual } from "../bytes.js";
 import { unknownFieldsEqual } from "./unknown-fields.js";
+import { setSlots, WIDE } from "./values.js";
 
 function scalarEq(a: unknown, b: unknown): boolean {
   if (a === b) return true;
@@ -64,7 +65,17 @@ export function messagesEqual(first: DynamicMessage, second: DynamicMessage): bo
     const fields = messageInfo(a.descriptor).fields;
     const va = a._values;
     const vb = b._values;
-    for (let i = 0; i < fields.length; i++) if (!fieldEq(fields[i]!, va[i], vb[i], pending)) return false;
+    if (fields.length <= WIDE) {
+      for (let i = 0; i < fields.length; i++) if (!fieldEq(fields[i]!, va[i], vb[i], pending)) return false;
+    } else {
+      const sa = setSlots(va);
+      const sb = setSlots(vb);
+      if (sa.length !== sb.length) return false;
+      for (let k = 0; k < sa.length; k++) {
+        const i = sa[k]!;
+        if (i !== sb[k] || !fieldEq(fields[i]!, va[i], vb[i], pending)) return false;
+      }
+    }
     if (!unknownFieldsEqual(a._unknown, b._unknown)) return false;
   }
   return true;

@@ -55,6 +55,8 @@ export interface MessageInfo {
   readonly byName: ReadonlyMap<string, FieldInfo>;
   readonly byField: ReadonlyMap<DescField, FieldInfo>;
   readonly oneofs: readonly OneofInfo[];
+  /** Oneof name → index in `oneofs`. */
+  readonly oneofByName: ReadonlyMap<string, number>;
   /**
    * The names of the last init object initValues read, in key order, and their fields: objects
    * of one shape then resolve each key by one comparison instead of a Map lookup (span batch
@@ -142,6 +144,7 @@ export function messageInfo(desc: DescMessage): MessageInfo {
     byName: new Map(fields.map((fi) => [fi.name, fi])),
     byField,
     oneofs,
+    oneofByName: new Map(oneofs.map((o, i) => [o.name, i])),
     lastKeys: [],
     lastFields: [],
   };

@@ -4,6 +4,7 @@
 // prototype instead (and drop the field).
 import type { DynamicMessage } from "./dynamic-message.js";
 import { K_LIST, K_MAP, K_MESSAGE, messageInfo, type FieldInfo } from "./field-info.js";
+import { setSlots, WIDE } from "./values.js";
 
 type Plain = Record<string, unknown>;
 
@@ -14,6 +15,33 @@ function setOwn(o: Plain, key: string, value: unknown): void {
 
 /** A field's default as toObject shows it (absent explicit fields are left out). */
 export type DefaultOf = (fi: FieldInfo) => unknown;
+
+const implicitOf = new WeakMap<readonly FieldInfo[], number[]>();
+
+/**
+ * The slots a wide type's value shows, ascending: its set fields and the implicit-presence ones
+ * (shown with their default), merged. A oneof of thousands of members shows one.
+ */
+function shownSlots(fields: readonly FieldInfo[], values: readonly unknown[]): number[] {
+  let implicit = implicitOf.get(fields);
+  if (implicit === undefined) {
+    implicit = [];
+    for (const fi of fields) if (!fi.explicit) implicit.push(fi.index);
+    implicitOf.set(fields, implicit);
+  }
+  const set = setSlots(values);
+  const out: number[] = [];
+  let a = 0;
+  let b = 0;
+  while (a < set.length || b < implicit.length) {
+    const x = a < set.length ? set[a]! : Infinity;
+    const y = b < implicit.length ? implicit[b]! : Infinity;
+    if (x <= y) a++;
+    if (y <= x) b++;
+    out.push(Math.min(x, y));
+  }
+  return out;
+}
 
 export function toPlainObject(root: DynamicMessage, defaultOf: DefaultOf): Plain {
   const out: Plain = {};
@@ -27,7 +55,11 @@ export function toPlainObject(root: DynamicMessage, defaultOf: DefaultOf): Plain
   while (pending.length > 0) {
     const [msg, o] = pending.pop()!;
     const values = msg._values;
-    for (const fi of messageInfo(msg.descriptor).fields) {
+    const fields = messageInfo(msg.descriptor).fields;
+    const slots = fields.length <= WIDE ? undefined : shownSlots(fields, values);
+    const n = slots === undefined ? fields.length : slots.length;
+    for (let k = 0; k < n; k++) {
+      const fi = fields[slots === undefined ? k : slots[k]!]!;
       const v = values[fi.index];
       const messages = fi.elemKind === K_MESSAGE;
       if (v === undefined) {
