@@ -148,6 +148,34 @@ const CHECKS = {
     eq(thrown(() => ser.fromBinary(new Uint8Array([0x12, 0x05, 0x01]))).code, "LENGTH_PAST_END");
   },
 
+  "a wide type: values hold the fields they set"(pk) {
+    // 1,200 members of one oneof and 1,100 one-member oneofs: past the width where values hold
+    // only their set fields (message/values.ts), which relies on how the engine stores sparse arrays.
+    const type = pk.ProtobufType.of({ fileDescriptorSet: wideSet(1200, 1100), messageName: "wide.Batch" });
+    const ser = type.createSerializer();
+    const init = { items: Array.from({ length: 300 }, (_, i) => ({ [`m${1200 - (i % 7)}`]: i + 1, [`p${1 + (i % 1100)}`]: "p", [`p${1100 - (i % 3)}`]: "q" })) };
+    const m = pk.DynamicMessage.create(type.descriptor, init);
+    const bytes = ser.toBinary(m);
+    eq(hex(ser.toBinary(init)), hex(bytes));
+    const back = ser.fromBinary(bytes);
+    ok(back.equals(m) && m.equals(back), "read back equals the value");
+    const third = back.get("items")[2];
+    eq(third.whichOneof("pick"), "m1198");
+    eq(third.get("m1198"), 3);
+    eq(third.has("m1200"), false);
+    eq(Object.keys(third.toObject()).join(), "m1198,p3,p1098");
+    eq(JSON.stringify(ser.toJson(m).items[2]), '{"m1198":3,"p3":"p","p1098":"q"}');
+    ok(ser.fromJson(ser.toJson(m)).equals(m), "fromJson(toJson(value)) equals the value");
+    const changed = third.toBuilder().set("m1", 9).build();
+    eq(changed.whichOneof("pick"), "m1");
+    eq(changed.has("m1198"), false);
+    // Last member wins across the oneof: m5, then m1200, then m7 on the wire.
+    const wide = type.descriptor.fields[0].message;
+    const w = pk.ProtobufType.of(wide).createSerializer();
+    const three = [{ m5: 5 }, { m1200: 1 }, { m7: 7 }].map((x) => Array.from(w.toBinary(x)));
+    eq(w.fromBinary(new Uint8Array(three.flat())).whichOneof("pick"), "m7");
+  },
+
   "typed errors carry a stable code"(pk, { v1, type }) {
     const ser = type.createSerializer();
     // field 2 (items) announces 5 bytes and has 1
@@ -163,6 +191,63 @@ const CHECKS = {
     eq(snapshot.code, "SNAPSHOT_BAD_MAGIC");
   },
 };
+
+/**
+ * FileDescriptorSet bytes of package `wide`: message Wide (oneof pick of int32 m1..m<members>,
+ * then strings p1..p<oneofs>, each alone in a oneof) and Batch (repeated Wide items = 1). Encoded
+ * by hand: the suite imports nothing but the package.
+ */
+function wideSet(members, oneofs) {
+  const out = [];
+  const varint = (v) => {
+    while (v > 0x7f) {
+      out.push((v & 0x7f) | 0x80);
+      v = Math.floor(v / 128);
+    }
+    out.push(v);
+  };
+  const text = (s) => Array.from(s, (c) => c.charCodeAt(0));
+  // A length-delimited field whose body `fill` writes.
+  const len = (no, fill) => {
+    const start = out.length;
+    fill();
+    const body = out.splice(start);
+    varint(no * 8 + 2);
+    varint(body.length);
+    for (const b of body) out.push(b);
+  };
+  const str = (no, s) => len(no, () => out.push(...text(s)));
+  const int = (no, v) => {
+    varint(no * 8);
+    varint(v);
+  };
+  const field = (name, number, label, type, typeName, oneof) =>
+    len(2, () => {
+      str(1, name);
+      int(3, number);
+      int(4, label);
+      int(5, type);
+      if (typeName !== undefined) str(6, typeName);
+      if (oneof !== undefined) int(9, oneof);
+      str(10, name);
+    });
+  len(1, () => {
+    str(1, "wide.proto");
+    str(2, "wide");
+    len(4, () => {
+      str(1, "Wide");
+      for (let i = 1; i <= members; i++) field(`m${i}`, i, 1, 5, undefined, 0);
+      for (let i = 1; i <= oneofs; i++) field(`p${i}`, 5000 + i, 1, 9, undefined, i);
+      for (let i = 0; i <= oneofs; i++) len(8, () => str(1, i === 0 ? "pick" : `q${i}`));
+    });
+    len(4, () => {
+      str(1, "Batch");
+      field("items", 1, 3, 11, ".wide.Wide", undefined);
+    });
+    str(12, "proto3");
+  });
+  return new Uint8Array(out);
+}
 
 function thrown(fn) {
   try {

@@ -19,14 +19,19 @@ export function newValues(n: number): unknown[] {
   return n > WIDE ? [] : new Array<unknown>(n);
 }
 
-/** The slots of `values` that hold a value, ascending (for-in visits array indexes in order). */
+/** The slots of `values` that hold a value, ascending. */
 export function setSlots(values: readonly unknown[]): number[] {
   const out: number[] = [];
+  let sorted = true;
   for (const k in values) {
     const i = +k;
-    if (values[i] !== undefined) out.push(i);
+    if (values[i] === undefined) continue;
+    if (out.length > 0 && i < out[out.length - 1]!) sorted = false;
+    out.push(i);
   }
-  return out;
+  // for-in visits array indexes in ascending order (ES2020 fixed the order of ordinary objects'
+  // keys, arrays included); an engine that did not would be sorted here.
+  return sorted ? out : out.sort((a, b) => a - b);
 }
 
 /** A copy of the values array of a type of `n` fields. */
