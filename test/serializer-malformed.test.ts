@@ -197,14 +197,28 @@ describe("the generated kind: the same inputs, the same errors, protobuf-es' val
       return { error: JSON.stringify([e.code, e.message, e.path, e.offset]) };
     }
   };
+  const det = ProtobufType.newBuilder(All).deterministic(true).build().createSerializer();
+  /**
+   * protobuf-es' value of `bytes`, which the dynamic kind read as `v`. A tag written in more than
+   * 5 bytes is a legal non-minimal varint (protokeel reads it, as protobuf C++ and upb do) that
+   * protobuf-es refuses; then `v` re-encoded. (Relayed values are re-encoded for the same reason.)
+   */
+  const esOf = (bytes: Uint8Array, v: DynamicMessage): unknown => {
+    try {
+      return fromBinary(All, bytes);
+    } catch (e) {
+      if (!String(e).includes("varint overflows uint32")) throw e;
+      return fromBinary(All, det.toBinary(v));
+    }
+  };
   /** Mismatches of `op` on `bytes` between the kinds, as text (empty when they agree). */
   function differences(op: Op, bytes: Uint8Array): string[] {
     const d = run(() => dynOps[op](bytes));
     const g = run(() => genOps[op](bytes));
     if ("error" in d || "error" in g) return "error" in d && "error" in g && d.error === g.error ? [] : [`${op} ${Buffer.from(bytes).toString("hex")}: ${JSON.stringify(d)} vs ${JSON.stringify(g)}`];
-    if (op === "fromBinary") expect(g.value).toEqual(fromBinary(All, bytes));
+    if (op === "fromBinary") expect(g.value).toEqual(esOf(bytes, d.value as DynamicMessage));
     // Frames: each value as protobuf-es reads the dynamic kind's bytes of the same frame.
-    if (op === "decodeAll") (d.value as DynamicMessage[]).forEach((v, i) => expect((g.value as unknown[])[i]).toEqual(fromBinary(All, ser.toBinary(v))));
+    if (op === "decodeAll") (d.value as DynamicMessage[]).forEach((v, i) => expect((g.value as unknown[])[i]).toEqual(fromBinary(All, det.toBinary(v))));
     return [];
   }
 
@@ -245,6 +259,7 @@ describe("the generated kind: the same inputs, the same errors, protobuf-es' val
     ["invalid UTF-8", [0x4a, 0x02, 0xc3, 0x28]],
     ["a field number above 536,870,911", [0x80, 0x80, 0x80, 0x80, 0x20, 0x00]],
     ["a group", [0xfb, 0x07]],
+    ["a tag in 8 bytes (legal; protobuf-es refuses it)", [0xb1, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 40, 172, 2, 74, 11, 104, 195, 169]],
   ])("%s", (_name, bytes) => {
     expect(differences("fromBinary", Uint8Array.from(bytes))).toEqual([]);
   });
