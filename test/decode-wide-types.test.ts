@@ -9,6 +9,7 @@ import { equals, fromBinary, toJson, type DescMessage } from "@bufbuild/protobuf
 import { describe, expect, test } from "vitest";
 import { DynamicMessage, ProtobufType, type DynamicInit, type ProtobufSerializer } from "../src/index.js";
 import { L, T, messageOf } from "./support/descriptors.js";
+import { parseRecords } from "./support/wire-scramble.js";
 
 const MEMBERS = 1_200; // pick: m1..m1200, numbers 1..1200
 const OPTIONALS = 300; // o1..o300, proto3 optional int64, numbers 2001..2300
@@ -63,35 +64,6 @@ const CASES: [string, DynamicInit][] = [
   ["nested wide values", { m2: 1, child: { [`m${MEMBERS}`]: 2, child: { p9: "deep" } }, kids: [{ o7: 7n }, {}, { m1: 1, s: "k" }] }],
 ];
 
-/** Field numbers of the top-level tags of `bytes`, in order. */
-function topNumbers(bytes: Uint8Array): number[] {
-  const out: number[] = [];
-  let p = 0;
-  const varint = (): number => {
-    let v = 0;
-    let s = 1;
-    for (;;) {
-      const b = bytes[p++]!;
-      v += (b & 0x7f) * s;
-      s *= 128;
-      if (b < 0x80) return v;
-    }
-  };
-  while (p < bytes.length) {
-    const tag = varint();
-    out.push(Math.floor(tag / 8));
-    const wt = tag & 7;
-    if (wt === 0) varint();
-    else if (wt === 1) p += 8;
-    else if (wt === 5) p += 4;
-    else {
-      const n = varint();
-      p += n;
-    }
-  }
-  return out;
-}
-
 /** The toObject keys a value of `desc` shows: set fields and implicit ones, in declaration order. */
 function shownKeys(m: DynamicMessage): string[] {
   return m.descriptor.fields
@@ -104,7 +76,7 @@ function checkValue(desc: DescMessage, ser: ProtobufSerializer, det: ProtobufSer
   const m = DynamicMessage.create(desc, init);
   const bytes = ser.toBinary(m);
   // Field-number order, whatever the declaration order; the plain init writes the same bytes.
-  const numbers = topNumbers(bytes);
+  const numbers = parseRecords(bytes).map((r) => r.no);
   expect(numbers).toEqual([...numbers].sort((a, b) => a - b));
   expect(ser.toBinary(init)).toEqual(bytes);
   expect(det.toBinary(m)).toEqual(bytes);
