@@ -6,7 +6,7 @@
 // The stack keeps walk's layout where the error path reads it (+4 parent type address, +12 the
 // opening field's slot << 8), so ops.ts names paths the same way for both.
 import {
-  E_BAD_TABLE, E_DEPTH_EXCEEDED, E_UNSAFE_INTEGER, E_FIELD_NUMBER_ZERO, E_INVALID_WIRE_TYPE, E_LENGTH_PAST_END,
+  E_BAD_TABLE, E_DEPTH_EXCEEDED, E_UNSAFE_INTEGER, E_FIELD_NUMBER_TOO_LARGE, E_FIELD_NUMBER_ZERO, E_INVALID_WIRE_TYPE, E_LENGTH_PAST_END,
   E_MESSAGE_TOO_LARGE, E_PACKED_LENGTH, E_TRUNCATED, E_WIRE_TYPE_MISMATCH, OK, S_NEED_INPUT,
 } from "./status";
 import { CTRL_COUNT_BYTE, CTRL_NEED_BYTE, CTRL_OFFSET_BYTE, CTRL_STATUS_BYTE, ctrlSet } from "./ctrl";
@@ -16,185 +16,344 @@ import {
   KIND_FIXED32, KIND_FIXED64, KIND_FLOAT, KIND_SFIXED32, KIND_SFIXED64, KIND_SINT64, T_DENSE_MAX_BYTE, T_HEADER_BYTES, findSparse, jsSafe,
 } from "./table";
 import { SLOT_SHIFT } from "./tape";
-import { readTag, tagValue } from "./tag";
 import { checkUtf8Within, safeLoadEnd } from "./utf8";
-import { failAt, failStatus, readVarint, skipVarint, varintRunOk, varintValue, zigzagDecode64 } from "./varint";
+import { failAt, failStatus, readVarintLoop, varintRunOk, varintValue, zigzagDecode64 } from "./varint";
 import { stop } from "./scan";
 
 // Deepest nesting level reached by the last validateBody (1 = no nested message; map entries
 // count as a level, as for maxDepth).
 let gHeight: u32 = 1;
 
-function validateBody(tbl: usize, T: usize, base: usize, p: usize, end: usize, maxDepth: u32, stack: usize): i32 {
-  let sp = stack;
-  let depth: u32 = 1;
-  let height: u32 = 1;
-  let dmax = load<u32>(T, T_DENSE_MAX_BYTE);
-  // The UTF-8 check may read a whole v128 at or below this address.
-  let limit = safeLoadEnd();
+// Where the walk stands after validateFast or validateRecord returns.
+let gP: usize = 0;
+let gEnd: usize = 0;
+let gT: usize = 0;
+let gSp: usize = 0;
+// The highest stack frame opened (the height is (gSpHigh - stack) / 16 + 1).
+let gSpHigh: usize = 0;
 
+// Why the walk is split in two: V8's wasm code keeps no register across a call, and TurboFan
+// stores a value to the stack where it is defined when any path of the loop needs it spilled.
+// One loop with every rule in it (slow varints, UTF-8 past ASCII, sparse numbers, packed runs,
+// errors that name the field) ran 70 instructions per unpacked fixed64 record, 6 to 8 of them
+// stack stores on the common path (V8's code read with perf and gdb); inlining the calls alone
+// gained 15%. So validateFast takes the common records with few live values and no calls, and
+// hands any other record, from its first byte, to validateRecord, which applies every rule.
+// Span batch validate-only, same process, min of 40 rounds: 19.9-20.7 -> see the closing note.
+
+/** The status validateFast returns when it stopped before a record it does not take. */
+const SLOW: i32 = 1;
+
+/**
+ * The common records of a message walk: one- or two-byte tags of densely numbered declared
+ * fields with their declared wire type, one- or two-byte lengths, nested messages within the
+ * depth limit, ASCII strings, varints of up to 8 bytes and fixed-width values of fields that are
+ * not jstype = JS_NUMBER. Stops with SLOW before any other record (gP = its first byte) and
+ * with OK at the end of the root message. Checks nothing it does not take: validateRecord
+ * reads the record again from its first byte, with every rule and error.
+ */
+function validateFast(tbl: usize, stack: usize, spMax: usize, limit: usize, p: usize, end: usize, T: usize, sp: usize): i32 {
+  let status = OK;
   while (true) {
     if (p >= end) {
-      if (sp == stack) {
-        gHeight = height;
-        return OK;
-      }
+      if (sp == stack) break;
       sp -= 16;
       end = load<usize>(sp);
       T = load<usize>(sp, 4);
-      dmax = load<u32>(sp, 8);
-      depth--;
       continue;
     }
-
-    let at = p;
     let t: u32 = <u32>load<u8>(p);
-    if (t < 0x80) {
-      if (t < 8) return stop(E_FIELD_NUMBER_ZERO, at, base, 0, t & 7, (sp - stack) >> 4, T, tbl);
-      p++;
-    } else {
-      p = readTag(p, end);
-      if (p == 0) return stop(failStatus, failAt, base, 0, 0, (sp - stack) >> 4, T, tbl);
-      t = tagValue;
+    let q = p + 1;
+    if (t >= 0x80) {
+      if (end - p < 2) {
+        status = SLOW;
+        break;
+      }
+      let b1 = <u32>load<u8>(p, 1);
+      if (b1 >= 0x80) {
+        status = SLOW;
+        break;
+      }
+      t = (t & 0x7f) | (b1 << 7);
+      q = p + 2;
     }
     let num = t >>> 3;
-    let wt = t & 7;
-    let e = num <= dmax ? T + T_HEADER_BYTES + (<usize>num << 3) : findSparse(T, dmax, num);
+    // num - 1 >= denseMax (unsigned) is "0 or past the dense part" in one comparison: V8
+    // materializes `a || b` as a boolean.
+    if (num - 1 >= load<u32>(T, T_DENSE_MAX_BYTE)) {
+      status = SLOW;
+      break;
+    }
+    let e = T + T_HEADER_BYTES + (<usize>num << 3);
     let a = load<u32>(e);
-
-    if (a != 0 && wt == ((a >>> A_WIRE_SHIFT) & 7)) {
-      if (wt == 2) {
-        // A one-byte length in locals: no round trip through the varintValue global.
-        let q: usize;
-        let len: u64;
-        if (p < end && load<u8>(p) < 0x80) {
-          len = <u64>load<u8>(p);
-          q = p + 1;
-        } else {
-          q = readVarint(p, end);
-          if (q == 0) return stop(failStatus, failAt, base, num, wt, (sp - stack) >> 4, T, tbl);
-          len = varintValue;
-        }
-        if (len > <u64>(end - q)) return stop(E_LENGTH_PAST_END, at, base, num, wt, (sp - stack) >> 4, T, tbl);
-        let vend = q + <usize>len;
-        if ((a & A_MESSAGE) != 0) {
-          if (depth >= maxDepth) return stop(E_DEPTH_EXCEEDED, at, base, num, wt, (sp - stack) >> 4, T, tbl);
-          store<usize>(sp, end);
-          store<usize>(sp, T, 4);
-          store<u32>(sp, dmax, 8);
-          store<u32>(sp, (a >>> A_SLOT_SHIFT) << SLOT_SHIFT, 12);
-          sp += 16;
-          depth++;
-          if (depth > height) height = depth;
-          T = tbl + (<usize>load<u32>(e, 4) << 2);
-          dmax = load<u32>(T, T_DENSE_MAX_BYTE);
-          end = vend;
-          p = q;
-          continue;
-        }
-        if ((a & A_STRING) != 0) {
-          if (checkUtf8Within(q, vend, limit) == 0) return stop(failStatus, failAt, base, num, wt, (sp - stack) >> 4, T, tbl);
-        }
-        p = vend;
-      } else if (wt == 0) {
-        // A varint of 1-8 bytes skipped from one 8-byte load (no byte loop, no call); the
-        // general skip for the rest and for every error, so statuses and offsets stay its own.
-        // With the one-byte length below, same process, min of 100 interleaved rounds:
-        // validateFrames of 1000 bench.Small 58.4 -> 53.8 µs, span batch 12.39 -> 11.44 µs.
-        let m: u64 = 0;
-        if (load<u32>(e, 4) != 0) {
-          // jstype = JS_NUMBER (word B; 0 for every other scalar): the value itself is checked.
-          let q = readVarint(p, end);
-          if (q == 0) return stop(failStatus, failAt, base, num, wt, (sp - stack) >> 4, T, tbl);
-          let kind = a & A_KIND_MASK;
-          let v = kind == KIND_SINT64 ? <u64>zigzagDecode64(varintValue) : varintValue;
-          if (!jsSafe(kind, v)) return stop(E_UNSAFE_INTEGER, at, base, num, wt, (sp - stack) >> 4, T, tbl);
-          p = q;
-          continue;
-        }
-        if (p <= limit + 8) m = ~load<u64>(p) & 0x8080808080808080;
-        let n = <usize>((ctz<u64>(m) + 1) >> 3);
-        if (m != 0 && n <= end - p) {
-          p += n;
-        } else {
-          p = skipVarint(p, end);
-          if (p == 0) return stop(failStatus, failAt, base, num, wt, (sp - stack) >> 4, T, tbl);
-        }
-      } else if (wt == 1) {
-        if (end - p < 8) return stop(E_TRUNCATED, p, base, num, wt, (sp - stack) >> 4, T, tbl);
-        if (load<u32>(e, 4) != 0 && !jsSafe(a & A_KIND_MASK, load<u64>(p))) return stop(E_UNSAFE_INTEGER, at, base, num, wt, (sp - stack) >> 4, T, tbl);
-        p += 8;
-      } else {
-        if (end - p < 4) return stop(E_TRUNCATED, p, base, num, wt, (sp - stack) >> 4, T, tbl);
-        p += 4;
-      }
-      continue;
-    }
-
+    let wt = t & 7;
     if (a == 0) {
-      // An undeclared field: well-formed, then skipped.
-      if (wt == 0) {
-        p = skipVarint(p, end);
-        if (p == 0) return stop(failStatus, failAt, base, num, wt, (sp - stack) >> 4, T, tbl);
-      } else if (wt == 2) {
-        let q = readVarint(p, end);
-        if (q == 0) return stop(failStatus, failAt, base, num, wt, (sp - stack) >> 4, T, tbl);
-        if (varintValue > <u64>(end - q)) return stop(E_LENGTH_PAST_END, at, base, num, wt, (sp - stack) >> 4, T, tbl);
-        p = q + <usize>varintValue;
-      } else if (wt == 1) {
-        if (end - p < 8) return stop(E_TRUNCATED, p, base, num, wt, (sp - stack) >> 4, T, tbl);
-        p += 8;
-      } else if (wt == 5) {
-        if (end - p < 4) return stop(E_TRUNCATED, p, base, num, wt, (sp - stack) >> 4, T, tbl);
-        p += 4;
-      } else {
-        return stop(E_INVALID_WIRE_TYPE, at, base, num, wt, (sp - stack) >> 4, T, tbl);
-      }
-      continue;
+      status = SLOW;
+      break;
     }
-
-    if (wt == 2 && (a & A_PACKABLE) != 0) {
-      // A packed run: fixed-width kinds need a whole number of elements, varint kinds a run of
-      // well-formed varints that ends exactly at the run's end.
-      let q = readVarint(p, end);
-      if (q == 0) return stop(failStatus, failAt, base, num, wt, (sp - stack) >> 4, T, tbl);
-      let len = varintValue;
-      if (len > <u64>(end - q)) return stop(E_LENGTH_PAST_END, at, base, num, wt, (sp - stack) >> 4, T, tbl);
-      let pend = q + <usize>len;
-      let kind = a & A_KIND_MASK;
-      if (kind == KIND_FIXED32 || kind == KIND_SFIXED32 || kind == KIND_FLOAT) {
-        if ((len & 3) != 0) return stop(E_PACKED_LENGTH, at, base, num, wt, (sp - stack) >> 4, T, tbl);
-      } else if (kind == KIND_FIXED64 || kind == KIND_SFIXED64 || kind == KIND_DOUBLE) {
-        if ((len & 7) != 0) return stop(E_PACKED_LENGTH, at, base, num, wt, (sp - stack) >> 4, T, tbl);
-        if (load<u32>(e, 4) != 0) {
-          for (let s = q; s < pend; s += 8) {
-            if (!jsSafe(kind, load<u64>(s))) return stop(E_UNSAFE_INTEGER, s, base, num, wt, (sp - stack) >> 4, T, tbl);
+    if (wt != ((a >>> A_WIRE_SHIFT) & 7)) {
+      status = SLOW;
+      break;
+    }
+    if (wt == 2) {
+      // A length of one or two bytes; q < end here (a length-delimited record's tag is never
+      // the last byte of a valid message, and validateRecord reports it when it is).
+      if (q >= end) {
+        status = SLOW;
+        break;
+      }
+      let len = <usize>load<u8>(q);
+      q++;
+      if (len >= 0x80) {
+        if (q >= end) {
+          status = SLOW;
+          break;
+        }
+        let b = <usize>load<u8>(q);
+        if (b >= 0x80) {
+          status = SLOW;
+          break;
+        }
+        len = (len & 0x7f) | (b << 7);
+        q++;
+      }
+      if (len > end - q) {
+        status = SLOW;
+        break;
+      }
+      if ((a & A_MESSAGE) != 0) {
+        if (sp >= spMax) {
+          status = SLOW;
+          break;
+        }
+        store<usize>(sp, end);
+        store<usize>(sp, T, 4);
+        store<u32>(sp, load<u32>(T, T_DENSE_MAX_BYTE), 8);
+        store<u32>(sp, (a >>> A_SLOT_SHIFT) << SLOT_SHIFT, 12);
+        sp += 16;
+        if (sp > gSpHigh) gSpHigh = sp;
+        end = q + len;
+        T = tbl + (<usize>load<u32>(e, 4) << 2);
+        p = q;
+        continue;
+      }
+      if ((a & A_STRING) != 0) {
+        // ASCII only; anything else goes to validateRecord's full UTF-8 check.
+        let s = q;
+        let send = q + len;
+        while (send - s >= 16 && i8x16.bitmask(v128.load(s)) == 0) s += 16;
+        let n = send - s;
+        if (n >= 16) {
+          status = SLOW;
+          break;
+        }
+        if (n != 0) {
+          if (s > limit) {
+            status = SLOW;
+            break;
+          }
+          if ((i8x16.bitmask(v128.load(s)) & ((1 << <i32>n) - 1)) != 0) {
+            status = SLOW;
+            break;
           }
         }
-      } else if (load<u32>(e, 4) != 0) {
-        // jstype = JS_NUMBER: every element is read and checked (walk reports the first bad one).
-        let s = q;
-        while (s < pend) {
-          let es = s;
-          s = readVarint(s, pend);
-          if (s == 0) return stop(failStatus, failAt, base, num, wt, (sp - stack) >> 4, T, tbl);
-          let v = kind == KIND_SINT64 ? <u64>zigzagDecode64(varintValue) : varintValue;
-          if (!jsSafe(kind, v)) return stop(E_UNSAFE_INTEGER, es, base, num, wt, (sp - stack) >> 4, T, tbl);
-        }
-      } else if (!varintRunOk(q, pend, limit)) {
-        // Only a run the fast check cannot clear is walked varint by varint, for the exact error.
-        let s = q;
-        while (s < pend) {
-          s = skipVarint(s, pend);
-          if (s == 0) return stop(failStatus, failAt, base, num, wt, (sp - stack) >> 4, T, tbl);
-        }
       }
-      p = pend;
+      p = q + len;
       continue;
     }
-    let bad = wt == 3 || wt == 4 || wt > 5 ? E_INVALID_WIRE_TYPE : E_WIRE_TYPE_MISMATCH;
-    return stop(bad, at, base, num, wt, (sp - stack) >> 4, T, tbl);
+    if (load<u32>(e, 4) != 0) {
+      // jstype = JS_NUMBER: the value is checked in validateRecord.
+      status = SLOW;
+      break;
+    }
+    if (wt == 0) {
+      // A varint of 1-8 bytes from one 8-byte load.
+      if (q > limit + 8) {
+        status = SLOW;
+        break;
+      }
+      // m = 0 (no last byte in the 8) is tested on its own: ctz gives 64, which would read as 8.
+      let m = ~load<u64>(q) & 0x8080808080808080;
+      if (m == 0) {
+        status = SLOW;
+        break;
+      }
+      let n = <usize>((ctz<u64>(m) + 1) >> 3);
+      if (n > end - q) {
+        status = SLOW;
+        break;
+      }
+      p = q + n;
+      continue;
+    }
+    let w: usize = wt == 1 ? 8 : 4;
+    if (end - q < w) {
+      status = SLOW;
+      break;
+    }
+    p = q + w;
   }
+  gP = p;
+  gEnd = end;
+  gT = T;
+  gSp = sp;
+  return status;
+}
+
+/**
+ * One record at p (p < end) with every rule of walk: on success gP, gEnd, gT, gSp say where
+ * the walk stands after it (inside the message it opened, for a nested message), on failure
+ * the control block is written as walk writes it.
+ */
+function validateRecord(tbl: usize, T: usize, base: usize, p: usize, end: usize, sp: usize, stack: usize, spMax: usize, limit: usize): i32 {
+  let at = p;
+  let levels = (sp - stack) >> 4;
+  let t: u32 = <u32>load<u8>(p);
+  if (t < 0x80) {
+    if (t < 8) return stop(E_FIELD_NUMBER_ZERO, at, base, 0, t & 7, levels, T, tbl);
+    p++;
+  } else {
+    p = readVarintLoop(p, end);
+    if (p == 0) return stop(failStatus, failAt, base, 0, 0, levels, T, tbl);
+    if (varintValue > 0xffffffff) return stop(E_FIELD_NUMBER_TOO_LARGE, at, base, 0, 0, levels, T, tbl);
+    t = <u32>varintValue;
+    if (t < 8) return stop(E_FIELD_NUMBER_ZERO, at, base, 0, 0, levels, T, tbl);
+  }
+  let num = t >>> 3;
+  let wt = t & 7;
+  let dmax = load<u32>(T, T_DENSE_MAX_BYTE);
+  let e = num <= dmax ? T + T_HEADER_BYTES + (<usize>num << 3) : findSparse(T, dmax, num);
+  let a = load<u32>(e);
+  let js = load<u32>(e, 4) != 0;
+  gEnd = end;
+  gT = T;
+  gSp = sp;
+
+  if (a == 0) {
+    // An undeclared field: well-formed, then skipped.
+    if (wt == 0) {
+      p = readVarintLoop(p, end);
+      if (p == 0) return stop(failStatus, failAt, base, num, wt, levels, T, tbl);
+    } else if (wt == 2) {
+      let q = readVarintLoop(p, end);
+      if (q == 0) return stop(failStatus, failAt, base, num, wt, levels, T, tbl);
+      if (varintValue > <u64>(end - q)) return stop(E_LENGTH_PAST_END, at, base, num, wt, levels, T, tbl);
+      p = q + <usize>varintValue;
+    } else if (wt == 1 || wt == 5) {
+      let w: usize = wt == 1 ? 8 : 4;
+      if (end - p < w) return stop(E_TRUNCATED, p, base, num, wt, levels, T, tbl);
+      p += w;
+    } else {
+      return stop(E_INVALID_WIRE_TYPE, at, base, num, wt, levels, T, tbl);
+    }
+    gP = p;
+    return OK;
+  }
+
+  if (wt == ((a >>> A_WIRE_SHIFT) & 7)) {
+    if (wt == 2) {
+      p = readVarintLoop(p, end);
+      if (p == 0) return stop(failStatus, failAt, base, num, wt, levels, T, tbl);
+      if (varintValue > <u64>(end - p)) return stop(E_LENGTH_PAST_END, at, base, num, wt, levels, T, tbl);
+      let len = <usize>varintValue;
+      if ((a & A_MESSAGE) != 0) {
+        if (sp >= spMax) return stop(E_DEPTH_EXCEEDED, at, base, num, wt, levels, T, tbl);
+        store<usize>(sp, end);
+        store<usize>(sp, T, 4);
+        store<u32>(sp, dmax, 8);
+        store<u32>(sp, (a >>> A_SLOT_SHIFT) << SLOT_SHIFT, 12);
+        sp += 16;
+        if (sp > gSpHigh) gSpHigh = sp;
+        gSp = sp;
+        gEnd = p + len;
+        gT = tbl + (<usize>load<u32>(e, 4) << 2);
+        gP = p;
+        return OK;
+      }
+      if ((a & A_STRING) != 0 && checkUtf8Within(p, p + len, limit) == 0) return stop(failStatus, failAt, base, num, wt, levels, T, tbl);
+      gP = p + len;
+      return OK;
+    }
+    if (wt == 0) {
+      p = readVarintLoop(p, end);
+      if (p == 0) return stop(failStatus, failAt, base, num, wt, levels, T, tbl);
+      if (js) {
+        // jstype = JS_NUMBER (word B; 0 for every other scalar): the value itself is checked.
+        let kind = a & A_KIND_MASK;
+        let v = kind == KIND_SINT64 ? <u64>zigzagDecode64(varintValue) : varintValue;
+        if (!jsSafe(kind, v)) return stop(E_UNSAFE_INTEGER, at, base, num, wt, levels, T, tbl);
+      }
+      gP = p;
+      return OK;
+    }
+    // Wire type 1 or 5 (the declared wire types are 0, 1, 2 and 5).
+    let w: usize = wt == 1 ? 8 : 4;
+    if (end - p < w) return stop(E_TRUNCATED, p, base, num, wt, levels, T, tbl);
+    if (wt == 1 && js && !jsSafe(a & A_KIND_MASK, load<u64>(p))) return stop(E_UNSAFE_INTEGER, at, base, num, wt, levels, T, tbl);
+    gP = p + w;
+    return OK;
+  }
+
+  if (wt != 2 || (a & A_PACKABLE) == 0) {
+    let bad = wt == 3 || wt == 4 || wt > 5 ? E_INVALID_WIRE_TYPE : E_WIRE_TYPE_MISMATCH;
+    return stop(bad, at, base, num, wt, levels, T, tbl);
+  }
+  // A packed run: fixed-width kinds need a whole number of elements, varint kinds a run of
+  // well-formed varints that ends exactly at the run's end.
+  let q = readVarintLoop(p, end);
+  if (q == 0) return stop(failStatus, failAt, base, num, wt, levels, T, tbl);
+  let len = varintValue;
+  if (len > <u64>(end - q)) return stop(E_LENGTH_PAST_END, at, base, num, wt, levels, T, tbl);
+  let pend = q + <usize>len;
+  let kind = a & A_KIND_MASK;
+  if (kind == KIND_FIXED32 || kind == KIND_SFIXED32 || kind == KIND_FLOAT) {
+    if ((len & 3) != 0) return stop(E_PACKED_LENGTH, at, base, num, wt, levels, T, tbl);
+  } else if (kind == KIND_FIXED64 || kind == KIND_SFIXED64 || kind == KIND_DOUBLE) {
+    if ((len & 7) != 0) return stop(E_PACKED_LENGTH, at, base, num, wt, levels, T, tbl);
+    if (js) {
+      for (let s = q; s < pend; s += 8) {
+        if (!jsSafe(kind, load<u64>(s))) return stop(E_UNSAFE_INTEGER, s, base, num, wt, levels, T, tbl);
+      }
+    }
+  } else if (js) {
+    // jstype = JS_NUMBER: every element is read and checked (walk reports the first bad one).
+    let s = q;
+    while (s < pend) {
+      let es = s;
+      s = readVarintLoop(s, pend);
+      if (s == 0) return stop(failStatus, failAt, base, num, wt, levels, T, tbl);
+      let v = kind == KIND_SINT64 ? <u64>zigzagDecode64(varintValue) : varintValue;
+      if (!jsSafe(kind, v)) return stop(E_UNSAFE_INTEGER, es, base, num, wt, levels, T, tbl);
+    }
+  } else if (!varintRunOk(q, pend, limit)) {
+    // Only a run the fast check cannot clear is walked varint by varint, for the exact error.
+    let s = q;
+    while (s < pend) {
+      s = readVarintLoop(s, pend);
+      if (s == 0) return stop(failStatus, failAt, base, num, wt, levels, T, tbl);
+    }
+  }
+  gP = pend;
+  return OK;
+}
+
+function validateBody(tbl: usize, T: usize, base: usize, p: usize, end: usize, maxDepth: u32, stack: usize): i32 {
+  let sp = stack;
+  // The frame at which a message would open at depth maxDepth (walk's `depth >= maxDepth`).
+  let spMax = maxDepth == 0 ? stack : stack + ((<usize>maxDepth - 1) << 4);
+  // The UTF-8 check and the varint skip may load 16 / 8 bytes at or below this address.
+  let limit = safeLoadEnd();
+  gSpHigh = stack;
+  while (true) {
+    if (validateFast(tbl, stack, spMax, limit, p, end, T, sp) == OK) break;
+    let s = validateRecord(tbl, gT, base, gP, gEnd, gSp, stack, spMax, limit);
+    if (s != OK) return s;
+    p = gP;
+    end = gEnd;
+    T = gT;
+    sp = gSp;
+  }
+  gHeight = <u32>((gSpHigh - stack) >> 4) + 1;
   return OK;
 }
 

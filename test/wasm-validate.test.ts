@@ -115,3 +115,118 @@ describe("validate matches walk", () => {
   });
 });
 
+
+// validate takes the common records in a lean loop and hands every other record, from its
+// first byte, to a loop with every rule (assembly/validate.ts). These inputs sit on each point
+// where the lean loop hands over: tags of 1, 2 and more bytes (non-minimal ones too), field
+// numbers past the dense part of the table, lengths of 1, 2 and 3 bytes, strings around the
+// 16-byte blocks with a non-ASCII byte anywhere, varints of 1 to 11 bytes, fixed values cut
+// short, nested messages at the depth limit, packed runs. Every prefix of each is checked too
+// (for the long strings, the prefixes around the ends).
+describe("validate matches walk where its fast loop hands over", () => {
+  const Scalars = reg.getMessage("core.test.Scalars")!;
+  const Repeated = reg.getMessage("core.test.Repeated")!;
+  const Sparse = reg.getMessage("core.test.Sparse")!;
+  const varint = (v: bigint): number[] => {
+    const out: number[] = [];
+    while (v >= 0x80n) {
+      out.push(Number(v & 0x7fn) | 0x80);
+      v >>= 7n;
+    }
+    out.push(Number(v));
+    return out;
+  };
+  /** The tag of (num, wt) in `extra` more bytes than it needs (a legal non-minimal varint). */
+  const tag = (num: number, wt: number, extra = 0): number[] => {
+    const t = varint(BigInt(num * 8 + wt));
+    for (let i = 0; i < extra; i++) {
+      t[t.length - 1]! |= 0x80;
+      t.push(0);
+    }
+    return t;
+  };
+  const ascii = (n: number) => Array.from({ length: n }, (_, i) => 0x61 + (i % 26));
+  const withByte = (s: number[], at: number, b: number[]) => [...s.slice(0, at), ...b, ...s.slice(at + b.length)];
+
+  const cases: [string, DescMessage, number[]][] = [];
+  // Strings: lengths around the 16-byte blocks and the 1/2/3-byte length forms, ASCII and not.
+  for (const n of [0, 1, 7, 8, 15, 16, 17, 31, 32, 33, 47, 48, 127, 128, 129, 255, 16383, 16384]) {
+    const s = ascii(n);
+    cases.push([`string of ${n} ASCII bytes`, Scalars, [...tag(9, 2), ...varint(BigInt(n)), ...s]]);
+    for (const at of new Set([0, n >> 1, Math.max(0, n - 2), Math.max(0, n - 1)])) {
+      if (n === 0) break;
+      cases.push([`string of ${n} bytes, é at ${at}`, Scalars, [...tag(9, 2), ...varint(BigInt(n)), ...withByte(s, Math.min(at, n - 2), n >= 2 ? [0xc3, 0xa9] : [0x61])]]);
+      cases.push([`string of ${n} bytes, 0xff at ${at}`, Scalars, [...tag(9, 2), ...varint(BigInt(n)), ...withByte(s, at, [0xff])]]);
+      cases.push([`string of ${n} bytes, cut UTF-8 at ${at}`, Scalars, [...tag(9, 2), ...varint(BigInt(n)), ...withByte(s, at, [0xe2])]]);
+    }
+    cases.push([`string of ${n} bytes, a length past the end`, Scalars, [...tag(9, 2), ...varint(BigInt(n + 1)), ...s]]);
+  }
+  // Tags: one byte, two bytes (fields 16..2047), non-minimal forms, zero, past 32 bits.
+  for (const extra of [0, 1, 2, 3, 4, 5, 6]) {
+    cases.push([`int32 under a tag with ${extra} extra bytes`, Scalars, [...tag(5, 0, extra), 1]]);
+    cases.push([`sint64 (field 18) under a tag with ${extra} extra bytes`, Scalars, [...tag(18, 0, extra), 3]]);
+    cases.push([`field 0 under a tag with ${extra} extra bytes`, Scalars, [...tag(0, 0, extra), 1]]);
+  }
+  cases.push(["a tag past 32 bits", Scalars, [...varint(1n << 35n), 1]]);
+  cases.push(["a tag of 11 bytes", Scalars, [...Array(10).fill(0xff), 1, 1]]);
+  // Varints of every length, on a 32-bit and a 64-bit field, and an overflowing 10th byte.
+  for (let n = 1; n <= 11; n++) {
+    const v = [...Array(n - 1).fill(0x81), n === 10 ? 1 : 0x01];
+    cases.push([`int32 varint of ${n} bytes`, Scalars, [...tag(5, 0), ...v]]);
+    cases.push([`uint64 varint of ${n} bytes`, Scalars, [...tag(4, 0), ...v]]);
+  }
+  cases.push(["uint64 varint whose 10th byte overflows", Scalars, [...tag(4, 0), ...Array(9).fill(0xff), 0x02]]);
+  // Fixed widths, and wire types that do not match the field.
+  cases.push(["fixed64", Scalars, [...tag(6, 1), 1, 2, 3, 4, 5, 6, 7, 8]]);
+  cases.push(["fixed32", Scalars, [...tag(7, 5), 1, 2, 3, 4]]);
+  cases.push(["double as a varint", Scalars, [...tag(1, 0), 1]]);
+  cases.push(["string as a fixed32", Scalars, [...tag(9, 5), 1, 2, 3, 4]]);
+  cases.push(["int32 with wire type 3", Scalars, [...tag(5, 3)]]);
+  cases.push(["int32 with wire type 7", Scalars, [...tag(5, 7)]]);
+  // Undeclared numbers inside and past the dense part, of every wire type.
+  for (const num of [10, 19, 20, 99, 4999, 5001, 536870911]) {
+    cases.push([`undeclared ${num}, varint`, Scalars, [...tag(num, 0), 0x96, 0x01]]);
+    cases.push([`undeclared ${num}, fixed64`, Scalars, [...tag(num, 1), 1, 2, 3, 4, 5, 6, 7, 8]]);
+    cases.push([`undeclared ${num}, length-delimited`, Scalars, [...tag(num, 2), 3, 0xff, 0xfe, 0xfd]]);
+    cases.push([`undeclared ${num}, fixed32`, Scalars, [...tag(num, 5), 1, 2, 3, 4]]);
+    cases.push([`undeclared ${num}, group start`, Scalars, [...tag(num, 3)]]);
+  }
+  // Sparse numbers (binary search), declared and not.
+  for (const [num, wt, body] of [[5000, 2, [2, 0x61, 0x62]], [100000, 0, [5]], [536870911, 0, [0x80, 0x01]], [5000, 0, [1]], [7, 2, [1, 0xff]], [9, 0, [1]]] as const) {
+    cases.push([`Sparse field ${num}, wire type ${wt}`, Sparse, [...tag(num, wt), ...body]]);
+  }
+  // Nested messages with 1-, 2- and 3-byte lengths.
+  for (const n of [1, 127, 128, 16383, 16384]) {
+    const inner = [...tag(9, 2), ...varint(BigInt(n - 2 - varint(BigInt(Math.max(0, n - 3))).length + 1)), ...ascii(Math.max(0, n - 3))].slice(0, n);
+    cases.push([`nested message of ${n} bytes`, Scalars, [...tag(11, 2), ...varint(BigInt(inner.length)), ...inner]]);
+  }
+  // Packed runs.
+  cases.push(["packed int32", Repeated, [...tag(1, 2), 4, 1, 0x96, 0x01, 3]]);
+  cases.push(["packed int32 cut in a varint", Repeated, [...tag(1, 2), 2, 1, 0x96]]);
+  cases.push(["packed double of 7 bytes", Repeated, [...tag(3, 2), 7, 1, 2, 3, 4, 5, 6, 7]]);
+  cases.push(["unpacked uint64 as packed", Repeated, [...tag(8, 2), 2, 1, 2]]);
+  cases.push(["messages in a repeated field", Repeated, [...tag(14, 2), 2, ...tag(5, 0), 1, ...tag(14, 2), 0]]);
+
+  test.each(cases)("%s", (_name, desc, record) => {
+    const full = Uint8Array.from(record);
+    same(desc, full);
+    // And after a first record the fast loop takes, so the hand-over happens mid-message.
+    same(desc, Uint8Array.from([...tag(5, 0), 7, ...record]));
+    const cuts = full.length <= 64 ? [...Array(full.length).keys()] : [1, 2, 3, 4, full.length - 3, full.length - 2, full.length - 1];
+    for (const k of cuts) same(desc, full.subarray(0, k));
+  });
+
+  // The lean loop skips a varint with one 8-byte load: put one at the very end of linear memory.
+  test.each([1, 2, 7, 8, 9, 10])("a %i-byte varint ending at the last byte of memory is checked without a trap", (n) => {
+    const type = layoutOf(Scalars).typeOffset;
+    const e = ready();
+    const stack = scratchAddress();
+    const tape = stack + 1024;
+    const end = views.u8.length;
+    const msg = Uint8Array.from([...tag(4, 0), ...Array(n - 1).fill(0x81), 0x01]);
+    const base = end - msg.length;
+    views.u8.set(msg, base);
+    expect(e.validate(tableAddress(), tableLength(), type, base, msg.length, 1 << 20, 10, stack)).toBe(0);
+    expect(e.walk(tableAddress(), tableLength(), type, base, msg.length, 1 << 20, 10, stack, tape, tape + 4096, tape + 4096, tape + 4096 + msg.length + 16)).toBe(0);
+  });
+});
