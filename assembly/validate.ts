@@ -39,7 +39,8 @@ let gSpHigh: usize = 0;
 // stack stores on the common path (V8's code read with perf and gdb); inlining the calls alone
 // gained 15%. So validateFast takes the common records with few live values and no calls, and
 // hands any other record, from its first byte, to validateRecord, which applies every rule.
-// Span batch validate-only, same process, min of 40 rounds: 19.9-20.7 -> see the closing note.
+// Span batch (19 KB) validate-only, both builds in one process, min of 40 rounds, three runs:
+// 20.6-34.0 -> 14.8-22.8 µs (1.39-1.49x); 2,000 unpacked fixed64 records: 11.5 -> 6.3 ns each.
 
 /** The status validateFast returns when it stopped before a record it does not take. */
 const SLOW: i32 = 1;
