@@ -12,7 +12,8 @@
 // memory is then the input copy plus the window, whatever the input produces: an empty
 // sub-message (`0a 00`) gives 32 bytes of tape for 2 bytes of input, an empty frame 32 for 1.
 // Size: walk, walkResume and walkFrames share the paused walk's state and one field loop, kept
-// as one function on purpose (V8 keeps no register across a call: see walkPacked).
+// as one function on purpose (V8 keeps no register across a call: see walkPacked); the common
+// records run in walkFast, a second loop without calls, before that loop takes any other.
 import {
   CTRL_COUNT_BYTE, CTRL_DEPTH_BYTE, CTRL_FIELD_BYTE, CTRL_NEED_BYTE, CTRL_OFFSET_BYTE, CTRL_PACKED_BYTE,
   CTRL_STATUS_BYTE, CTRL_TEXT_BYTE, CTRL_TYPE_BYTE, CTRL_WIRE_BYTE, ctrlSet,
@@ -33,7 +34,7 @@ import {
   OP_FIXED32, OP_FIXED64, OP_PACKED, OP_START, OP_UNKNOWN, OP_VARINT, SLOT_SHIFT,
 } from "./tape";
 import { readTag, tagValue } from "./tag";
-import { checkUtf8Tail, checkUtf8Within, safeLoadEnd } from "./utf8";
+import { checkUtf8Tail, checkUtf8Within, safeLoadEnd, utf8Tail } from "./utf8";
 import {
   fail as failAt8, failAt, failStatus, packVarint8, readVarint, skipVarint, varintValue, zigzagDecode32,
   zigzagDecode64,
@@ -335,6 +336,243 @@ function pause(p: usize, end: usize, T: usize, sp: usize, flags: u32, tp: usize,
   gTp = tp + 16;
 }
 
+// Where walkFast stopped (with gTp and gTx).
+let fP: usize = 0;
+let fEnd: usize = 0;
+let fT: usize = 0;
+let fSp: usize = 0;
+let fFlags: u32 = 0;
+
+/** walkFast's status: it stopped before a record (or an end) that walkBody's loop takes. */
+const SLOW: i32 = 1;
+
+/**
+ * The common records of walkBody, in a loop with few live values and no calls (validate.ts says
+ * why: V8 keeps no register across a call, and stores a loop's values to the stack where they
+ * are defined when any path of the loop needs them spilled): one- or two-byte tags of densely
+ * numbered declared fields with their declared wire type, varints of up to 8 bytes and fixed
+ * values of fields that are not jstype = JS_NUMBER, one- or two-byte lengths, nested messages
+ * within the depth limit and their ends, bytes fields, and valid strings of up to 256 bytes with
+ * room in the text area. It writes the same entries and text as walkBody. Returns OK after the
+ * root's END (sp = stack), or SLOW before anything else, for walkBody's loop, which reads that
+ * record (or pauses) with every rule. Either way fP, fEnd, fT, fSp, fFlags, gTp and gTx say
+ * where it stands.
+ */
+function walkFast(tbl: usize, base: usize, stack: usize, maxDepth: u32, limit: usize, p: usize, end: usize, T: usize, sp: usize, flags: u32, tp: usize, pk: usize, tx: usize): i32 {
+  let txEnd = gTxEnd;
+  let status = OK;
+  while (true) {
+    if (pk - tp < 16) {
+      status = SLOW;
+      break;
+    }
+    if (p >= end) {
+      store<u64>(tp, <u64>(OP_END | (flags << FLAG_SHIFT)));
+      store<u64>(tp, 0, 8);
+      tp += 16;
+      if (sp == stack) break;
+      sp -= 16;
+      let childTree = flags & F_ASCII_TREE;
+      end = load<usize>(sp);
+      T = load<usize>(sp, 4);
+      flags = load<u32>(sp, 12) & 0xff;
+      if (childTree == 0) flags &= ~F_ASCII_TREE;
+      continue;
+    }
+    let t: u32 = <u32>load<u8>(p);
+    let q = p + 1;
+    if (t >= 0x80) {
+      if (end - p < 2) {
+        status = SLOW;
+        break;
+      }
+      let b1 = <u32>load<u8>(p, 1);
+      if (b1 >= 0x80) {
+        status = SLOW;
+        break;
+      }
+      t = (t & 0x7f) | (b1 << 7);
+      q = p + 2;
+    }
+    let num = t >>> 3;
+    // 0 or past the dense part in one unsigned comparison (V8 materializes `a || b`).
+    if (num - 1 >= load<u32>(T, T_DENSE_MAX_BYTE)) {
+      status = SLOW;
+      break;
+    }
+    let e = T + T_HEADER_BYTES + (<usize>num << 3);
+    let a = load<u32>(e);
+    let wt = t & 7;
+    if (a == 0) {
+      status = SLOW;
+      break;
+    }
+    if (wt != ((a >>> A_WIRE_SHIFT) & 7)) {
+      status = SLOW;
+      break;
+    }
+    let head = (a >>> A_SLOT_SHIFT) << SLOT_SHIFT;
+    if (wt == 2) {
+      if (q >= end) {
+        status = SLOW;
+        break;
+      }
+      let len = <usize>load<u8>(q);
+      q++;
+      if (len >= 0x80) {
+        if (q >= end) {
+          status = SLOW;
+          break;
+        }
+        let b = <usize>load<u8>(q);
+        if (b >= 0x80) {
+          status = SLOW;
+          break;
+        }
+        len = (len & 0x7f) | (b << 7);
+        q++;
+      }
+      if (len > end - q) {
+        status = SLOW;
+        break;
+      }
+      if ((a & A_MESSAGE) != 0) {
+        if (<u32>((sp - stack) >> 4) + 1 >= maxDepth) {
+          status = SLOW;
+          break;
+        }
+        store<usize>(sp, end);
+        store<usize>(sp, T, 4);
+        store<u32>(sp, flags | head, 12);
+        sp += 16;
+        T = tbl + (<usize>load<u32>(e, 4) << 2);
+        end = q + len;
+        flags = F_ASCII_SELF | F_ASCII_TREE;
+        store<u64>(tp, <u64>(OP_START | head));
+        store<u64>(tp, <u64>(q - base) | (<u64>len << 32), 8);
+        tp += 16;
+        p = q;
+        continue;
+      }
+      let f: u32 = 0;
+      if ((a & A_STRING) != 0) {
+        // ASCII copied to the text area 16 bytes a step (a store may run past the string, inside
+        // the area: the next string overwrites it); anything else is walkBody's.
+        let room = txEnd - tx;
+        if (len > 256) {
+          status = SLOW;
+          break;
+        }
+        // The stores below write up to len + 15 bytes (the text area holds 16 bytes past all
+        // the input's strings, so this only fails on a window's full text area).
+        if (room < len + 16) {
+          status = SLOW;
+          break;
+        }
+        if (q + len > limit) {
+          status = SLOW;
+          break;
+        }
+        let i: usize = 0;
+        let bad: i32 = 0;
+        while (i < len) {
+          let v = v128.load(q + i);
+          let left = len - i;
+          let m = i8x16.bitmask(v);
+          if (left < 16) m &= (1 << <i32>left) - 1;
+          bad |= m;
+          v128.store(tx + i, v);
+          i += 16;
+        }
+        if (bad == 0) {
+          tx += len;
+          f = F_ASCII;
+        } else {
+          // Not ASCII: checked here (inlined, no call); an invalid one is walkBody's to report.
+          if (utf8Tail(q, q + len) == 0) {
+            status = SLOW;
+            break;
+          }
+          flags &= ~(F_ASCII_SELF | F_ASCII_TREE);
+        }
+      }
+      store<u64>(tp, <u64>(OP_BYTES | (f << FLAG_SHIFT) | head));
+      store<u64>(tp, <u64>(q - base) | (<u64>len << 32), 8);
+      tp += 16;
+      p = q + len;
+      continue;
+    }
+    if (load<u32>(e, 4) != 0) {
+      // jstype = JS_NUMBER: the value is checked in walkBody.
+      status = SLOW;
+      break;
+    }
+    if (wt == 0) {
+      let v: u64;
+      if (q < end && load<u8>(q) < 0x80) {
+        v = <u64>load<u8>(q);
+        q++;
+      } else {
+        // A varint of 2-8 bytes from one 8-byte load.
+        if (q > limit + 8) {
+          status = SLOW;
+          break;
+        }
+        let x = load<u64>(q);
+        let m = ~x & 0x8080808080808080;
+        if (m == 0) {
+          status = SLOW;
+          break;
+        }
+        let tz = ctz<u64>(m);
+        let n = <usize>((tz + 1) >> 3);
+        if (n > end - q) {
+          status = SLOW;
+          break;
+        }
+        v = packVarint8(x & ((<u64>2 << tz) - 1));
+        q += n;
+      }
+      let kind = a & A_KIND_MASK;
+      if (kind == KIND_SINT32) v = <u64>(<i64>zigzagDecode32(<u32>v));
+      else if (kind == KIND_SINT64) v = <u64>zigzagDecode64(v);
+      else if (kind == KIND_BOOL) v = <u64>(v != 0);
+      store<u64>(tp, <u64>(OP_VARINT | head));
+      store<u64>(tp, v, 8);
+      tp += 16;
+      p = q;
+      continue;
+    }
+    if (wt == 1) {
+      if (end - q < 8) {
+        status = SLOW;
+        break;
+      }
+      store<u64>(tp, <u64>(OP_FIXED64 | head));
+      store<u64>(tp, load<u64>(q), 8);
+      tp += 16;
+      p = q + 8;
+      continue;
+    }
+    if (end - q < 4) {
+      status = SLOW;
+      break;
+    }
+    store<u64>(tp, <u64>(OP_FIXED32 | head));
+    store<u64>(tp, <u64>load<u32>(q), 8);
+    tp += 16;
+    p = q + 4;
+  }
+  fP = p;
+  fEnd = end;
+  fT = T;
+  fSp = sp;
+  fFlags = flags;
+  gTp = tp;
+  gTx = tx;
+  return status;
+}
+
 /**
  * Walks a message body from p to `end`, of the type at address T, with `sp` the stack pointer
  * (`stack` at a root) and `flags` the body's flags so far. Entries start at gTp, packed arrays
@@ -354,6 +592,17 @@ function walkBody(tbl: usize, T: usize, base: usize, p: usize, end: usize, maxDe
   let limit = safeLoadEnd();
 
   while (true) {
+    // The common records first; this loop takes the record walkFast stopped before.
+    let fast = walkFast(tbl, base, stack, maxDepth, limit, p, end, T, sp, flags, tp, pk, tx);
+    p = fP;
+    end = fEnd;
+    T = fT;
+    sp = fSp;
+    flags = fFlags;
+    tp = gTp;
+    tx = gTx;
+    if (fast == OK) break;
+    dmax = load<u32>(T, T_DENSE_MAX_BYTE);
     // Every entry needs 16 bytes; one check per iteration covers every path below, and a
     // full window pauses the walk here, between two fields.
     if (pk - tp < 16) return pause(p, end, T, sp, flags, tp, pk, tx);

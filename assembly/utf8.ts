@@ -34,7 +34,7 @@ export function checkUtf8Tail(p: usize, end: usize): u32 {
 }
 
 /** checkUtf8Tail inlined, for the validating walk (which must not call). */
-@inline function utf8Tail(p: usize, end: usize): u32 {
+@inline export function utf8Tail(p: usize, end: usize): u32 {
   while (p < end) {
     let b = <u32>load<u8>(p);
     if (b < 0x80) {
