@@ -356,7 +356,8 @@ const SLOW: i32 = 1;
  * room in the text area. It writes the same entries and text as walkBody. Returns OK after the
  * root's END (sp = stack), or SLOW before anything else, for walkBody's loop, which reads that
  * record (or pauses) with every rule. Either way fP, fEnd, fT, fSp, fFlags, gTp and gTx say
- * where it stands.
+ * where it stands. walkFrames of 1000 bench.Small frames (bench/micro-walker.mjs, both builds in
+ * one process, 40 interleaved rounds): min 133.0 -> 115.6 µs, median 195.6 -> 163.0 µs.
  */
 function walkFast(tbl: usize, base: usize, stack: usize, maxDepth: u32, limit: usize, p: usize, end: usize, T: usize, sp: usize, flags: u32, tp: usize, pk: usize, tx: usize): i32 {
   let txEnd = gTxEnd;
