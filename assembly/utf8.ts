@@ -33,7 +33,7 @@ export function checkUtf8Tail(p: usize, end: usize): u32 {
   return utf8Tail(p, end);
 }
 
-/** checkUtf8Tail inlined, for the validating walk (which must not call). */
+/** checkUtf8Tail inlined, for the walk's lean loop (walkFast in scan.ts), which must not call. */
 @inline export function utf8Tail(p: usize, end: usize): u32 {
   while (p < end) {
     let b = <u32>load<u8>(p);
@@ -137,30 +137,4 @@ function checkUtf8Long(p: usize, end: usize, safe: usize): u32 {
     return checkUtf8Tail(p, end);
   }
   return checkUtf8(p, end);
-}
-
-/**
- * checkUtf8Within for the validating walk, inlined and calling nothing (a call in that loop
- * makes V8 keep every loop variable in memory, see validate.ts): ASCII 16 bytes a step, the last
- * partial block as one load masked to its length where `safe` allows, the rest by checkUtf8Tail's
- * rules at the first non-ASCII block. Same results and failures as checkUtf8.
- */
-@inline export function checkUtf8Walk(p: usize, end: usize, safe: usize): u32 {
-  while (end - p >= 16) {
-    if (i8x16.bitmask(v128.load(p)) != 0) break;
-    p += 16;
-  }
-  let n = end - p;
-  if (n < 16) {
-    // Every whole block was ASCII: the rest decides (one site for the tail: one inlined copy).
-    if (n == 0) return 1;
-    if (p <= safe) {
-      if ((i8x16.bitmask(v128.load(p)) & ((1 << <i32>n) - 1)) == 0) return 1;
-    } else {
-      let q = p;
-      while (q < end && load<u8>(q) < 0x80) q++;
-      if (q == end) return 1;
-    }
-  }
-  return utf8Tail(p, end);
 }

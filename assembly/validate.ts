@@ -17,7 +17,7 @@ import {
 } from "./table";
 import { SLOT_SHIFT } from "./tape";
 import { checkUtf8Within, safeLoadEnd } from "./utf8";
-import { failAt, failStatus, readVarintLoop, varintRunOk, varintValue, zigzagDecode64 } from "./varint";
+import { failAt, failStatus, readVarint, varintRunOk, varintValue, zigzagDecode64 } from "./varint";
 import { stop } from "./scan";
 
 // Deepest nesting level reached by the last validateBody (1 = no nested message; map entries
@@ -214,7 +214,7 @@ function validateRecord(tbl: usize, T: usize, base: usize, p: usize, end: usize,
     if (t < 8) return stop(E_FIELD_NUMBER_ZERO, at, base, 0, t & 7, levels, T, tbl);
     p++;
   } else {
-    p = readVarintLoop(p, end);
+    p = readVarint(p, end);
     if (p == 0) return stop(failStatus, failAt, base, 0, 0, levels, T, tbl);
     if (varintValue > 0xffffffff) return stop(E_FIELD_NUMBER_TOO_LARGE, at, base, 0, 0, levels, T, tbl);
     t = <u32>varintValue;
@@ -233,10 +233,10 @@ function validateRecord(tbl: usize, T: usize, base: usize, p: usize, end: usize,
   if (a == 0) {
     // An undeclared field: well-formed, then skipped.
     if (wt == 0) {
-      p = readVarintLoop(p, end);
+      p = readVarint(p, end);
       if (p == 0) return stop(failStatus, failAt, base, num, wt, levels, T, tbl);
     } else if (wt == 2) {
-      let q = readVarintLoop(p, end);
+      let q = readVarint(p, end);
       if (q == 0) return stop(failStatus, failAt, base, num, wt, levels, T, tbl);
       if (varintValue > <u64>(end - q)) return stop(E_LENGTH_PAST_END, at, base, num, wt, levels, T, tbl);
       p = q + <usize>varintValue;
@@ -253,7 +253,7 @@ function validateRecord(tbl: usize, T: usize, base: usize, p: usize, end: usize,
 
   if (wt == ((a >>> A_WIRE_SHIFT) & 7)) {
     if (wt == 2) {
-      p = readVarintLoop(p, end);
+      p = readVarint(p, end);
       if (p == 0) return stop(failStatus, failAt, base, num, wt, levels, T, tbl);
       if (varintValue > <u64>(end - p)) return stop(E_LENGTH_PAST_END, at, base, num, wt, levels, T, tbl);
       let len = <usize>varintValue;
@@ -276,7 +276,7 @@ function validateRecord(tbl: usize, T: usize, base: usize, p: usize, end: usize,
       return OK;
     }
     if (wt == 0) {
-      p = readVarintLoop(p, end);
+      p = readVarint(p, end);
       if (p == 0) return stop(failStatus, failAt, base, num, wt, levels, T, tbl);
       if (js) {
         // jstype = JS_NUMBER (word B; 0 for every other scalar): the value itself is checked.
@@ -301,7 +301,7 @@ function validateRecord(tbl: usize, T: usize, base: usize, p: usize, end: usize,
   }
   // A packed run: fixed-width kinds need a whole number of elements, varint kinds a run of
   // well-formed varints that ends exactly at the run's end.
-  let q = readVarintLoop(p, end);
+  let q = readVarint(p, end);
   if (q == 0) return stop(failStatus, failAt, base, num, wt, levels, T, tbl);
   let len = varintValue;
   if (len > <u64>(end - q)) return stop(E_LENGTH_PAST_END, at, base, num, wt, levels, T, tbl);
@@ -321,7 +321,7 @@ function validateRecord(tbl: usize, T: usize, base: usize, p: usize, end: usize,
     let s = q;
     while (s < pend) {
       let es = s;
-      s = readVarintLoop(s, pend);
+      s = readVarint(s, pend);
       if (s == 0) return stop(failStatus, failAt, base, num, wt, levels, T, tbl);
       let v = kind == KIND_SINT64 ? <u64>zigzagDecode64(varintValue) : varintValue;
       if (!jsSafe(kind, v)) return stop(E_UNSAFE_INTEGER, es, base, num, wt, levels, T, tbl);
@@ -330,7 +330,7 @@ function validateRecord(tbl: usize, T: usize, base: usize, p: usize, end: usize,
     // Only a run the fast check cannot clear is walked varint by varint, for the exact error.
     let s = q;
     while (s < pend) {
-      s = readVarintLoop(s, pend);
+      s = readVarint(s, pend);
       if (s == 0) return stop(failStatus, failAt, base, num, wt, levels, T, tbl);
     }
   }

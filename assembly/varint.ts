@@ -37,6 +37,7 @@ export let failAt: usize = 0;
 }
 
 export function readVarintSlow(p: usize, end: usize): usize {
+  let start = p;
   // Two-byte values (128..16383) are the next most common: lengths and tags of larger fields.
   if (end - p >= 2) {
     let b0 = <u64>load<u8>(p);
@@ -46,15 +47,6 @@ export function readVarintSlow(p: usize, end: usize): usize {
       return p + 2;
     }
   }
-  return readVarintLoop(p, end);
-}
-
-/**
- * readVarint as a byte loop that calls nothing, for the validating walk: there, a call
- * anywhere in the loop makes V8 keep every loop variable in memory (see validate.ts).
- */
-@inline export function readVarintLoop(p: usize, end: usize): usize {
-  let start = p;
   let result: u64 = 0;
   let shift: u64 = 0;
   while (true) {
@@ -122,11 +114,6 @@ export function writeVarint(p: usize, v: u64): u32 {
  * medians of 3): the byte loop's length branches mispredict on mixed lengths, this has none.
  */
 export function varintRunOk(p: usize, end: usize, safe: usize): bool {
-  return varintRunOkInline(p, end, safe);
-}
-
-/** varintRunOk inlined, for the validating walk (which must not call). */
-@inline export function varintRunOkInline(p: usize, end: usize, safe: usize): bool {
   if (p >= end) return true;
   if (load<u8>(end - 1) >= 0x80) return false;
   // prev: continuation bits of the previous 16 bytes, so runs across two blocks are seen.

@@ -11,6 +11,7 @@ import { setLazyDecodeThreshold, setSmallDecodeThreshold } from "../src/codec/re
 import { ProtobufType } from "../src/index.js";
 import { registryFromDir } from "./support/buf.js";
 import { esContent, frame } from "./support/differential.js";
+import { varint } from "./support/wire-scramble.js";
 
 const reg = registryFromDir("fixtures/core");
 const Scalars = reg.getMessage("core.test.Scalars")!;
@@ -28,16 +29,6 @@ afterAll(() => {
   setLazyDecodeThreshold(lazy);
 });
 
-const varint = (v: bigint): number[] => {
-  v = BigInt.asUintN(64, v);
-  const out: number[] = [];
-  while (v >= 0x80n) {
-    out.push(Number(v & 0x7fn) | 0x80);
-    v >>= 7n;
-  }
-  out.push(Number(v));
-  return out;
-};
 /** A varint in `extra` more bytes than it needs (legal, non-minimal). */
 const longer = (bytes: number[], extra: number): number[] => {
   const b = bytes.slice();

@@ -9,6 +9,7 @@ import { validateFrames, validateMessage, walkFrames, walkMessage, type ReadLimi
 import { ready, scratchAddress, tableAddress, views } from "../src/wasm/memory.js";
 import { tableLength } from "../src/wasm/table.js";
 import { registryFromDir } from "./support/buf.js";
+import { varint } from "./support/wire-scramble.js";
 
 const reg = registryFromDir("fixtures/core");
 const types = ["Scalars", "Repeated", "Maps", "Node", "Sparse"].map((n) => reg.getMessage(`core.test.${n}`)!);
@@ -127,15 +128,6 @@ describe("validate matches walk where its fast loop hands over", () => {
   const Scalars = reg.getMessage("core.test.Scalars")!;
   const Repeated = reg.getMessage("core.test.Repeated")!;
   const Sparse = reg.getMessage("core.test.Sparse")!;
-  const varint = (v: bigint): number[] => {
-    const out: number[] = [];
-    while (v >= 0x80n) {
-      out.push(Number(v & 0x7fn) | 0x80);
-      v >>= 7n;
-    }
-    out.push(Number(v));
-    return out;
-  };
   /** The tag of (num, wt) in `extra` more bytes than it needs (a legal non-minimal varint). */
   const tag = (num: number, wt: number, extra = 0): number[] => {
     const t = varint(BigInt(num * 8 + wt));
