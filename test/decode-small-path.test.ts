@@ -12,7 +12,7 @@ import fc from "fast-check";
 import { afterAll, describe, expect, test } from "vitest";
 import { GENERATED_SMALL } from "../src/codec/generated-reader.js";
 import { layoutOf } from "../src/codec/layout.js";
-import { planFor } from "../src/codec/read-plan.js";
+import { planFor, SourceCopy } from "../src/codec/read-plan.js";
 import { setSmallDecodeThreshold } from "../src/codec/reader.js";
 import { SmallDecoder } from "../src/codec/small-reader.js";
 import { CodecError, DynamicMessage, ProtobufGeneratedType, ProtobufType } from "../src/index.js";
@@ -109,7 +109,7 @@ function handled(type: ProtobufType | ProtobufGeneratedType<DescMessage>, input:
   if (type instanceof ProtobufGeneratedType) {
     return new SmallDecoder(s.maxDepth, s.aliasThreshold, GENERATED_SMALL).read(input, planFor(layoutOf(type.descriptor, false))) !== undefined;
   }
-  return new SmallDecoder(s.maxDepth, s.aliasThreshold).decode(input, planFor(layoutOf(type.descriptor)), undefined) !== undefined;
+  return new SmallDecoder(s.maxDepth, s.aliasThreshold).decode(input, planFor(layoutOf(type.descriptor)), new SourceCopy(input)) !== undefined;
 }
 
 const SAFE = 2n ** 53n - 1n;

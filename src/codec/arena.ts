@@ -93,11 +93,13 @@ export class Arena {
 // (the same 8-16x bound on what one live piece can keep alive as the small tier): a fresh
 // Uint8Array per decode or encode of that size is an off-heap allocation, and in Chromium it was
 // the cost that kept span decode under protobufjs (issue 13).
-const MID_CHUNK = 256 * 1024;
+export const MID_CHUNK = 256 * 1024;
 const MID_PIECE = 32 * 1024;
+export const SMALL_CHUNK = 64 * 1024;
+export const SMALL_PIECE = 4096;
 
 /** Copies of input ranges that decoded values keep: bytes and unknown fields, source bytes. */
-export const readArena = new Arena(64 * 1024, 4096, new Arena(MID_CHUNK, MID_PIECE));
+export const readArena = new Arena(SMALL_CHUNK, SMALL_PIECE, new Arena(MID_CHUNK, MID_PIECE));
 
 /** Outputs of the write path. */
 export const writeArena = new Arena(64 * 1024, 4096, new Arena(MID_CHUNK, MID_PIECE));

@@ -15,7 +15,7 @@ import { F_ASCII, FLAG_SHIFT, OP_BYTES, OP_END, OP_FIXED32, OP_FIXED64, OP_MASK,
 import { readArena } from "./arena.js";
 import { readFramePrefix } from "./frame-reader.js";
 import { layoutOf, type MessageLayout } from "./layout.js";
-import { copyOf, long, planFor, S_EXPLICIT, S_LIST, S_MAP, type ReadPlan, utf8String } from "./read-plan.js";
+import { long, pieceOf, planFor, S_EXPLICIT, S_LIST, S_MAP, type ReadPlan, utf8String } from "./read-plan.js";
 import { readsSmall, tapeNumber } from "./reader.js";
 import { SmallDecoder, type SmallBuilder } from "./small-reader.js";
 import { core } from "../wasm/instance.js";
@@ -187,7 +187,7 @@ export const GENERATED_SMALL: SmallBuilder = {
     if (value !== undefined && gp.slots[1]!.mode === M_STRUCT) value = structToLocal(value as Obj);
     putRecordEntry((parent[slot] ??= {}) as Obj, gp, vs[0], value);
   },
-  unknownField: (buf, _at, payloadAt, end, num, wt): EsUnknown => ({ no: num, wireType: wt, data: copyOf(buf, payloadAt, end - payloadAt) }),
+  unknownField: (buf, _at, payloadAt, end, num, wt): EsUnknown => ({ no: num, wireType: wt, data: pieceOf(buf, payloadAt, end - payloadAt, 0, undefined, 0) }),
 };
 
 /** Builds protobuf-es objects from a tape. */

@@ -37,7 +37,7 @@ import { SmallDecoder } from "./small-reader.js";
 import { readFramePrefix } from "./frame-reader.js";
 import { layoutOf, type MessageLayout } from "./layout.js";
 import {
-  accepted, bytesValue, copyOf, long, planFor, putEntry, S_EXPLICIT, S_IMPLICIT, S_LIST, SourceCopy, utf8String,
+  accepted, cutStore, long, pieceOf, planFor, putEntry, S_EXPLICIT, S_IMPLICIT, S_LIST, SourceCopy, utf8String,
   type ReadPlan, type SlotPlan, type SourceRef,
 } from "./read-plan.js";
 
@@ -192,7 +192,10 @@ function mergeInfo(f: Frame): unknown {
 class TapeDecoder {
   input: Uint8Array;
   private readonly alias: number;
+  /** The call's source copy (roots keep ranges of it) and, from cutStore, what pieces are cut from. */
   source: SourceRef | undefined = undefined;
+  private cut: Uint8Array | undefined = undefined;
+  private cutAt = 0;
   /** Open messages by depth, reused across messages and calls (a read never runs user code). */
   private readonly frames: Frame[] = [new Frame()];
   /** The tape's ASCII strings back to back (tapeText) and the start of the next one. */
@@ -213,10 +216,17 @@ class TapeDecoder {
     return len === 0 ? "" : utf8String(this.input, off, len);
   }
 
-  /** Starts a call on `input` and the first window of its tape (one text for all its ASCII strings). */
+  /**
+   * Starts a call on `input` and the first window of its tape (one text for all its ASCII
+   * strings); `source` is the input's copy (made here when not given: every root keeps a range
+   * of it, and bytes and unknown fields are cut from it).
+   */
   begin(input: Uint8Array, source: SourceRef | undefined, tape: TapeResult): void {
     this.input = input;
-    this.source = source;
+    const sc = source ?? new SourceCopy(input);
+    this.source = sc;
+    this.cut = cutStore(sc);
+    this.cutAt = sc.base;
     this.text = tapeText(tape);
     this.textPos = 0;
   }
@@ -232,6 +242,7 @@ class TapeDecoder {
   end(): void {
     this.input = EMPTY_BYTES;
     this.source = undefined;
+    this.cut = undefined;
     this.text = "";
   }
 
@@ -272,7 +283,7 @@ class TapeDecoder {
       if (op === OP_END) {
         const plan = cur.plan;
         if (depth === 0) {
-          const sc = (this.source ??= new SourceCopy(this.input));
+          const sc = this.source!;
           this.next = k;
           return accepted(DynamicMessage._fromDecodedAt(plan.desc!, values, cur.unknown, sc.store, sc.base + rootOff, rootLen), cur.h);
         }
@@ -323,7 +334,7 @@ class TapeDecoder {
         // Before any slot lookup: a type that declares no fields has no slot 0.
         const off = u32[e + 2]!;
         const len = u32[e + 3]!;
-        (cur.unknown ??= []).push({ number: u32[e + 1]!, data: copyOf(this.input, off, len) });
+        (cur.unknown ??= []).push({ number: u32[e + 1]!, data: pieceOf(this.input, off, len, 0, this.cut, this.cutAt) });
         continue;
       }
       const sp = slots[slot]!;
@@ -347,7 +358,7 @@ class TapeDecoder {
           else {
             // Keep the text in step should the core ever flag a bytes field ASCII.
             if ((flags & F_ASCII) !== 0) this.textPos += u32[e + 3]!;
-            v = bytesValue(this.input, u32[e + 2]!, u32[e + 3]!, this.alias);
+            v = pieceOf(this.input, u32[e + 2]!, u32[e + 3]!, this.alias, this.cut, this.cutAt);
           }
           break;
         }
@@ -550,6 +561,7 @@ export class BoundDecoder implements LazySource {
   private read(input: Uint8Array, source: SourceRef | undefined): DynamicMessage {
     if (readsSmall(input.length, this.settings)) {
       core();
+      source ??= new SourceCopy(input);
       const value = this.small.decode(input, this.plan, source);
       if (value !== undefined) return value;
     }
@@ -598,7 +610,7 @@ export class BoundDecoder implements LazySource {
     if (typeof prefix !== "number" && prefix.bodyAt + prefix.size === input.length) {
       if (readsSmall(prefix.size, this.settings)) {
         core();
-        const value = this.small.decode(input.subarray(prefix.bodyAt), this.plan, undefined);
+        const value = this.small.decode(input.subarray(prefix.bodyAt), this.plan, new SourceCopy(input.subarray(prefix.bodyAt)));
         if (value !== undefined) return value;
       }
       return this.frames(input)[0]!;

@@ -29,7 +29,7 @@ import {
   T_SPARSE_COUNT_WORD, tableWords,
 } from "../wasm/table.js";
 import {
-  accepted, bytesValue, copyOf, putEntry, S_IMPLICIT, S_LIST, SourceCopy, utf8String, type ReadPlan, type SourceRef,
+  accepted, cutStore, pieceOf, putEntry, S_IMPLICIT, S_LIST, utf8String, type ReadPlan, type SourceRef,
 } from "./read-plan.js";
 
 /** One declared field as the TypeScript reader looks it up by number. */
@@ -107,15 +107,18 @@ export interface SmallBuilder {
   message(plan: ReadPlan, values: unknown[], unknown: unknown[] | undefined, height: number): unknown;
   /** Adds a closed map entry (`plan`, its values `vs`) to the map at `slot` of `parent`. */
   entry(parent: unknown[], slot: number, plan: ReadPlan, vs: unknown[]): void;
-  /** An undeclared field: `buf[at .. end)`, its payload (after the tag) from `payloadAt`. */
-  unknownField(buf: Uint8Array, at: number, payloadAt: number, end: number, num: number, wt: number): unknown;
+  /**
+   * An undeclared field: `buf[at .. end)`, its payload (after the tag) from `payloadAt`; `cut`
+   * and `cutAt` as pieceOf takes them (the input's source copy, when the value keeps one).
+   */
+  unknownField(buf: Uint8Array, at: number, payloadAt: number, end: number, num: number, wt: number, cut: Uint8Array | undefined, cutAt: number): unknown;
 }
 
 const DYNAMIC: SmallBuilder = {
   message: (plan, values, unknown, height) =>
     accepted(DynamicMessage._fromDecoded(plan.desc!, values, unknown as UnknownField[] | undefined, undefined), height),
   entry: putEntry,
-  unknownField: (buf, at, _payloadAt, end, num) => ({ number: num, data: copyOf(buf, at, end - at) }),
+  unknownField: (buf, at, _payloadAt, end, num, _wt, cut, cutAt) => ({ number: num, data: pieceOf(buf, at, end - at, 0, cut, cutAt) }),
 };
 
 /** Thrown (and caught in `decode`) to hand the input to the WASM path. */
@@ -166,6 +169,9 @@ export class SmallDecoder {
   private unknown: unknown[] | undefined = undefined;
   /** The input as one char per byte, made for the first ASCII string of a read. */
   private text: string | undefined = undefined;
+  /** The input's source copy while `decode` reads, where bytes and unknown fields are cut from (pieceOf). */
+  private cut: Uint8Array | undefined = undefined;
+  private cutAt = 0;
 
   constructor(
     private readonly maxDepth: number,
@@ -177,13 +183,16 @@ export class SmallDecoder {
 
   /**
    * The DynamicMessage of `input` (a bare message of `root`), or undefined when the WASM path
-   * must read it. `source`, when given, is where the input's copy already lives (a lazy value's
-   * store).
+   * must read it. `source` is where the input's copy lives (a lazy value's store, or a SourceCopy
+   * the caller made, which the WASM path then uses too): the value keeps it, and bytes and
+   * unknown fields are cut from it.
    */
-  decode(input: Uint8Array, root: ReadPlan, source: SourceRef | undefined): DynamicMessage | undefined {
+  decode(input: Uint8Array, root: ReadPlan, source: SourceRef): DynamicMessage | undefined {
+    const sc = source;
+    this.cut = cutStore(sc);
+    this.cutAt = sc.base;
     const values = this.top(input, root);
     if (values === undefined) return undefined;
-    const sc = source ?? new SourceCopy(input);
     const unknown = this.unknown as UnknownField[] | undefined;
     this.unknown = undefined;
     return accepted(DynamicMessage._fromDecodedAt(root.desc!, values, unknown, sc.store, sc.base, input.length), this.h);
@@ -210,6 +219,7 @@ export class SmallDecoder {
     } finally {
       this.buf = EMPTY;
       this.text = undefined;
+      this.cut = undefined;
     }
   }
 
@@ -303,7 +313,7 @@ export class SmallDecoder {
       if (f === undefined) {
         const payloadAt = p;
         p = this.skip(p, end, wt);
-        (unknown ??= []).push(this.build.unknownField(buf, at, payloadAt, p, num, wt));
+        (unknown ??= []).push(this.build.unknownField(buf, at, payloadAt, p, num, wt, this.cut, this.cutAt));
         continue;
       }
       if (wt !== f.wire) {
@@ -389,7 +399,7 @@ export class SmallDecoder {
         } else if (f.utf8) {
           v = this.string(q, len);
         } else {
-          v = bytesValue(buf, q, len, this.alias);
+          v = pieceOf(buf, q, len, this.alias, this.cut, this.cutAt);
         }
       } else if (wt === 1) {
         if (end - p < 8) throw GIVE_UP;
