@@ -4,24 +4,52 @@
 
 export const MAX_FIELD_NUMBER = 536_870_911;
 
-/** Returns undefined when `data` is one well-formed field numbered `number`, else the reason. */
-export function checkUnknownOccurrence(number: number, data: Uint8Array): string | undefined {
+// The value of the last varint read by `varint` (exact below 2^53; above, at least 2^53).
+let value = 0;
+const TRUNCATED = -1;
+const TOO_LONG = -2;
+const OVERFLOW = -3;
+
+/**
+ * Reads a varint at `pos` as the core's readVarint accepts one: at most 10 bytes, non-minimal
+ * forms included (protobuf allows them), the tenth holding bit 63 only. Returns the position
+ * after it (its value in `value`), or TRUNCATED, TOO_LONG or OVERFLOW.
+ */
+function varint(data: Uint8Array, pos: number): number {
   const n = data.length;
-  let pos = 0;
-  // Tag: at most 5 bytes (numbers up to 2^29 - 1, three wire-type bits).
-  let tag = 0;
-  let shift = 0;
-  for (;;) {
-    if (pos >= n) return "the tag is truncated";
+  let v = 0;
+  for (let i = 0; ; i++) {
+    if (pos >= n) return TRUNCATED;
     const b = data[pos++]!;
-    if (shift === 28 && b > 0x0f) return "the tag is longer than 32 bits";
-    tag += (b & 0x7f) * 2 ** shift;
+    if (i === 9) {
+      if (b >= 0x80) return TOO_LONG;
+      if (b > 1) return OVERFLOW;
+    }
+    v += (b & 0x7f) * 2 ** (7 * i);
     if (b < 0x80) break;
-    shift += 7;
-    if (shift > 28) return "the tag is longer than 32 bits";
   }
-  const wt = tag % 8;
-  const num = (tag - wt) / 8;
+  value = v;
+  return pos;
+}
+
+/** The reason for a failed `varint` of `what` ("tag", "varint", "length"). */
+function varintReason(what: string, code: number): string {
+  if (code === TRUNCATED) return `the ${what} is truncated`;
+  return code === TOO_LONG ? `the ${what} is longer than 10 bytes` : `the ${what} overflows 64 bits`;
+}
+
+/**
+ * Returns undefined when `data` is one well-formed field numbered `number`, else the reason: what
+ * the reader accepts for one field, so that a decoded value's unknown fields (kept as read,
+ * non-minimal varints included) can always be written, and nothing is written that the reader
+ * would refuse. The tag is a varint with a value below 2^32.
+ */
+export function checkUnknownOccurrence(number: number, data: Uint8Array): string | undefined {
+  const pos = varint(data, 0);
+  if (pos < 0) return varintReason("tag", pos);
+  if (value > 0xffffffff) return "the tag's value exceeds 32 bits";
+  const wt = value % 8;
+  const num = (value - wt) / 8;
   if (num !== number) return `its tag has field number ${num}`;
   return checkUnknownPayload(wt, data, pos);
 }
@@ -33,36 +61,22 @@ export function checkUnknownOccurrence(number: number, data: Uint8Array): string
 export function checkUnknownPayload(wt: number, data: Uint8Array, pos: number): string | undefined {
   const n = data.length;
   switch (wt) {
-    case 0: {
-      let i = 0;
-      for (;;) {
-        if (pos >= n) return "the varint is truncated";
-        const b = data[pos++]!;
-        if (b < 0x80) break;
-        if (++i >= 10) return "the varint is longer than 10 bytes";
-      }
+    case 0:
+      pos = varint(data, pos);
+      if (pos < 0) return varintReason("varint", pos);
       break;
-    }
     case 1:
       pos += 8;
       break;
     case 5:
       pos += 4;
       break;
-    case 2: {
-      let len = 0;
-      let s = 0;
-      for (;;) {
-        if (pos >= n) return "the length is truncated";
-        const b = data[pos++]!;
-        len += (b & 0x7f) * 2 ** s;
-        if (b < 0x80) break;
-        s += 7;
-        if (s > 28) return "the length is longer than 5 bytes";
-      }
-      pos += len;
+    case 2:
+      pos = varint(data, pos);
+      if (pos < 0) return varintReason("length", pos);
+      if (value > n - pos) return "the payload is truncated";
+      pos += value;
       break;
-    }
     default:
       return `it has wire type ${wt} (groups and reserved wire types are not written)`;
   }
