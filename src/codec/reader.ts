@@ -610,7 +610,8 @@ export class BoundDecoder implements LazySource {
     if (typeof prefix !== "number" && prefix.bodyAt + prefix.size === input.length) {
       if (readsSmall(prefix.size, this.settings)) {
         core();
-        const value = this.small.decode(input.subarray(prefix.bodyAt), this.plan, new SourceCopy(input.subarray(prefix.bodyAt)));
+        const body = input.subarray(prefix.bodyAt);
+        const value = this.small.decode(body, this.plan, new SourceCopy(body));
         if (value !== undefined) return value;
       }
       return this.frames(input)[0]!;
