@@ -21,7 +21,7 @@ import { DynamicMessage } from "../message/dynamic-message.js";
 import { L_NUMBER, L_STRING } from "../message/field-info.js";
 import type { UnknownField } from "../message/unknown-fields.js";
 import { newCases, newValues, type Cases } from "../message/values.js";
-import { latin1Text } from "../wasm/ops.js";
+import { latin1Text, NATIVE_LATIN1 } from "../wasm/ops.js";
 import {
   A_KIND_MASK, A_MESSAGE, A_PACKABLE, A_SLOT_SHIFT, A_STRING, A_WIRE_SHIFT, B_JS_NUMBER, DENSE_ENTRY_WORDS,
   KIND_BOOL, KIND_DOUBLE, KIND_ENUM, KIND_FIXED32, KIND_FIXED64, KIND_FLOAT, KIND_INT32, KIND_INT64, KIND_SFIXED32, KIND_SFIXED64,
@@ -29,7 +29,7 @@ import {
   T_SPARSE_COUNT_WORD, tableWords,
 } from "../wasm/table.js";
 import {
-  accepted, cutStore, pieceOf, putEntry, S_IMPLICIT, S_LIST, utf8String, type ReadPlan, type SourceRef,
+  accepted, asciiString, cutStore, pieceOf, putEntry, SHORT_ASCII, S_IMPLICIT, S_LIST, utf8String, type ReadPlan, type SourceRef,
 } from "./read-plan.js";
 
 /** One declared field as the TypeScript reader looks it up by number. */
@@ -468,7 +468,10 @@ export class SmallDecoder {
     while (i < end && buf[i]! < 0x80) i++;
     if (i === end) {
       // ASCII: one string of the whole input for the read, then a substring per field (as the
-      // tape's text area; one latin1Slice + substrings beat a string built per field).
+      // tape's text area; one latin1Slice + substrings beat a string built per field). Where
+      // that one string is a TextDecoder call (browsers), short strings are
+      // built here instead (asciiString: 71 against ~280 ns for 29 bytes in Chromium).
+      if (!NATIVE_LATIN1 && len <= SHORT_ASCII) return asciiString(buf, off, len);
       const text = (this.text ??= latin1Text(buf, 0, buf.length));
       return text.substring(off, end);
     }

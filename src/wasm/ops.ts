@@ -120,6 +120,14 @@ const latin1Slice: Slice | undefined = ((): Slice | undefined => {
 })();
 const latin1 = new TextDecoder("latin1");
 
+/**
+ * True where latin1Text is the runtime's Buffer latin1Slice (Node, Bun, Deno 2 and workerd have
+ * it; ~45 ns a call in Node); elsewhere (browsers) it is a TextDecoder call, which costs 180-280
+ * ns in Chromium whatever the length up to ~100 bytes, so the TypeScript reader builds short
+ * ASCII strings itself there (read-plan.ts, asciiString).
+ */
+export const NATIVE_LATIN1 = latin1Slice !== undefined;
+
 /** The text area of a tape window as one string (read it before the next core call). */
 export function tapeText(t: TapeResult): string {
   const n = t.textLength;
