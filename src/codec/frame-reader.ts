@@ -79,11 +79,11 @@ export class FrameReader {
 }
 
 /** readFramePrefix: the input ends inside the prefix. */
-const CUT = -1;
+export const CUT = -1;
 /** readFramePrefix: the prefix runs past 10 bytes. */
-const TOO_LONG = -2;
+export const TOO_LONG = -2;
 /** readFramePrefix: a 10-byte prefix whose value does not fit in 64 bits. */
-const OVERFLOW = -3;
+export const OVERFLOW = -3;
 
 /** A frame's length prefix: where the body starts and the size announced (exact up to 2^53). */
 export interface FramePrefix {
@@ -94,7 +94,8 @@ export interface FramePrefix {
 /**
  * @internal Reads the length prefix of the frame at `at` exactly as the core reads it in
  * decodeAll (a varint of up to 10 bytes; non-minimal encodings are legal varints), so that every
- * path accepts the same frames. Returns the prefix, or CUT, TOO_LONG or OVERFLOW.
+ * path accepts the same frames. Returns the prefix, or CUT, TOO_LONG or OVERFLOW. It is the
+ * core's varint rule, so unknown.ts reads unknown fields' tags and lengths with it too.
  */
 export function readFramePrefix(buf: Uint8Array, at: number): FramePrefix | typeof CUT | typeof TOO_LONG | typeof OVERFLOW {
   let size = 0;
