@@ -13,7 +13,7 @@
 import { describe, expect, test } from "vitest";
 import { DynamicMessage, ProtobufType } from "../src/index.js";
 import { registryFromDir } from "./support/buf.js";
-import { varint } from "./support/wire-scramble.js";
+import { concat, varint } from "./support/wire-scramble.js";
 
 const registry = registryFromDir("fixtures/all-types");
 const All = registry.getMessage("alltypes.AllTypes")!;
@@ -26,16 +26,6 @@ const UNKNOWN_NUMBER = 9999;
 function unknownField(payload: Uint8Array): Uint8Array {
   return Uint8Array.from([...varint((UNKNOWN_NUMBER << 3) | 2), ...varint(payload.length), ...payload]);
 }
-
-const concat = (...parts: Uint8Array[]): Uint8Array => {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-};
 
 /** A piece of `n` bytes that no other piece of the same input equals. */
 const piece = (n: number, seed: number): Uint8Array => Uint8Array.from({ length: n }, (_, i) => (i * 31 + seed) & 0xff);
@@ -64,7 +54,7 @@ const PIECES = [1, 16, 4096, 4097, 6000];
 function input(place: (b: Uint8Array) => Record<string, unknown>, b: Uint8Array, size: number, u: Uint8Array): Uint8Array {
   const pad = Math.max(0, size - b.length - u.length - 40);
   const bare = ser.toBinary(DynamicMessage.create(All, { ...place(b), f_string: "p".repeat(pad) }));
-  return concat(bare, unknownField(u));
+  return concat([bare, unknownField(u)]);
 }
 
 /** What a kept piece of `len` bytes may hold alive at most. */

@@ -188,14 +188,13 @@ export class SmallDecoder {
    * unknown fields are cut from it.
    */
   decode(input: Uint8Array, root: ReadPlan, source: SourceRef): DynamicMessage | undefined {
-    const sc = source;
-    this.cut = cutStore(sc);
-    this.cutAt = sc.base;
+    this.cut = cutStore(source);
+    this.cutAt = source.base;
     const values = this.top(input, root);
     if (values === undefined) return undefined;
     const unknown = this.unknown as UnknownField[] | undefined;
     this.unknown = undefined;
-    return accepted(DynamicMessage._fromDecodedAt(root.desc!, values, unknown, sc.store, sc.base, input.length), this.h);
+    return accepted(DynamicMessage._fromDecodedAt(root.desc!, values, unknown, source.store, source.base, input.length), this.h);
   }
 
   /** The value of `input` as the builder makes it, or undefined when the WASM path must read it. */

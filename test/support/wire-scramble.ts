@@ -139,7 +139,8 @@ function unpack(data: Uint8Array, wt: number): Uint8Array[] {
   return out;
 }
 
-function concat(parts: readonly Uint8Array[]): Uint8Array {
+/** The parts back to back in one new array. */
+export function concat(parts: readonly Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((n, x) => n + x.length, 0));
   let p = 0;
   for (const x of parts) {
