@@ -14,6 +14,8 @@
 //               repeated work); returns a list of failure strings, empty when all hold
 //   after(input, n) optional: measurements taken after run (untimed); returned fields are
 //               merged into the row (e.g. { wasmBytes })
+//   nodeFlags   optional: extra flags for the family's own node process (e.g. a fixed young
+//               generation, see stress/core-memory.mjs)
 import { spawn } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { availableParallelism } from "node:os";
@@ -120,9 +122,11 @@ async function sweep(file) {
  * heap that earlier families left behind skewed later ratios), and two run at a time: CPU time
  * per process is what is compared, so families do not count each other's work.
  */
-function sweepInChild(file) {
+async function sweepInChild(file) {
+  const { family } = await import(new URL(file, dir).href);
+  const flags = family.nodeFlags ?? [];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--expose-gc", fileURLToPath(import.meta.url), "--child", file], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, ["--expose-gc", ...flags, fileURLToPath(import.meta.url), "--child", file], { stdio: ["ignore", "pipe", "inherit"] });
     let out = "";
     child.stdout.on("data", (d) => (out += d));
     child.on("error", reject);
