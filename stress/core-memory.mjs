@@ -53,8 +53,7 @@ export function memoryFamily({ name, bytes, field, decode = "fromBinary", limit 
     // the default bound). A fixed 256 MiB young generation holds every size of the sweep (1e6
     // values of ~150 bytes), so each size is measured in the same regime and the ratio is the
     // code's: 1e5 -> 1e6 then measured x5.5-x6.3 (decodeAll), x8.3-x8.4 (unknown fields). The
-    // bound stays the default x30; the
-    // WASM memory check below is the families' main verdict.
+    // bound stays the default x30; the WASM memory check below is the families' main verdict.
     nodeFlags: ["--min-semi-space-size=256", "--max-semi-space-size=256"],
     prepare: (n) => {
       // A fresh core, then one untimed run: the timed runs see the memory this size needs.
