@@ -6,7 +6,7 @@
 import type { DescMessage } from "@bufbuild/protobuf";
 import { isProtokeelError } from "../errors.js";
 import type { DynamicMessage } from "../message/dynamic-message.js";
-import type { UnknownField } from "../message/unknown-fields.js";
+import { StoredUnknown, type UnknownField } from "../message/unknown-fields.js";
 import { planOf } from "./plan.js";
 import { checkUnknownOccurrence, MAX_FIELD_NUMBER } from "./unknown.js";
 
@@ -96,11 +96,12 @@ export class Acceptance {
   private checkUnknown(f: Failer, u: readonly UnknownField[], paired: DescMessage | undefined): void {
     const pairedPlan = paired === undefined ? undefined : planOf(paired);
     for (let i = 0; i < u.length; i++) {
-      const { number, data } = u[i]!;
+      const o = u[i]!;
+      const number = o.number;
       if (!(number >= 1 && number <= MAX_FIELD_NUMBER)) {
         f.fail("UNKNOWN_FIELD_NUMBER_INVALID", `unknown field number ${number} at {path} is outside 1..${MAX_FIELD_NUMBER}; remove it`);
       }
-      const why = checkUnknownOccurrence(number, data);
+      const why = o instanceof StoredUnknown ? checkUnknownOccurrence(number, o._store, o._off, o._off + o._len) : checkUnknownOccurrence(number, o.data);
       if (why !== undefined) {
         f.fail(
           "UNKNOWN_FIELD_MALFORMED",

@@ -97,11 +97,11 @@ export interface FramePrefix {
  * path accepts the same frames. Returns the prefix, or CUT, TOO_LONG or OVERFLOW. It is the
  * core's varint rule, so unknown.ts reads unknown fields' tags and lengths with it too.
  */
-export function readFramePrefix(buf: Uint8Array, at: number): FramePrefix | typeof CUT | typeof TOO_LONG | typeof OVERFLOW {
+export function readFramePrefix(buf: Uint8Array, at: number, end = buf.length): FramePrefix | typeof CUT | typeof TOO_LONG | typeof OVERFLOW {
   let size = 0;
   let p = at;
   for (let shift = 0; ; shift += 7) {
-    if (p >= buf.length) return CUT;
+    if (p >= end) return CUT;
     const b = buf[p++]!;
     if (shift === 63 && b > 1) return b >= 0x80 ? TOO_LONG : OVERFLOW;
     size += (b & 0x7f) * 2 ** shift;

@@ -7,6 +7,7 @@ import { K_ENUM, K_LIST, K_MAP, K_MESSAGE, L_BIGINT, L_NUMBER, L_STRING, message
 import { EMPTY_BYTES, scalarZero } from "../message/coerce.js";
 import { MID_CHUNK, readArena, SMALL_CHUNK, SMALL_PIECE } from "./arena.js";
 import type { MessageLayout } from "./layout.js";
+import { StoredUnknown } from "../message/unknown-fields.js";
 import type { FieldTable } from "./small-reader.js";
 
 // How a slot's value is stored in its message's values array.
@@ -232,6 +233,21 @@ export function pieceOf(input: Uint8Array, off: number, len: number, alias: numb
   if (len < 32) for (let i = 0; i < len; i++) out[i] = input[off + i]!;
   else out.set(input.subarray(off, off + len));
   return out;
+}
+
+/**
+ * A decoded unknown occurrence `input[off .. off + len)` numbered `number`: a range of `cut` where
+ * pieceOf would cut it, else of a read-arena chunk it is copied to; no view is made until the
+ * application reads its bytes (StoredUnknown).
+ */
+export function unknownOf(number: number, input: Uint8Array, off: number, len: number, cut: Uint8Array | undefined, cutAt: number): StoredUnknown {
+  if (cut !== undefined && (cut.length <= SMALL_CHUNK || len > SMALL_PIECE)) return new StoredUnknown(number, cut, cutAt + off, len);
+  if (len > SMALL_PIECE) return new StoredUnknown(number, pieceOf(input, off, len, 0, undefined, 0), 0, len);
+  const at = readArena.reserve(len);
+  const chunk = readArena.chunk;
+  if (len < 32) for (let i = 0; i < len; i++) chunk[at + i] = input[off + i]!;
+  else chunk.set(input.subarray(off, off + len), at);
+  return new StoredUnknown(number, chunk, at, len);
 }
 
 /**

@@ -37,7 +37,7 @@ import { SmallDecoder } from "./small-reader.js";
 import { readFramePrefix } from "./frame-reader.js";
 import { layoutOf, type MessageLayout } from "./layout.js";
 import {
-  accepted, cutStore, long, pieceOf, planFor, putEntry, S_EXPLICIT, S_IMPLICIT, S_LIST, SourceCopy, utf8String,
+  accepted, cutStore, long, pieceOf, planFor, unknownOf, putEntry, S_EXPLICIT, S_IMPLICIT, S_LIST, SourceCopy, utf8String,
   type ReadPlan, type SlotPlan, type SourceRef,
 } from "./read-plan.js";
 
@@ -133,6 +133,7 @@ class Frame {
   }
 }
 
+const NO_VALUES: unknown[] = [];
 const EMPTY_PLAN: ReadPlan = { layout: undefined as unknown as MessageLayout, desc: undefined, slots: [], keyScalar: 0, oneofs: 0, table: undefined };
 
 
@@ -285,7 +286,11 @@ class TapeDecoder {
         if (depth === 0) {
           const sc = this.source!;
           this.next = k;
-          return accepted(DynamicMessage._fromDecodedAt(plan.desc!, values, cur.unknown, sc.store, sc.base + rootOff, rootLen), cur.h);
+          const unknown = cur.unknown;
+          // The pool outlives the call: it must not keep the value's contents alive.
+          cur.values = NO_VALUES;
+          cur.unknown = undefined;
+          return accepted(DynamicMessage._fromDecodedAt(plan.desc!, values, unknown, sc.store, sc.base + rootOff, rootLen), cur.h);
         }
         const done = cur;
         cur = pool[--depth]!;
@@ -298,6 +303,8 @@ class TapeDecoder {
           putEntry(cur.values, done.slot, plan, done.values);
         } else {
           const m = accepted(DynamicMessage._fromDecoded(plan.desc, done.values, done.unknown, undefined), done.h);
+          // The pool outlives the call: it must not keep the value's contents alive.
+          done.unknown = undefined;
           const sp = slots[done.slot]!;
           if (sp.store === S_LIST) {
             const list = values[done.slot] as unknown[] | undefined;
@@ -313,6 +320,7 @@ class TapeDecoder {
             values[done.slot] = m;
           }
         }
+        done.values = NO_VALUES;
         continue;
       }
       if (op === OP_START) {
@@ -334,7 +342,7 @@ class TapeDecoder {
         // Before any slot lookup: a type that declares no fields has no slot 0.
         const off = u32[e + 2]!;
         const len = u32[e + 3]!;
-        (cur.unknown ??= []).push({ number: u32[e + 1]!, data: pieceOf(this.input, off, len, 0, this.cut, this.cutAt) });
+        (cur.unknown ??= []).push(unknownOf(u32[e + 1]!, this.input, off, len, this.cut, this.cutAt));
         continue;
       }
       const sp = slots[slot]!;

@@ -29,7 +29,7 @@ import {
   T_SPARSE_COUNT_WORD, tableWords,
 } from "../wasm/table.js";
 import {
-  accepted, asciiString, cutStore, pieceOf, putEntry, SHORT_ASCII, S_IMPLICIT, S_LIST, utf8String, type ReadPlan, type SourceRef,
+  accepted, asciiString, cutStore, pieceOf, putEntry, unknownOf, SHORT_ASCII, S_IMPLICIT, S_LIST, utf8String, type ReadPlan, type SourceRef,
 } from "./read-plan.js";
 
 /** One declared field as the TypeScript reader looks it up by number. */
@@ -118,7 +118,7 @@ const DYNAMIC: SmallBuilder = {
   message: (plan, values, unknown, height) =>
     accepted(DynamicMessage._fromDecoded(plan.desc!, values, unknown as UnknownField[] | undefined, undefined), height),
   entry: putEntry,
-  unknownField: (buf, at, _payloadAt, end, num, _wt, cut, cutAt) => ({ number: num, data: pieceOf(buf, at, end - at, 0, cut, cutAt) }),
+  unknownField: (buf, at, _payloadAt, end, num, _wt, cut, cutAt) => unknownOf(num, buf, at, end - at, cut, cutAt),
 };
 
 /** Thrown (and caught in `decode`) to hand the input to the WASM path. */

@@ -325,6 +325,15 @@ export class WireWriter {
     this.pos = pos + n;
   }
 
+  /** `src[off .. off + n)`, without a view of it (a stored unknown occurrence). */
+  rawRange(src: Uint8Array, off: number, n: number): void {
+    const buf = this.buf;
+    const pos = this.pos;
+    if (n < 32) for (let i = 0; i < n; i++) buf[pos + i] = src[off + i]!;
+    else buf.set(src.subarray(off, off + n), pos);
+    this.pos = pos + n;
+  }
+
   /** A length-prefixed UTF-8 string. */
   string(s: string): void {
     const n = s.length;

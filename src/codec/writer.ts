@@ -21,7 +21,7 @@ import type { Settings } from "../settings.js";
 import { at, describeValue, isPlainObject } from "../message/coerce.js";
 import { initValues } from "../message/create.js";
 import { DynamicMessage, isDynamicMessage } from "../message/dynamic-message.js";
-import { EMPTY_UNKNOWN } from "../message/unknown-fields.js";
+import { EMPTY_UNKNOWN, StoredUnknown, unknownLength } from "../message/unknown-fields.js";
 import { setPositions } from "../message/values.js";
 import { K_ENUM, K_LIST, K_MAP, K_MESSAGE } from "../message/field-info.js";
 import { Acceptance, type Acceptor, type Failer, type PayloadRuleCheck } from "./acceptance.js";
@@ -346,16 +346,22 @@ class Writer extends FieldWriter implements Failer {
     let n: number;
     if (f.mode === WRITE) {
       for (let i = 0; i < u.length; i++) {
-        const d = u[i]!.data;
-        this.ensure(d.length);
-        this.raw(d);
+        const o = u[i]!;
+        if (o instanceof StoredUnknown) {
+          this.ensure(o._len);
+          this.rawRange(o._store, o._off, o._len);
+        } else {
+          const d = o.data;
+          this.ensure(d.length);
+          this.raw(d);
+        }
       }
       n = this.pos - f.body;
       if (f.lenAt >= 0) this.closeLen(f.lenAt);
       if (f.entryAt >= 0) this.closeLen(f.entryAt);
     } else {
       n = f.size;
-      for (let i = 0; i < u.length; i++) n += u[i]!.data.length;
+      for (let i = 0; i < u.length; i++) n += unknownLength(u[i]!);
     }
     if (!f.plain) {
       m._height = f.h;

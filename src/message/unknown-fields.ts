@@ -11,6 +11,42 @@ export interface UnknownField {
   readonly data: Uint8Array;
 }
 
+/**
+ * A decoded occurrence whose bytes are `_store[_off .. _off + _len)` (the decoder's source copy or
+ * a read-arena chunk, never written again), viewed only when `data` is first read. A typed-array
+ * view costs ~100 bytes of heap: an entry of `{ number, data }` per occurrence made 2-byte
+ * unknown fields cost 156 bytes of heap each (78x the input), so 64 MiB of them (one message
+ * within the default maxMessageBytes, valid for any schema) exhausted Node's 4 GiB heap and
+ * killed the process. Writers copy the range without making the view (see `unknownLength`).
+ */
+export class StoredUnknown implements UnknownField {
+  readonly number: number;
+  /** @internal */ _store: Uint8Array;
+  /** @internal */ _off: number;
+  /** @internal */ _len: number;
+
+  constructor(number: number, store: Uint8Array, off: number, len: number) {
+    this.number = number;
+    this._store = store;
+    this._off = off;
+    this._len = len;
+  }
+
+  get data(): Uint8Array {
+    const s = this._store;
+    const o = this._off;
+    const l = this._len;
+    if (o === 0 && l === s.length) return s;
+    this._off = 0;
+    return (this._store = s.subarray(o, o + l));
+  }
+}
+
+/** The encoded length of an occurrence, without making a view of a stored one. */
+export function unknownLength(u: UnknownField): number {
+  return u instanceof StoredUnknown ? u._len : u.data.length;
+}
+
 /** Public view: field number → raw encoded occurrences (tag + payload each), in stored order. */
 export type UnknownFieldMap = ReadonlyMap<number, readonly Uint8Array[]>;
 
