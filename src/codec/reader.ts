@@ -14,7 +14,7 @@ import { DynamicMessage, type LazySource } from "../message/dynamic-message.js";
 import { EMPTY_BYTES } from "../message/coerce.js";
 import { L_NUMBER, L_STRING } from "../message/field-info.js";
 import type { UnknownField } from "../message/unknown-fields.js";
-import { newCases, newValues, type Cases } from "../message/values.js";
+import { newCases, newValues, NONE_SET, type Cases } from "../message/values.js";
 import { core } from "../wasm/instance.js";
 import { views } from "../wasm/memory.js";
 import { resumeWalk, tapeText, validateFrames, validateMessage, walkFrames, walkMessage, type TapeResult } from "../wasm/ops.js";
@@ -89,6 +89,8 @@ class Frame {
   /** Per slot, what a later occurrence of that singular message field merges into (MergeInfo); valid while `kidsUsed`. */
   kids: unknown[] = [];
   kidsUsed: boolean;
+  /** True when `values` continues an earlier occurrence's (reopen), which may hold fields. */
+  reopened: boolean;
   constructor() {
     this.plan = EMPTY_PLAN;
     this.values = [];
@@ -98,6 +100,7 @@ class Frame {
     this.case0 = 0;
     this.cases = undefined;
     this.kidsUsed = false;
+    this.reopened = false;
   }
 
   open(plan: ReadPlan, slot: number): void {
@@ -108,6 +111,7 @@ class Frame {
     this.h = 1;
     this.case0 = 0;
     this.cases = undefined;
+    this.reopened = false;
     if (this.kidsUsed) {
       this.kids.length = 0;
       this.kidsUsed = false;
@@ -146,7 +150,10 @@ const EMPTY_PLAN: ReadPlan = { layout: undefined as unknown as MessageLayout, de
  * occurrences of a 4-byte sub-message took 16-40 s).
  */
 function reopen(f: Frame, prev: DynamicMessage, info: unknown): void {
-  f.values = prev._values as unknown[];
+  const v = prev._values as unknown[];
+  // An empty earlier occurrence shares the frozen NONE_SET: this one gets an array of its own.
+  f.values = v === NONE_SET ? newValues(f.plan.slots.length) : v;
+  f.reopened = true;
   const u = prev._unknown;
   f.unknown = u.length === 0 ? undefined : (u as UnknownField[]);
   if (typeof info === "number") f.case0 = info;
@@ -302,7 +309,11 @@ class TapeDecoder {
         if (plan.desc === undefined) {
           putEntry(cur.values, done.slot, plan, done.values);
         } else {
-          const m = accepted(DynamicMessage._fromDecoded(plan.desc, done.values, done.unknown, undefined), done.h);
+          // A sub-message with no field on the tape (its START just before this END, in this
+          // window) keeps no array of its own: 64 MiB of `0a 00` for a 2-field type built 32 M
+          // arrays of 64 bytes beside the 32 M values, past Node's 4 GiB heap.
+          const empty = !done.reopened && e > start && ((u32[e - 4]! & OP_MASK) === OP_START);
+          const m = accepted(DynamicMessage._fromDecoded(plan.desc, empty ? NONE_SET : done.values, done.unknown, undefined), done.h);
           // The pool outlives the call: it must not keep the value's contents alive.
           done.unknown = undefined;
           const sp = slots[done.slot]!;

@@ -20,7 +20,7 @@
 import { DynamicMessage } from "../message/dynamic-message.js";
 import { L_NUMBER, L_STRING } from "../message/field-info.js";
 import type { UnknownField } from "../message/unknown-fields.js";
-import { newCases, newValues, type Cases } from "../message/values.js";
+import { newCases, newValues, NONE_SET, type Cases } from "../message/values.js";
 import { latin1Text, NATIVE_LATIN1 } from "../wasm/ops.js";
 import {
   A_KIND_MASK, A_MESSAGE, A_PACKABLE, A_SLOT_SHIFT, A_STRING, A_WIRE_SHIFT, B_JS_NUMBER, DENSE_ENTRY_WORDS,
@@ -389,7 +389,13 @@ export class SmallDecoder {
           }
           // A second occurrence of a singular message merges into the first: the core's path does that.
           if (f.store !== S_LIST && values[slot] !== undefined) throw GIVE_UP;
-          const vs = this.body(child, q, p, level + 1);
+          let vs: unknown[];
+          if (q === p) {
+            // No field on the wire: the shared NONE_SET, as the core's path gives (reader.ts).
+            vs = NONE_SET;
+            this.h = 1;
+            this.unknown = undefined;
+          } else vs = this.body(child, q, p, level + 1);
           if (this.h + 1 > h) h = this.h + 1;
           v = this.build.message(child, vs, this.unknown, this.h);
         } else if (len === 0 && f.store === S_IMPLICIT) {

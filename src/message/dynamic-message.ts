@@ -97,6 +97,23 @@ export interface LazySource {
 
 const EMPTY_VALUES: readonly unknown[] = [];
 
+/**
+ * What only some values carry, kept apart so that the others (every decoded sub-message) do not
+ * pay three fields for it: a decoded root's encoding as a range of the decoder's store, a lazy
+ * value's source, and the `unknownFields` memo. Decoded sub-messages are most of what a decode
+ * allocates: 64 MiB of empty sub-messages (`0a 00`, valid for any repeated message field) built
+ * 32 M values of 136 bytes of heap and exhausted Node's 4 GiB heap.
+ */
+class Extra {
+  constructor(
+    public store: Uint8Array | undefined,
+    public off: number,
+    public len: number,
+    public lazy: LazySource | undefined,
+    public map: UnknownFieldMap | undefined,
+  ) {}
+}
+
 /** True for a DynamicMessage of this copy of protokeel or of another one (the ESM and the CJS build in one process); use it where `instanceof` would miss the other copy's values. */
 export function isDynamicMessage(v: unknown): v is DynamicMessage {
   return v instanceof DynamicMessage || (typeof v === "object" && hasBrand(v, MESSAGE_BRAND));
@@ -116,18 +133,12 @@ export class DynamicMessage {
   // This message's exact encoding, when it came from a decoder, as a range of a shared store:
   // a typed-array view per decoded message cost ~240 ns of a ~1 us small-message decode
   // (measured, Node 20), so the view is made only when a writer asks for it, and then replaces
-  // the store (offset 0, same length).
-  private sourceStore: Uint8Array | undefined;
-  private sourceOffset: number;
-  private sourceLength: number;
+  // the store (offset 0, same length). Also the lazy source and the unknownFields memo.
+  private extra: Extra | undefined;
   /** @internal Memoized nesting height (1 = no nested message; a map entry is a level), or -1. */
   _height: number;
   /** @internal The paired declaration this subtree was last accepted against by instance rules. */
   _okFor: DescMessage | undefined;
-  // The LazySource while a lazily decoded value is not materialized, then the memo of
-  // `unknownFields` (which materializes first). Decoded values are most of what the read path
-  // allocates (a span batch builds ~1,100): one field for two rarely used ones.
-  private lazyOrUnknownMap: LazySource | UnknownFieldMap | undefined;
 
   private constructor(
     desc: DescMessage,
@@ -138,12 +149,9 @@ export class DynamicMessage {
     this.descriptor = desc;
     this.fieldValues = values;
     this.unknownList = unknown;
-    this.sourceStore = src;
-    this.sourceOffset = 0;
-    this.sourceLength = src === undefined ? 0 : src.length;
+    this.extra = src === undefined ? undefined : new Extra(src, 0, src.length, undefined, undefined);
     this._height = -1;
     this._okFor = undefined;
-    this.lazyOrUnknownMap = undefined;
   }
 
   /** @internal Field values indexed like `descriptor.fields`; see the file comment. */
@@ -159,11 +167,11 @@ export class DynamicMessage {
   }
 
   private materialize(): DynamicMessage {
-    const lazy = this.lazyOrUnknownMap as LazySource;
-    const built = lazy.materialize(this.sourceStore!, this.sourceOffset, this.sourceLength);
+    const x = this.extra!;
+    const built = x.lazy!.materialize(x.store!, x.off, x.len);
     this.fieldValues = built.fieldValues;
     this.unknownList = built.unknownList;
-    this.lazyOrUnknownMap = undefined;
+    x.lazy = undefined;
     return this;
   }
 
@@ -174,13 +182,15 @@ export class DynamicMessage {
 
   /** @internal This message's exact encoding, when it came from a decoder. */
   get _src(): Uint8Array | undefined {
-    const b = this.sourceStore;
+    const x = this.extra;
+    if (x === undefined) return undefined;
+    const b = x.store;
     if (b === undefined) return undefined;
-    const o = this.sourceOffset;
-    const l = this.sourceLength;
+    const o = x.off;
+    const l = x.len;
     if (o === 0 && l === b.length) return b;
-    this.sourceOffset = 0;
-    return (this.sourceStore = b.subarray(o, o + l));
+    x.off = 0;
+    return (x.store = b.subarray(o, o + l));
   }
 
   /**
@@ -196,9 +206,7 @@ export class DynamicMessage {
     len: number,
   ): DynamicMessage {
     const m = new DynamicMessage(desc, values, unknown ?? EMPTY_UNKNOWN, undefined);
-    m.sourceStore = store;
-    m.sourceOffset = off;
-    m.sourceLength = len;
+    m.extra = new Extra(store, off, len, undefined, undefined);
     return m;
   }
 
@@ -212,10 +220,7 @@ export class DynamicMessage {
     const m = new DynamicMessage(desc, EMPTY_VALUES, EMPTY_UNKNOWN, undefined);
     m.fieldValues = undefined;
     m.unknownList = undefined;
-    m.lazyOrUnknownMap = source;
-    m.sourceStore = store;
-    m.sourceOffset = off;
-    m.sourceLength = len;
+    m.extra = new Extra(store, off, len, source, undefined);
     return m;
   }
 
@@ -333,10 +338,11 @@ export class DynamicMessage {
 
   /** Field number → raw encoded occurrences (tag + payload each), in stored order. */
   get unknownFields(): UnknownFieldMap {
-    // Reading _unknown first materializes a lazy value, which frees the field for the memo.
     const u = this._unknown;
-    let m = this.lazyOrUnknownMap as UnknownFieldMap | undefined;
-    if (m === undefined) this.lazyOrUnknownMap = m = unknownFieldMap(u);
+    let x = this.extra;
+    if (x === undefined) this.extra = x = new Extra(undefined, 0, 0, undefined, undefined);
+    let m = x.map;
+    if (m === undefined) x.map = m = unknownFieldMap(u);
     return m;
   }
 

@@ -14,9 +14,17 @@
  */
 export const WIDE = 1024;
 
+/**
+ * The values of a value with no field set, shared: a type without fields (google.protobuf.Empty,
+ * markers), or a decoded sub-message with no field on the wire (src/codec/reader.ts). Reading
+ * any slot gives undefined; it is frozen, so a write would throw instead of changing other
+ * values. 32 bytes of heap less per such value (48 + 8 per field for a decoded one).
+ */
+export const NONE_SET: unknown[] = Object.freeze([]) as unknown as unknown[];
+
 /** An empty values array for a type of `n` fields. */
 export function newValues(n: number): unknown[] {
-  return n > WIDE ? [] : new Array<unknown>(n);
+  return n > WIDE ? [] : n === 0 ? NONE_SET : new Array<unknown>(n);
 }
 
 /** The slots of `values` that hold a value, ascending. */
