@@ -109,8 +109,10 @@ class Extra {
     public store: Uint8Array | undefined,
     public off: number,
     public len: number,
-    public lazy: LazySource | undefined,
-    public map: UnknownFieldMap | undefined,
+    // The LazySource while a lazily decoded value is not materialized, then the memo of
+    // `unknownFields` (which materializes first): one field for both keeps a root's Extra at 56
+    // bytes (decodeAll builds one per frame).
+    public lazyOrMap: LazySource | UnknownFieldMap | undefined,
   ) {}
 }
 
@@ -149,7 +151,7 @@ export class DynamicMessage {
     this.descriptor = desc;
     this.fieldValues = values;
     this.unknownList = unknown;
-    this.extra = src === undefined ? undefined : new Extra(src, 0, src.length, undefined, undefined);
+    this.extra = src === undefined ? undefined : new Extra(src, 0, src.length, undefined);
     this._height = -1;
     this._okFor = undefined;
   }
@@ -168,10 +170,10 @@ export class DynamicMessage {
 
   private materialize(): DynamicMessage {
     const x = this.extra!;
-    const built = x.lazy!.materialize(x.store!, x.off, x.len);
+    const built = (x.lazyOrMap as LazySource).materialize(x.store!, x.off, x.len);
     this.fieldValues = built.fieldValues;
     this.unknownList = built.unknownList;
-    x.lazy = undefined;
+    x.lazyOrMap = undefined;
     return this;
   }
 
@@ -206,7 +208,7 @@ export class DynamicMessage {
     len: number,
   ): DynamicMessage {
     const m = new DynamicMessage(desc, values, unknown ?? EMPTY_UNKNOWN, undefined);
-    m.extra = new Extra(store, off, len, undefined, undefined);
+    m.extra = new Extra(store, off, len, undefined);
     return m;
   }
 
@@ -220,7 +222,7 @@ export class DynamicMessage {
     const m = new DynamicMessage(desc, EMPTY_VALUES, EMPTY_UNKNOWN, undefined);
     m.fieldValues = undefined;
     m.unknownList = undefined;
-    m.extra = new Extra(store, off, len, source, undefined);
+    m.extra = new Extra(store, off, len, source);
     return m;
   }
 
@@ -339,10 +341,11 @@ export class DynamicMessage {
   /** Field number → raw encoded occurrences (tag + payload each), in stored order. */
   get unknownFields(): UnknownFieldMap {
     const u = this._unknown;
+    // Reading _unknown first materializes a lazy value, which frees lazyOrMap for the memo.
     let x = this.extra;
-    if (x === undefined) this.extra = x = new Extra(undefined, 0, 0, undefined, undefined);
-    let m = x.map;
-    if (m === undefined) x.map = m = unknownFieldMap(u);
+    if (x === undefined) this.extra = x = new Extra(undefined, 0, 0, undefined);
+    let m = x.lazyOrMap as UnknownFieldMap | undefined;
+    if (m === undefined) x.lazyOrMap = m = unknownFieldMap(u);
     return m;
   }
 
