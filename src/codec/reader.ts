@@ -309,11 +309,13 @@ class TapeDecoder {
         if (plan.desc === undefined) {
           putEntry(cur.values, done.slot, plan, done.values);
         } else {
-          // A sub-message with no field on the tape (its START just before this END, in this
-          // window) keeps no array of its own: 64 MiB of `0a 00` for a 2-field type built 32 M
-          // arrays of 64 bytes beside the 32 M values, past Node's 4 GiB heap.
+          // A sub-message with nothing on the tape (its START just before this END, in this
+          // window) is the type's default instance: 64 MiB of `0a 00` for a 2-field type built
+          // 32 M values and arrays (~200 bytes each), past Node's 4 GiB heap.
           const empty = !done.reopened && e > start && ((u32[e - 4]! & OP_MASK) === OP_START);
-          const m = accepted(DynamicMessage._fromDecoded(plan.desc, empty ? NONE_SET : done.values, done.unknown, undefined), done.h);
+          const m = empty
+            ? accepted(DynamicMessage._defaultOf(plan.desc), 1)
+            : accepted(DynamicMessage._fromDecoded(plan.desc, done.values, done.unknown, undefined), done.h);
           // The pool outlives the call: it must not keep the value's contents alive.
           done.unknown = undefined;
           const sp = slots[done.slot]!;

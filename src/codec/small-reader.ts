@@ -116,7 +116,9 @@ export interface SmallBuilder {
 
 const DYNAMIC: SmallBuilder = {
   message: (plan, values, unknown, height) =>
-    accepted(DynamicMessage._fromDecoded(plan.desc!, values, unknown as UnknownField[] | undefined, undefined), height),
+    values === NONE_SET && unknown === undefined
+      ? accepted(DynamicMessage._defaultOf(plan.desc!), 1) // nothing on the wire: as the core's path (reader.ts)
+      : accepted(DynamicMessage._fromDecoded(plan.desc!, values, unknown as UnknownField[] | undefined, undefined), height),
   entry: putEntry,
   unknownField: (buf, at, _payloadAt, end, num, _wt, cut, cutAt) => unknownOf(num, buf, at, end - at, cut, cutAt),
 };

@@ -46,7 +46,7 @@ import {
   type UnknownField,
   type UnknownFieldMap,
 } from "./unknown-fields.js";
-import { copyValues, newValues, setSlots, WIDE } from "./values.js";
+import { copyValues, newValues, NONE_SET, setSlots, WIDE } from "./values.js";
 import type { ScalarType } from "@bufbuild/protobuf";
 
 /** Values accepted by `create`, builder `set` and friends: see DynamicMessage.create. */
@@ -270,9 +270,20 @@ export class DynamicMessage {
   /** The value with no field set, cached per descriptor instance. */
   static getDefaultInstance(desc: DescMessage): DynamicMessage {
     checkDesc(desc, "DynamicMessage.getDefaultInstance");
+    return DynamicMessage._defaultOf(desc);
+  }
+
+  /**
+   * @internal getDefaultInstance without the argument check. Its values are the shared NONE_SET
+   * (nothing may write to them: a decoder merging a later occurrence into it takes a new array).
+   * Decoders return it for a sub-message with nothing on the wire: a value is immutable, so
+   * sharing it is invisible, and 64 MiB of `0a 00` cost a list slot each (8 bytes) instead of a
+   * value each.
+   */
+  static _defaultOf(desc: DescMessage): DynamicMessage {
     let d = defaults.get(desc);
     if (d === undefined) {
-      d = new DynamicMessage(desc, newValues(messageInfo(desc).fields.length), EMPTY_UNKNOWN, undefined);
+      d = new DynamicMessage(desc, NONE_SET, EMPTY_UNKNOWN, undefined);
       defaults.set(desc, d);
     }
     return d;
