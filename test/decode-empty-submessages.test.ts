@@ -103,6 +103,32 @@ describe.each([
   });
 });
 
+describe("empty messages at the root", () => {
+  const leafSer = ProtobufType.of(Leaf).createSerializer();
+  const d = DynamicMessage.getDefaultInstance(Leaf);
+  test.each([
+    ["fromBinary of no bytes", () => [leafSer.fromBinary(new Uint8Array(0))]],
+    ["decode of one empty frame", () => [leafSer.decode(Uint8Array.of(0))]],
+    ["decodeAll: empty, set, empty (TypeScript-sized batch)", () => leafSer.decodeAll(Uint8Array.of(0, 3, 0x0a, 1, 0x61, 0))],
+    ["decodeAll: 100,000 frames, every tenth set (the core's tape)", () => {
+      const parts: number[] = [];
+      for (let i = 0; i < 100_000; i++) parts.push(...(i % 10 === 0 ? [3, 0x0a, 1, 0x61] : [0]));
+      return leafSer.decodeAll(Uint8Array.from(parts));
+    }],
+  ])("%s: the default instance, unchanged, written as nothing", (_name, read) => {
+    const values = read() as DynamicMessage[];
+    for (const v of values) {
+      // (fromBinary may give a lazy value instead, in the project that decodes everything lazily)
+      if (v.get("name") === "") expect(v === d || v.equals(d)).toBe(true);
+      else expect(v.get("name")).toBe("a");
+    }
+    if (values.length > 1) expect(values.filter((v) => v === d).length).toBe(values.filter((v) => v.get("name") === "").length);
+    expect(d.get("name")).toBe("");
+    expect(hex(leafSer.encodeAll(values))).toBe(hex(Uint8Array.from(values.flatMap((v) => (v.get("name") === "" ? [0] : [3, 0x0a, 1, 0x61])))));
+    expect(leafSer.toBinary(d).length).toBe(0);
+  });
+});
+
 describe("a type without fields", () => {
   test("create, builders, unknown fields and decode give independent values", () => {
     const a = DynamicMessage.create(Empty, {});

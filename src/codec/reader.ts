@@ -297,6 +297,9 @@ class TapeDecoder {
           // The pool outlives the call: it must not keep the value's contents alive.
           cur.values = NO_VALUES;
           cur.unknown = undefined;
+          // An empty message (a zero-length frame) is the default instance, as an empty
+          // sub-message is below: decodeAll of 16 MiB of 00 built 16 M values of ~200 bytes.
+          if (rootLen === 0) return accepted(DynamicMessage._defaultOf(plan.desc!), 1);
           return accepted(DynamicMessage._fromDecodedAt(plan.desc!, values, unknown, sc.store, sc.base + rootOff, rootLen), cur.h);
         }
         const done = cur;

@@ -196,6 +196,8 @@ export class SmallDecoder {
     if (values === undefined) return undefined;
     const unknown = this.unknown as UnknownField[] | undefined;
     this.unknown = undefined;
+    // An empty message is the default instance, as the core's path gives (reader.ts).
+    if (input.length === 0) return accepted(DynamicMessage._defaultOf(root.desc!), 1);
     return accepted(DynamicMessage._fromDecodedAt(root.desc!, values, unknown, source.store, source.base, input.length), this.h);
   }
 
