@@ -579,7 +579,18 @@ describe("the generated kind: the dynamic kind's errors, protobuf-es' values", (
   // Re-encoded, not relayed: a relay writes the bytes it read, and a tag in more than 5 bytes (a
   // legal non-minimal varint, read by protokeel as by protobuf C++ and upb) makes protobuf-es'
   // fromBinary throw "illegal tag: varint overflows uint32".
-  const dynToEs = (v: unknown) => fromBinary(All, det.toBinary(v as DynamicMessage));
+  // Deterministic output re-encodes known fields but writes unknown fields as stored, tag
+  // included (seed -1886356136 found an unknown field under a long tag in a frame): where
+  // protobuf-es refuses such a tag, the generated kind, which reads it, makes protobuf-es' value.
+  const dynToEs = (v: unknown) => {
+    const bytes = det.toBinary(v as DynamicMessage);
+    try {
+      return fromBinary(All, bytes);
+    } catch (e) {
+      if (!(e instanceof Error) || !/varint overflows uint32/.test(e.message)) throw e;
+      return gen.fromBinary(bytes);
+    }
+  };
 
   test("every truncation, bare and nested one level down", () => {
     fc.assert(
@@ -716,6 +727,11 @@ describe("the generated kind: the dynamic kind's errors, protobuf-es' values", (
     expect(loop((r) => gen.deserialize(r), longTag, (v) => v)).toEqual(loop((r) => ser.deserialize(r), longTag, dynToEs));
     expect((gen.decode(longTag) as unknown as { fFixed64: bigint }).fFixed64).toBe(ser.decode(longTag).get("f_fixed64"));
     expect(ser.toBinary(ser.decode(longTag))).toEqual(longTag.subarray(1));
+    // Found by the property below (seed -1886356136): a batch whose second frame holds an unknown
+    // field under a 5-byte tag; both kinds read it, and the dynamic value converts as above.
+    const longUnknown = new Uint8Array([58, 162, 180, 128, 128, 128, 0, 40, 172, 2, 74, 11, 104, 195, 169, 108, 108, 111, 32, 240, 159, 152, 128, 138, 1, 8, 10, 4, 108, 101, 97, 102, 16, 3, 186, 3, 2, 2, 3, 226, 5, 6, 10, 1, 107, 18, 1, 118, 250, 5, 8, 10, 1, 109, 18, 3, 10, 1, 120]);
+    expect(differ("decodeAll", () => ser.decodeAll(longUnknown), () => gen.decodeAll(longUnknown))).toEqual([]);
+    expect(loop((r) => gen.deserialize(r), longUnknown, (v) => v)).toEqual(loop((r) => ser.deserialize(r), longUnknown, dynToEs));
     fc.assert(
       fc.property(fc.array(chunkArb, { maxLength: 4 }), (chunks) => {
         const bytes = new Uint8Array(chunks.flat());
