@@ -7,13 +7,13 @@
 // source copy (inputs up to 64 KiB; pieces over 4 KiB of inputs up to 256 KiB), a read-arena
 // chunk (smaller pieces of larger inputs), or a buffer of their own (pieces over 4 KiB of inputs
 // over 256 KiB). Each is checked around those sizes and around the 32-byte copy loop.
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import { createFileRegistry, fromBinary } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
 import { describe, expect, test } from "vitest";
 import { ProtobufType, type DynamicMessage } from "../src/index.js";
 import { compileProtoDir } from "./support/buf.js";
+import { fullGc, retainedBy } from "./support/heap.js";
+import { varint } from "./support/wire-scramble.js";
 
 const fds = compileProtoDir("fixtures/all-types");
 const first = createFileRegistry(fromBinary(FileDescriptorSetSchema, fds)).getMessage("alltypes.AllTypes")!;
@@ -27,23 +27,13 @@ const NUM = 9999; // not declared by alltypes.AllTypes
 
 /** A length-delimited occurrence of field NUM of `total` bytes in all (tag 3 + length + payload), payload bytes = seed + i. */
 function occurrence(total: number, seed: number): Uint8Array {
-  const tag = encodeTag((NUM << 3) | 2);
-  let len = total - 4;
+  const tag = varint((NUM << 3) | 2);
   let lenBytes = 1;
-  while (len >= 128 ** lenBytes) {
-    lenBytes++;
-    len = total - 3 - lenBytes;
-  }
+  while (total - tag.length - lenBytes >= 128 ** lenBytes) lenBytes++;
+  const head = [...tag, ...varint(total - tag.length - lenBytes)];
   const out = new Uint8Array(total);
-  out.set(tag);
-  let p = 3;
-  let v = len;
-  while (v > 0x7f) {
-    out[p++] = (v & 0x7f) | 0x80;
-    v = Math.floor(v / 128);
-  }
-  out[p++] = v;
-  for (let i = 0; p < total; i++) out[p++] = (seed + i) & 0xff;
+  out.set(head);
+  for (let p = head.length, i = 0; p < total; p++, i++) out[p] = (seed + i) & 0xff;
   return out;
 }
 
@@ -52,7 +42,7 @@ function message(occs: Uint8Array[], inputBytes: number): Uint8Array {
   const head = [0x28, 0x01];
   const used = head.length + occs.reduce((s, o) => s + o.length, 0);
   const filler = Math.max(0, inputBytes - used);
-  const fillerUnit = [...encodeTag((NUM - 1) << 3), 0x00]; // field 9998, varint 0
+  const fillerUnit = [...varint((NUM - 1) << 3), 0x00]; // field 9998, varint 0
   const out = new Uint8Array(used + filler - (filler % 4));
   out.set(head);
   let p = head.length;
@@ -120,7 +110,7 @@ describe("a merged sub-message keeps the unknown fields of every occurrence", ()
   test("two occurrences of f_message, each with unknown fields, then written elsewhere", () => {
     const tag = (17 << 3) | 2; // f_message: alltypes.Leaf
     const part = (seed: number) => occurrence(40, seed);
-    const body = (p: Uint8Array) => Uint8Array.from([...encodeTag(tag), p.length, ...p]);
+    const body = (p: Uint8Array) => Uint8Array.from([...varint(tag), p.length, ...p]);
     const input = Uint8Array.from([...body(part(1)), ...body(part(2))]);
     const v = reader.fromBinary(input);
     const nested = v.get("f_message") as DynamicMessage;
@@ -131,49 +121,25 @@ describe("a merged sub-message keeps the unknown fields of every occurrence", ()
   });
 });
 
-function encodeTag(t: number): number[] {
-  const out: number[] = [];
-  while (t > 0x7f) {
-    out.push((t & 0x7f) | 0x80);
-    t >>>= 7;
-  }
-  out.push(t);
-  return out;
-}
-
 describe("heap per decoded unknown field", () => {
   test("2-byte unknown fields cost under 100 bytes of heap each (156 with a view per occurrence; 66 measured)", () => {
-    setFlagsFromString("--expose-gc");
-    const gc = runInNewContext("gc") as () => void;
     const n = 200_000;
     const input = new Uint8Array(2 * n);
     for (let i = 0; i < n; i++) input[2 * i] = 0x38; // field 7, varint 0: undeclared by alltypes.Leaf
     const leaf = createFileRegistry(fromBinary(FileDescriptorSetSchema, fds)).getMessage("alltypes.Leaf")!;
     const plain = ProtobufType.of(leaf).createSerializer();
-    // Each decode in a function of its own: a value left in the caller's interpreter registers
-    // stays alive (the warm-up's 13 MB were still counted, and freed during the measurement).
-    const decode = () => {
-      const v = plain.fromBinary(input);
-      v.get("name");
-      return v;
-    };
-    decode(); // warm up
-    gc();
-    gc();
-    const before = process.memoryUsage().heapUsed;
-    const v = decode();
-    gc();
-    gc();
-    const perField = (process.memoryUsage().heapUsed - before) / n;
+    const { value: v, bytes } = retainedBy(() => {
+      const m = plain.fromBinary(input);
+      m.get("name");
+      return m;
+    });
     expect(v.unknownFields.get(7)!.length).toBe(n);
-    expect(perField).toBeLessThan(100);
+    expect(bytes / n).toBeLessThan(100);
   });
 });
 
 describe("the decoder keeps nothing of a value after returning it", () => {
   test("a dropped value's unknown fields and nested values are collected before the next decode", async () => {
-    setFlagsFromString("--expose-gc");
-    const gc = runInNewContext("gc") as () => void;
     // Large enough for the tape path (a lazy value, materialized by the tape reader).
     const leafBody = [...occurrence(40, 3), 0x0a, 0x01, 0x61];
     const input = Uint8Array.from([0x8a, 0x01, leafBody.length, ...leafBody, ...message([occurrence(40, 5)], 200_000)]);
@@ -186,8 +152,7 @@ describe("the decoder keeps nothing of a value after returning it", () => {
     })();
     // WeakRef targets stay alive until the job that made the refs ends.
     await new Promise((r) => setTimeout(r, 0));
-    gc();
-    gc();
+    fullGc();
     expect(refs.map((r) => r.deref() === undefined)).toEqual([true, true]);
   });
 });
