@@ -8,3 +8,12 @@ export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
 }
+
+/**
+ * Copies `src[off .. off + n)` to `dst` at `at`. Ids and hashes are short: under 32 bytes a loop
+ * beats TypedArray.set, which has a fixed native-call cost (and a subarray to make).
+ */
+export function copyBytes(dst: Uint8Array, at: number, src: Uint8Array, off: number, n: number): void {
+  if (n < 32) for (let i = 0; i < n; i++) dst[at + i] = src[off + i]!;
+  else dst.set(off === 0 && n === src.length ? src : src.subarray(off, off + n), at);
+}

@@ -5,6 +5,7 @@ import { ScalarType, type DescMessage } from "@bufbuild/protobuf";
 import { DynamicMessage } from "../message/dynamic-message.js";
 import { K_ENUM, K_LIST, K_MAP, K_MESSAGE, L_BIGINT, L_NUMBER, L_STRING, messageInfo } from "../message/field-info.js";
 import { EMPTY_BYTES, scalarZero } from "../message/coerce.js";
+import { copyBytes } from "../bytes.js";
 import { MID_CHUNK, readArena, SMALL_CHUNK, SMALL_PIECE } from "./arena.js";
 import type { MessageLayout } from "./layout.js";
 import { StoredUnknown } from "../message/unknown-fields.js";
@@ -227,12 +228,15 @@ export function pieceOf(input: Uint8Array, off: number, len: number, alias: numb
     // slice() does not copy (docs/design.md §7: bytes are Uint8Array, whatever the input's class).
     return new Uint8Array(input.buffer, input.byteOffset + off, len);
   }
-  if (cut !== undefined && (cut.length <= SMALL_CHUNK || len > SMALL_PIECE)) return cut.subarray(cutAt + off, cutAt + off + len);
+  if (cuts(cut, len)) return cut.subarray(cutAt + off, cutAt + off + len);
   const out = readArena.alloc(len);
-  // Ids and hashes are short: a loop beats creating a subarray for TypedArray.set.
-  if (len < 32) for (let i = 0; i < len; i++) out[i] = input[off + i]!;
-  else out.set(input.subarray(off, off + len));
+  copyBytes(out, 0, input, off, len);
   return out;
+}
+
+/** Whether a piece of `len` bytes is cut from `cut` rather than copied (see the comment above cutStore). */
+function cuts(cut: Uint8Array | undefined, len: number): cut is Uint8Array {
+  return cut !== undefined && (cut.length <= SMALL_CHUNK || len > SMALL_PIECE);
 }
 
 /**
@@ -241,12 +245,11 @@ export function pieceOf(input: Uint8Array, off: number, len: number, alias: numb
  * application reads its bytes (StoredUnknown).
  */
 export function unknownOf(number: number, input: Uint8Array, off: number, len: number, cut: Uint8Array | undefined, cutAt: number): StoredUnknown {
-  if (cut !== undefined && (cut.length <= SMALL_CHUNK || len > SMALL_PIECE)) return new StoredUnknown(number, cut, cutAt + off, len);
+  if (cuts(cut, len)) return new StoredUnknown(number, cut, cutAt + off, len);
   if (len > SMALL_PIECE) return new StoredUnknown(number, pieceOf(input, off, len, 0, undefined, 0), 0, len);
   const at = readArena.reserve(len);
   const chunk = readArena.chunk;
-  if (len < 32) for (let i = 0; i < len; i++) chunk[at + i] = input[off + i]!;
-  else chunk.set(input.subarray(off, off + len), at);
+  copyBytes(chunk, at, input, off, len);
   return new StoredUnknown(number, chunk, at, len);
 }
 

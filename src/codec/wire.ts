@@ -4,6 +4,8 @@
 // No bounds checks here: the caller makes room first (by an upper bound per field). Knows bytes
 // only, never descriptors.
 
+import { copyBytes } from "../bytes.js";
+
 const TWO32 = 4294967296;
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 const LO_WORD = LITTLE_ENDIAN ? 0 : 1;
@@ -316,22 +318,13 @@ export class WireWriter {
   }
 
   raw(b: Uint8Array): void {
-    const n = b.length;
-    const buf = this.buf;
-    const pos = this.pos;
-    // A short loop beats TypedArray.set, which has a fixed native-call cost.
-    if (n < 32) for (let i = 0; i < n; i++) buf[pos + i] = b[i]!;
-    else buf.set(b, pos);
-    this.pos = pos + n;
+    this.rawRange(b, 0, b.length);
   }
 
   /** `src[off .. off + n)`, without a view of it (a stored unknown occurrence). */
   rawRange(src: Uint8Array, off: number, n: number): void {
-    const buf = this.buf;
-    const pos = this.pos;
-    if (n < 32) for (let i = 0; i < n; i++) buf[pos + i] = src[off + i]!;
-    else buf.set(src.subarray(off, off + n), pos);
-    this.pos = pos + n;
+    copyBytes(this.buf, this.pos, src, off, n);
+    this.pos += n;
   }
 
   /** A length-prefixed UTF-8 string. */
