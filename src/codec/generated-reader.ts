@@ -37,14 +37,35 @@ interface GSlot {
   readonly local: string;
   /** The oneof's local name for a member, else undefined. */
   readonly oneof: string | undefined;
+  /** The other members of the slot's oneof (cleared when it is set: the last one read wins). */
+  readonly siblings: readonly number[];
   readonly mode: number;
   child: GPlan | undefined;
 }
 
+/** How `build` sets one property of a new message (in protobuf-es' create order). */
+const P_ZERO = 0; // singular with implicit presence: the value read, else the type's zero
+const P_LIST = 1;
+const P_MAP = 2;
+const P_ONEOF = 3; // always set: { case, value } or { case: undefined }
+const P_PRESENT = 4; // explicit presence (message, proto3 optional): set only when read
+
+interface GProp {
+  readonly kind: number;
+  readonly name: string;
+  /** The field's slot; for a oneof, its first member's slot. */
+  readonly slot: number;
+  /** P_ZERO: protobuf-es' zero (its create's own constant); P_ONEOF: the member slots. */
+  readonly zero: unknown;
+}
+
 interface GPlan {
   readonly desc: DescMessage | undefined;
-  /** A new zero message of `desc`, as protobuf-es' create(desc) makes it. */
-  readonly make: () => Obj;
+  readonly typeName: string;
+  /** The properties a zero message has, in protobuf-es' create order. */
+  readonly props: readonly GProp[];
+  /** Fields with explicit presence, added after `props` when read (as setting them after create). */
+  readonly present: readonly GProp[];
   readonly slots: GSlot[];
   readonly keyScalar: number;
 }
@@ -64,6 +85,35 @@ function modeOf(desc: DescMessage, slot: number): number {
 
 const STRUCT = "google.protobuf.Struct";
 
+/**
+ * The properties of a message of `desc` as protobuf-es' create(desc) sets them, with its own zero
+ * values (read from one message it makes, so a shared constant stays shared).
+ */
+function propsOf(desc: DescMessage, slotOf: Map<string, number>): { props: GProp[]; present: GProp[] } {
+  const zero = create(desc) as unknown as Obj;
+  if (Object.getPrototypeOf(zero) !== Object.prototype) {
+    // Only proto2 defaults and editions features give protobuf-es messages a prototype chain;
+    // descriptors are validated proto3 (docs/design.md §3), so this is a broken invariant.
+    throw internalError(`cannot decode ${desc.typeName}`, "protobuf-es makes its messages with a prototype chain");
+  }
+  const props: GProp[] = [];
+  const present: GProp[] = [];
+  for (const member of desc.members) {
+    const name = member.localName;
+    if (member.kind === "oneof") {
+      const slots = member.fields.map((f) => slotOf.get(f.name)!);
+      props.push({ kind: P_ONEOF, name, slot: slots[0]!, zero: slots });
+      continue;
+    }
+    const slot = slotOf.get(member.name)!;
+    if (member.fieldKind === "list") props.push({ kind: P_LIST, name, slot, zero: undefined });
+    else if (member.fieldKind === "map") props.push({ kind: P_MAP, name, slot, zero: undefined });
+    else if (Object.hasOwn(zero, name)) props.push({ kind: P_ZERO, name, slot, zero: zero[name] });
+    else present.push({ kind: P_PRESENT, name, slot, zero: undefined });
+  }
+  return { props, present };
+}
+
 /** The generated plan of a read plan and of every plan it reaches, without recursion. */
 function gplanFor(root: ReadPlan): GPlan {
   const known = gplans.get(root);
@@ -75,15 +125,20 @@ function gplanFor(root: ReadPlan): GPlan {
     if (gplans.has(rp) || fresh.has(rp)) continue;
     const desc = rp.desc;
     const info = desc === undefined ? undefined : messageInfo(desc);
+    const slotOf = new Map<string, number>();
     const slots = rp.slots.map((sp, i): GSlot => {
       if (sp.child !== undefined) work.push(sp.child);
       const f = info?.fields[i]?.field;
+      if (f !== undefined) slotOf.set(f.name, i);
+      const siblings: number[] = [];
+      if (sp.oneof >= 0) rp.slots.forEach((other, j) => void (j !== i && other.oneof === sp.oneof && siblings.push(j)));
       return {
         scalar: sp.scalar,
         store: sp.store,
         long: sp.long,
         local: f === undefined ? "" : f.localName,
         oneof: f?.oneof?.localName,
+        siblings,
         mode:
           desc === undefined
             ? i === 1 && sp.child?.desc?.typeName === STRUCT
@@ -95,7 +150,8 @@ function gplanFor(root: ReadPlan): GPlan {
         child: undefined,
       };
     });
-    fresh.set(rp, { desc, make: desc === undefined ? noMake : zeroFactory(desc), slots, keyScalar: rp.keyScalar });
+    const { props, present } = desc === undefined ? { props: [], present: [] } : propsOf(desc, slotOf);
+    fresh.set(rp, { desc, typeName: desc?.typeName ?? "", props, present, slots, keyScalar: rp.keyScalar });
   }
   for (const [rp, gp] of fresh) {
     rp.slots.forEach((sp, i) => {
@@ -112,45 +168,146 @@ interface EsUnknown {
   data: Uint8Array;
 }
 
+/**
+ * A message of `gp` from its values by slot, as protobuf-es' create(desc) followed by setting
+ * each field read makes it: the same properties in the same order, the same zero values, one
+ * store per property. A message-valued field holds the message object read; it is unboxed or
+ * turned into a JsonObject here (`held`). With `clear`, `vals` is left all undefined.
+ *
+ * Why not create() and then set: protobuf-es' create stores every zero property and the decoder
+ * then stored most of them again, two megamorphic keyed stores (~12 ns each on Node 20) per field
+ * read. Built once, decode against protobuf-es' fromBinary (bench/generated-ratio.mjs, ranges of
+ * runs): classic 1.27-1.48x -> 1.71-1.83x, small 1.72-1.79x -> 2.25-2.31x, the 80-deep chain
+ * 1.18-1.29x -> 1.32-1.52x. Copies of a zero template (object spread) were tried before and are
+ * slower: each copy got a map of its own outside V8's transition tree, and a store after it cost
+ * microseconds (classic 1.24x -> 0.86x).
+ */
+function build(gp: GPlan, vals: unknown[], unknown: EsUnknown[] | undefined, clear: boolean): Obj {
+  const o: Obj = { $typeName: gp.typeName };
+  const slots = gp.slots;
+  const props = gp.props;
+  for (let i = 0; i < props.length; i++) {
+    const p = props[i]!;
+    const slot = p.slot;
+    const v = vals[slot];
+    switch (p.kind) {
+      case P_ZERO:
+        o[p.name] = v === undefined ? p.zero : v;
+        break;
+      case P_LIST: {
+        const gs = slots[slot]!;
+        o[p.name] = v === undefined ? [] : gs.mode === M_STRUCT ? (v as Obj[]).map(structToLocal) : v;
+        break;
+      }
+      case P_MAP:
+        o[p.name] = v === undefined ? {} : v;
+        break;
+      default: {
+        const members = p.zero as number[];
+        let c: Obj = NO_CASE;
+        for (let j = 0; j < members.length; j++) {
+          const s = members[j]!;
+          const mv = vals[s];
+          if (mv === undefined) continue;
+          const gs = slots[s]!;
+          c = { case: gs.local, value: gs.child === undefined ? mv : held(gs, mv as Obj) };
+          if (clear) vals[s] = undefined;
+        }
+        o[p.name] = c === NO_CASE ? { case: undefined } : c;
+        break;
+      }
+    }
+    if (clear) vals[slot] = undefined;
+  }
+  const present = gp.present;
+  for (let i = 0; i < present.length; i++) {
+    const p = present[i]!;
+    const v = vals[p.slot];
+    if (v === undefined) continue;
+    const gs = slots[p.slot]!;
+    o[p.name] = gs.child === undefined ? v : held(gs, v as Obj);
+    if (clear) vals[p.slot] = undefined;
+  }
+  if (unknown !== undefined) o.$unknown = unknown;
+  return o;
+}
+
+const NO_CASE: Obj = {};
+
+/**
+ * The values by slot of a message object made by `build` (or of the message form of a JsonObject
+ * or a wrapper's scalar), into `vals`: a later occurrence of a singular message field merges into
+ * the earlier one (protobuf's merge rule), whose lists and maps are extended in place.
+ */
+function unbuild(gp: GPlan, o: Obj, vals: unknown[]): void {
+  const slots = gp.slots;
+  for (let i = 0; i < slots.length; i++) {
+    const gs = slots[i]!;
+    let v: unknown;
+    if (gs.oneof !== undefined) {
+      const c = o[gs.oneof] as { case: unknown; value?: unknown };
+      v = c.case === gs.local ? c.value : undefined;
+    } else v = o[gs.local];
+    // A field holds a message as protobuf-es does (build's `held`); vals hold the message object.
+    if (v !== undefined && gs.child !== undefined && gs.store !== S_LIST && gs.store !== S_MAP) v = messageOf(gs, v);
+    else if (v !== undefined && gs.store === S_LIST && gs.mode === M_STRUCT) v = (v as unknown[]).map(structToMessage);
+    vals[i] = v;
+  }
+}
+
+/** The message object of a value held by field `gs` (the inverse of `held`). */
+function messageOf(gs: GSlot, v: unknown): Obj {
+  if (gs.mode === M_PLAIN) return v as Obj;
+  if (gs.mode === M_STRUCT) return structToMessage(v);
+  const vals: unknown[] = [v];
+  return build(gs.child!, vals, undefined, false);
+}
+
 /** One open message (or map entry) while the tape is walked. */
 class GFrame {
   plan: GPlan = EMPTY;
-  /** The message object; for a map entry, undefined (its key and value are in `key`/`value`). */
-  obj: Obj | undefined = undefined;
+  /** The message's values by slot (undefined: not read); all undefined while the frame is free. */
+  readonly vals: unknown[] = [];
+  /** True for a map entry (its key and value are in `key`/`value`). */
+  entry = false;
   key: unknown = undefined;
   value: unknown = undefined;
   unknown: EsUnknown[] | undefined = undefined;
   /** Slot in the parent that opened this message. */
   slot = 0;
+
+  /** Readies `vals` for `plan` (kept packed: holes would send every read up the prototype chain). */
+  use(plan: GPlan): void {
+    this.plan = plan;
+    const vals = this.vals;
+    for (let i = vals.length; i < plan.slots.length; i++) vals.push(undefined);
+  }
+
+  /** Drops what the frame holds (after an error mid-way: nothing read is kept alive). */
+  free(): void {
+    this.vals.fill(undefined);
+    this.key = undefined;
+    this.value = undefined;
+    this.unknown = undefined;
+  }
 }
 
-const noMake = (): Obj => {
-  throw internalError("cannot decode", "a map entry has no message object");
-};
-
-const EMPTY: GPlan = { desc: undefined, make: noMake, slots: [], keyScalar: 0 };
-
-/**
- * Zero messages made by protobuf-es' own compiled create(desc). Copies of one zero template
- * (object spread, then fresh lists, map records and oneof objects) took 60-120 ns against
- * create's 300-400 in a loop of their own, but inside the decoder every copy came out with a map
- * of its own, outside V8's transition tree (%DebugPrint: no back pointer), and a field store
- * after it cost microseconds: classic decode fell from 1.24x to 0.86x protobuf-es, span from
- * 1.57x to 0.91x (Node 20, one process).
- */
-function zeroFactory(desc: DescMessage): () => Obj {
-  return () => create(desc) as unknown as Obj;
-}
+const EMPTY: GPlan = { desc: undefined, typeName: "", props: [], present: [], slots: [], keyScalar: 0 };
 
 /** The zero value of a map entry's missing value, as protobuf-es reads it. */
 function entryValueZero(plan: GPlan): unknown {
   const vp = plan.slots[1]!;
-  return vp.child !== undefined ? vp.child.make() : vp.scalar === ScalarType.BYTES ? new Uint8Array(0) : scalarZero(vp.scalar as ScalarType, 0);
+  return vp.child !== undefined ? build(vp.child, [], undefined, false) : vp.scalar === ScalarType.BYTES ? new Uint8Array(0) : scalarZero(vp.scalar as ScalarType, 0);
 }
 
-/** Adds a map entry to the record that protobuf-es holds a map in. */
-function putRecordEntry(record: Obj, plan: GPlan, key: unknown, value: unknown): void {
-  setOwn(record, String(key === undefined ? scalarZero(plan.keyScalar as ScalarType, 0) : key), value === undefined ? entryValueZero(plan) : value);
+/**
+ * Adds a map entry (`plan`; its key and its value as read, a message value as its object) to the
+ * record that protobuf-es holds the map at `slot` of `vals` in.
+ */
+function putEntry(vals: unknown[], slot: number, plan: GPlan, key: unknown, value: unknown): void {
+  if (value === undefined) value = entryValueZero(plan);
+  if (plan.slots[1]!.mode === M_STRUCT) value = structToLocal(value as Obj);
+  setOwn((vals[slot] ??= {}) as Obj, String(key === undefined ? scalarZero(plan.keyScalar as ScalarType, 0) : key), value);
 }
 
 /** What a singular or list element message of slot `gs` is held as: itself, unboxed, or a JsonObject. */
@@ -166,27 +323,9 @@ function held(gs: GSlot, o: Obj): unknown {
  */
 export const GENERATED_SMALL: SmallBuilder = {
   message(plan, values, unknown) {
-    const gp = gplans.get(plan) ?? gplanFor(plan);
-    const o = gp.make();
-    const slots = gp.slots;
-    for (let i = 0; i < values.length; i++) {
-      const v = values[i];
-      if (v === undefined) continue;
-      const gs = slots[i]!;
-      if (gs.store === S_MAP) o[gs.local] = v;
-      else if (gs.store === S_LIST) o[gs.local] = gs.mode === M_STRUCT ? (v as Obj[]).map(structToLocal) : v;
-      else if (gs.oneof !== undefined) o[gs.oneof] = { case: gs.local, value: held(gs, v as Obj) };
-      else o[gs.local] = held(gs, v as Obj);
-    }
-    if (unknown !== undefined) o.$unknown = unknown;
-    return o;
+    return build(gplans.get(plan) ?? gplanFor(plan), values, unknown as EsUnknown[] | undefined, false);
   },
-  entry(parent, slot, plan, vs) {
-    const gp = gplans.get(plan) ?? gplanFor(plan);
-    let value = vs[1];
-    if (value !== undefined && gp.slots[1]!.mode === M_STRUCT) value = structToLocal(value as Obj);
-    putRecordEntry((parent[slot] ??= {}) as Obj, gp, vs[0], value);
-  },
+  entry: (parent, slot, plan, vs) => putEntry(parent, slot, gplans.get(plan) ?? gplanFor(plan), vs[0], vs[1]),
   unknownField: (buf, _at, payloadAt, end, num, wt): EsUnknown => ({ no: num, wireType: wt, data: pieceOf(buf, payloadAt, end - payloadAt, 0, undefined, 0) }),
 };
 
@@ -240,77 +379,60 @@ class GeneratedTapeDecoder {
     return out;
   }
 
+  /** Drops every frame's values after an error mid-way, so that nothing read stays alive. */
+  abandon(): void {
+    for (const f of this.frames) f.free();
+  }
+
   /** Opens a message under slot `slot` of `parent` (a repeated occurrence of a singular one merges). */
   private open(f: GFrame, parent: GFrame, slot: number, gs: GSlot): void {
     const child = gs.child!;
-    f.plan = child;
+    f.use(child);
     f.slot = slot;
     f.unknown = undefined;
     if (child.desc === undefined) {
-      f.obj = undefined;
+      f.entry = true;
       f.key = undefined;
       f.value = undefined;
       return;
     }
-    const o = parent.obj;
-    if (o !== undefined && gs.store !== S_LIST) {
-      // Merge into the earlier occurrence of a singular message field.
-      let prev: unknown;
-      if (gs.oneof !== undefined) {
-        const c = o[gs.oneof] as { case: unknown; value?: unknown };
-        if (c.case === gs.local) prev = c.value;
-      } else prev = o[gs.local];
-      if (prev !== undefined) {
-        if (gs.mode === M_WRAPPER) {
-          const w = child.make();
-          w[child.slots[0]!.local] = prev;
-          f.obj = w;
-        } else if (gs.mode === M_STRUCT) {
-          f.obj = structToMessage(prev);
-        } else {
-          f.obj = prev as Obj;
-          const u = (prev as { $unknown?: EsUnknown[] }).$unknown;
-          if (u !== undefined) f.unknown = u;
-        }
-        return;
-      }
+    f.entry = false;
+    if (gs.store === S_LIST) return;
+    // Merge into the earlier occurrence of a singular message field (a oneof's set member is the
+    // only one with a value: put clears the others), a map entry's message value included.
+    let prev: Obj | undefined;
+    if (parent.entry) {
+      prev = parent.value as Obj | undefined;
+      parent.value = undefined;
+    } else {
+      prev = parent.vals[slot] as Obj | undefined;
+      parent.vals[slot] = undefined;
     }
-    f.obj = child.make();
+    if (prev === undefined) return;
+    unbuild(child, prev, f.vals);
+    const u = prev.$unknown as EsUnknown[] | undefined;
+    if (u !== undefined) f.unknown = u;
   }
 
   /** Sets slot `slot` of `f` (message or map entry) to `v`. */
   private put(f: GFrame, gs: GSlot, slot: number, v: unknown): void {
-    const o = f.obj;
-    if (o === undefined) {
+    if (f.entry) {
       if (slot === 0) f.key = v;
       else f.value = v;
       return;
     }
-    switch (gs.store) {
-      case S_LIST:
-        (o[gs.local] as unknown[]).push(v);
-        return;
-      case S_EXPLICIT:
-        if (gs.oneof !== undefined) {
-          o[gs.oneof] = { case: gs.local, value: v };
-          return;
-        }
-        o[gs.local] = v;
-        return;
-      default:
-        o[gs.local] = v;
+    const vals = f.vals;
+    if (gs.store === S_LIST) {
+      const list = vals[slot] as unknown[] | undefined;
+      if (list === undefined) vals[slot] = [v];
+      else list.push(v);
+      return;
     }
-  }
-
-  /** The finished value of frame `done` as its parent holds it. */
-  private finish(done: GFrame, gs: GSlot): unknown {
-    const o = done.obj!;
-    if (done.unknown !== undefined) o.$unknown = done.unknown;
-    return held(gs, o);
-  }
-
-  private putEntry(parent: GFrame, gs: GSlot, entry: GFrame): void {
-    putRecordEntry(parent.obj![gs.local] as Obj, entry.plan, entry.key, entry.value);
+    if (gs.oneof !== undefined) {
+      const sib = gs.siblings;
+      for (let i = 0; i < sib.length; i++) vals[sib[i]!] = undefined;
+    }
+    vals[slot] = v;
   }
 
   read(tape: TapeResult, k: number, root: GPlan): Obj {
@@ -320,8 +442,8 @@ class GeneratedTapeDecoder {
     const pool = this.frames;
     let depth = 0;
     let cur = pool[0]!;
-    cur.plan = root;
-    cur.obj = root.make();
+    cur.use(root);
+    cur.entry = false;
     cur.unknown = undefined;
     cur.slot = 0;
     let slots = root.slots;
@@ -342,16 +464,22 @@ class GeneratedTapeDecoder {
       if (op === OP_END) {
         if (depth === 0) {
           this.next = k;
-          const o = cur.obj!;
-          if (cur.unknown !== undefined) o.$unknown = cur.unknown;
+          const o = build(cur.plan, cur.vals, cur.unknown, true);
+          cur.unknown = undefined;
           return o;
         }
         const done = cur;
         cur = pool[--depth]!;
         slots = cur.plan.slots;
         const gs = slots[done.slot]!;
-        if (done.obj === undefined) this.putEntry(cur, gs, done);
-        else this.put(cur, gs, done.slot, this.finish(done, gs));
+        if (done.entry) {
+          putEntry(cur.vals, done.slot, done.plan, done.key, done.value);
+          done.key = undefined;
+          done.value = undefined;
+        } else {
+          this.put(cur, gs, done.slot, build(done.plan, done.vals, done.unknown, true));
+          done.unknown = undefined;
+        }
         continue;
       }
       if (op === OP_START) {
@@ -392,9 +520,13 @@ class GeneratedTapeDecoder {
           }
           break;
         }
-        case OP_PACKED:
-          this.packed(cur.obj![sp.local] as unknown[], sp, u32[e + 1]!, u32[e + 2]!);
+        case OP_PACKED: {
+          const vals = cur.vals;
+          let list = vals[slot] as unknown[] | undefined;
+          if (list === undefined) vals[slot] = list = [];
+          this.packed(list, sp, u32[e + 1]!, u32[e + 2]!);
           continue;
+        }
         default:
           throw internalError(`cannot decode ${root.desc?.typeName ?? "message"}`, `the tape holds an unknown op ${op}`);
       }
@@ -483,6 +615,9 @@ export class GeneratedDecoder {
     dec.begin(input, tape);
     try {
       return dec.read(tape, 0, this.plan);
+    } catch (e) {
+      dec.abandon();
+      throw e;
     } finally {
       dec.end();
     }
@@ -534,6 +669,9 @@ export class GeneratedDecoder {
         k = dec.next;
       }
       return out;
+    } catch (e) {
+      dec.abandon();
+      throw e;
     } finally {
       dec.end();
     }
