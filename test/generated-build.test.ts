@@ -43,6 +43,7 @@ const len = (no: number, body: number[]) => [...tag(no, 2), ...varint(body.lengt
 const ascii = (s: string) => [...new TextEncoder().encode(s)];
 const leaf = (name: string | undefined, value?: number) => [...(name === undefined ? [] : len(1, ascii(name))), ...(value === undefined ? [] : [...tag(2, 0), ...varint(value)])];
 const structOf = (key: string, n: number) => len(1, [...len(1, ascii(key)), ...len(2, [...tag(2, 1), ...new Uint8Array(new Float64Array([n]).buffer)])]);
+const structText = (key: string, text: string) => len(1, [...len(1, ascii(key)), ...len(2, len(3, ascii(text)))]);
 
 // AllTypes field numbers used below (test/fixtures/all-types/all_types.proto).
 const F_MESSAGE = 17;
@@ -52,6 +53,9 @@ const C_MESSAGE = 101;
 const C_STRING = 104;
 const OC_BOOL = 111;
 const OC_DOUBLE = 112;
+const R_INT32 = 45;
+const U_INT32 = 65;
+const M_STRING = 92;
 const RECURSIVE = 122;
 const CHILDREN = 123;
 const WKT_STRUCT = 144;
@@ -73,6 +77,19 @@ const MERGES: [string, number[]][] = [
   ["a map entry without its value, and one whose message value occurs twice", [...len(MV_MESSAGE, len(1, ascii("k"))), ...len(MV_MESSAGE, [...len(1, ascii("m")), ...len(2, leaf("a")), ...len(2, leaf(undefined, 6))])]],
   ["a map entry without its key", [...len(MV_MESSAGE, len(2, leaf("v")))]],
   ["a singular message after a list of the same type", [...len(CHILDREN, []), ...len(RECURSIVE, []), ...len(RECURSIVE, len(F_MESSAGE, leaf("r")))]],
+  // Merges inside a message that is itself merged into (its object is read into in place).
+  ["a Struct merges across occurrences of its parent", [...len(RECURSIVE, len(WKT_STRUCT, structOf("a", 1))), ...len(RECURSIVE, len(WKT_STRUCT, structOf("b", 2))), ...len(RECURSIVE, len(WKT_STRUCT, structOf("a", 3)))]],
+  ["a Struct whose key is $typeName, merged", [...len(RECURSIVE, len(WKT_STRUCT, structText("$typeName", "google.protobuf.Struct"))), ...len(RECURSIVE, len(WKT_STRUCT, structText("fields", "x")))]],
+  ["a oneof member merges across occurrences of its parent, then switches", [...len(RECURSIVE, len(C_MESSAGE, leaf("a"))), ...len(RECURSIVE, len(C_MESSAGE, leaf(undefined, 2))), ...len(RECURSIVE, len(C_STRING, ascii("s"))), ...len(RECURSIVE, len(C_MESSAGE, leaf("z")))]],
+  ["wrappers merge across occurrences of their parent", [...len(RECURSIVE, len(WKT_INT32, [...tag(1, 0), 5])), ...len(RECURSIVE, len(WKT_INT32, [])), ...len(RECURSIVE, len(WKT_STRING, len(1, ascii("x"))))]],
+  [
+    "lists, packed runs, maps and unknown fields extend across occurrences of their parent",
+    [
+      ...len(RECURSIVE, [...len(R_INT32, [1, 2]), ...len(CHILDREN, len(F_MESSAGE, leaf("c1"))), ...len(M_STRING, [...len(1, ascii("k")), ...len(2, ascii("v"))]), ...tag(999, 0), 1]),
+      ...len(RECURSIVE, [...len(R_INT32, [3]), ...tag(R_INT32, 0), 4, ...tag(U_INT32, 0), 5, ...len(CHILDREN, len(F_MESSAGE, leaf("c2"))), ...len(M_STRING, [...len(1, ascii("k2")), ...len(2, ascii("v2"))]), ...tag(998, 0), 2]),
+      ...len(RECURSIVE, [...len(M_STRING, [...len(1, ascii("k")), ...len(2, ascii("v3"))]), ...len(F_MESSAGE, leaf("f"))]),
+    ],
+  ],
 ];
 
 describe.each(PATHS)("through %s", (_path, threshold) => {

@@ -3,7 +3,7 @@
 // the same read plans. No DynamicMessage is built and no source copy is kept: a generated value
 // is re-encoded from its fields, and its unknown fields travel in `$unknown`.
 import { create, ScalarType, type DescMessage } from "@bufbuild/protobuf";
-import { setOwn, structToLocal, structToMessage } from "../generated/struct.js";
+import { setOwn, structToLocal } from "../generated/struct.js";
 import { isWrapperDesc } from "@bufbuild/protobuf/wkt";
 import { CodecError, internalError } from "../errors.js";
 import { EMPTY_BYTES, scalarZero } from "../message/coerce.js";
@@ -37,8 +37,8 @@ interface GSlot {
   readonly local: string;
   /** The oneof's local name for a member, else undefined. */
   readonly oneof: string | undefined;
-  /** The other members of the slot's oneof (cleared when it is set: the last one read wins). */
-  readonly siblings: readonly number[];
+  /** Index of the slot's oneof in its message, or -1. */
+  readonly oneofIndex: number;
   readonly mode: number;
   child: GPlan | undefined;
 }
@@ -55,8 +55,11 @@ interface GProp {
   readonly name: string;
   /** The field's slot; for a oneof, its first member's slot. */
   readonly slot: number;
-  /** P_ZERO: protobuf-es' zero (its create's own constant); P_ONEOF: the member slots. */
+  /** P_ZERO: protobuf-es' zero (its create's own constant). */
   readonly zero: unknown;
+  /** P_ONEOF: the oneof's index and its members' slots. */
+  readonly oneof: number;
+  readonly members: readonly number[];
 }
 
 interface GPlan {
@@ -68,9 +71,12 @@ interface GPlan {
   readonly present: readonly GProp[];
   readonly slots: GSlot[];
   readonly keyScalar: number;
+  /** Number of oneofs. */
+  readonly oneofs: number;
 }
 
 const gplans = new WeakMap<ReadPlan, GPlan>();
+const NO_MEMBERS: readonly number[] = [];
 
 function modeOf(desc: DescMessage, slot: number): number {
   const f = desc.fields[slot]!;
@@ -98,18 +104,18 @@ function propsOf(desc: DescMessage, slotOf: Map<string, number>): { props: GProp
   }
   const props: GProp[] = [];
   const present: GProp[] = [];
+  // Oneof indexes as the read plan numbers them (field-info.ts: declaration order).
+  const oneofs = desc.oneofs;
   for (const member of desc.members) {
     const name = member.localName;
     if (member.kind === "oneof") {
-      const slots = member.fields.map((f) => slotOf.get(f.name)!);
-      props.push({ kind: P_ONEOF, name, slot: slots[0]!, zero: slots });
+      const members = member.fields.map((f) => slotOf.get(f.name)!);
+      props.push({ kind: P_ONEOF, name, slot: members[0]!, zero: undefined, oneof: oneofs.indexOf(member), members });
       continue;
     }
     const slot = slotOf.get(member.name)!;
-    if (member.fieldKind === "list") props.push({ kind: P_LIST, name, slot, zero: undefined });
-    else if (member.fieldKind === "map") props.push({ kind: P_MAP, name, slot, zero: undefined });
-    else if (Object.hasOwn(zero, name)) props.push({ kind: P_ZERO, name, slot, zero: zero[name] });
-    else present.push({ kind: P_PRESENT, name, slot, zero: undefined });
+    const kind = member.fieldKind === "list" ? P_LIST : member.fieldKind === "map" ? P_MAP : Object.hasOwn(zero, name) ? P_ZERO : P_PRESENT;
+    (kind === P_PRESENT ? present : props).push({ kind, name, slot, zero: kind === P_ZERO ? zero[name] : undefined, oneof: -1, members: NO_MEMBERS });
   }
   return { props, present };
 }
@@ -130,15 +136,13 @@ function gplanFor(root: ReadPlan): GPlan {
       if (sp.child !== undefined) work.push(sp.child);
       const f = info?.fields[i]?.field;
       if (f !== undefined) slotOf.set(f.name, i);
-      const siblings: number[] = [];
-      if (sp.oneof >= 0) rp.slots.forEach((other, j) => void (j !== i && other.oneof === sp.oneof && siblings.push(j)));
       return {
         scalar: sp.scalar,
         store: sp.store,
         long: sp.long,
         local: f === undefined ? "" : f.localName,
         oneof: f?.oneof?.localName,
-        siblings,
+        oneofIndex: sp.oneof,
         mode:
           desc === undefined
             ? i === 1 && sp.child?.desc?.typeName === STRUCT
@@ -151,7 +155,7 @@ function gplanFor(root: ReadPlan): GPlan {
       };
     });
     const { props, present } = desc === undefined ? { props: [], present: [] } : propsOf(desc, slotOf);
-    fresh.set(rp, { desc, typeName: desc?.typeName ?? "", props, present, slots, keyScalar: rp.keyScalar });
+    fresh.set(rp, { desc, typeName: desc?.typeName ?? "", props, present, slots, keyScalar: rp.keyScalar, oneofs: rp.oneofs });
   }
   for (const [rp, gp] of fresh) {
     rp.slots.forEach((sp, i) => {
@@ -172,7 +176,9 @@ interface EsUnknown {
  * A message of `gp` from its values by slot, as protobuf-es' create(desc) followed by setting
  * each field read makes it: the same properties in the same order, the same zero values, one
  * store per property. A message-valued field holds the message object read; it is unboxed or
- * turned into a JsonObject here (`held`). With `clear`, `vals` is left all undefined.
+ * turned into a JsonObject here (`held`). A oneof's member is the one `cases` names (by oneof
+ * index, 1 + slot; the tape reader's record of the last member read), else the one set in `vals`
+ * (the small reader leaves at most one). With `clear`, `vals` and `cases` are left empty.
  *
  * Why not create() and then set: protobuf-es' create stores every zero property and the decoder
  * then stored most of them again, two megamorphic keyed stores (~12 ns each on Node 20) per field
@@ -182,7 +188,7 @@ interface EsUnknown {
  * slower: each copy got a map of its own outside V8's transition tree, and a store after it cost
  * microseconds (classic 1.24x -> 0.86x).
  */
-function build(gp: GPlan, vals: unknown[], unknown: EsUnknown[] | undefined, clear: boolean): Obj {
+function build(gp: GPlan, vals: unknown[], cases: number[] | undefined, unknown: EsUnknown[] | undefined, clear: boolean, defer?: unknown[]): Obj {
   const o: Obj = { $typeName: gp.typeName };
   const slots = gp.slots;
   const props = gp.props;
@@ -203,17 +209,24 @@ function build(gp: GPlan, vals: unknown[], unknown: EsUnknown[] | undefined, cle
         o[p.name] = v === undefined ? {} : v;
         break;
       default: {
-        const members = p.zero as number[];
-        let c: Obj = NO_CASE;
-        for (let j = 0; j < members.length; j++) {
-          const s = members[j]!;
-          const mv = vals[s];
-          if (mv === undefined) continue;
-          const gs = slots[s]!;
-          c = { case: gs.local, value: gs.child === undefined ? mv : held(gs, mv as Obj) };
-          if (clear) vals[s] = undefined;
+        let s = -1;
+        if (cases !== undefined) {
+          s = cases[p.oneof]! - 1;
+          if (clear) cases[p.oneof] = 0;
+        } else {
+          const members = p.members;
+          for (let j = 0; j < members.length; j++) if (vals[members[j]!] !== undefined) s = members[j]!;
         }
-        o[p.name] = c === NO_CASE ? { case: undefined } : c;
+        if (s < 0) {
+          o[p.name] = { case: undefined };
+          break;
+        }
+        const gs = slots[s]!;
+        const mv = vals[s];
+        const c: Obj = { case: gs.local, value: mv };
+        if (gs.child !== undefined) setHeld(c, "value", gs, mv as Obj, defer);
+        o[p.name] = c;
+        if (clear) vals[s] = undefined;
         break;
       }
     }
@@ -225,49 +238,61 @@ function build(gp: GPlan, vals: unknown[], unknown: EsUnknown[] | undefined, cle
     const v = vals[p.slot];
     if (v === undefined) continue;
     const gs = slots[p.slot]!;
-    o[p.name] = gs.child === undefined ? v : held(gs, v as Obj);
+    if (gs.child === undefined) o[p.name] = v;
+    else setHeld(o, p.name, gs, v as Obj, defer);
     if (clear) vals[p.slot] = undefined;
   }
   if (unknown !== undefined) o.$unknown = unknown;
   return o;
 }
 
-const NO_CASE: Obj = {};
-
-/**
- * The values by slot of a message object made by `build` (or of the message form of a JsonObject
- * or a wrapper's scalar), into `vals`: a later occurrence of a singular message field merges into
- * the earlier one (protobuf's merge rule), whose lists and maps are extended in place.
- */
-function unbuild(gp: GPlan, o: Obj, vals: unknown[]): void {
-  const slots = gp.slots;
-  for (let i = 0; i < slots.length; i++) {
-    const gs = slots[i]!;
-    let v: unknown;
-    if (gs.oneof !== undefined) {
-      const c = o[gs.oneof] as { case: unknown; value?: unknown };
-      v = c.case === gs.local ? c.value : undefined;
-    } else v = o[gs.local];
-    // A field holds a message as protobuf-es does (build's `held`); vals hold the message object.
-    if (v !== undefined && gs.child !== undefined && gs.store !== S_LIST && gs.store !== S_MAP) v = messageOf(gs, v);
-    else if (v !== undefined && gs.store === S_LIST && gs.mode === M_STRUCT) v = (v as unknown[]).map(structToMessage);
-    vals[i] = v;
-  }
-}
-
 /** The message object of a value held by field `gs` (the inverse of `held`). */
 function messageOf(gs: GSlot, v: unknown): Obj {
-  if (gs.mode === M_PLAIN) return v as Obj;
-  if (gs.mode === M_STRUCT) return structToMessage(v);
-  const vals: unknown[] = [v];
-  return build(gs.child!, vals, undefined, false);
+  // A Struct is held in its message form until the whole value is read (setHeld).
+  if (gs.mode !== M_WRAPPER) return v as Obj;
+  return build(gs.child!, [v], undefined, undefined, false);
 }
 
-/** One open message (or map entry) while the tape is walked. */
+/**
+ * Sets `o[key]` to message `m` of field `gs` as protobuf-es holds it. While a tape is read
+ * (`defer` given), a Struct field keeps its message form and is listed in `defer` to become a
+ * JsonObject when the whole value is read: a later occurrence of the field merges into the
+ * message. Converting it back and forth per occurrence made N occurrences cost N x N (and
+ * protobuf-es' own fromBinary does: 16,000 occurrences of a one-key Struct, 200 KB, took 120 s).
+ */
+function setHeld(o: Obj, key: string, gs: GSlot, m: Obj, defer: unknown[] | undefined): void {
+  if (gs.mode === M_STRUCT && defer !== undefined) {
+    o[key] = m;
+    defer.push(o, key, m);
+  } else o[key] = held(gs, m);
+}
+
+/** Turns the Struct fields `defer` lists (setHeld) into JsonObjects, each once, and empties it. */
+function settle(defer: unknown[]): void {
+  for (let i = 0; i < defer.length; i += 3) {
+    const o = defer[i] as Obj;
+    const key = defer[i + 1] as string;
+    const m = defer[i + 2];
+    // Listed again by each merge into it, or replaced since: converted once, where it still is.
+    if (o[key] === m) o[key] = structToLocal(m as Obj);
+  }
+  defer.length = 0;
+}
+
+/**
+ * One open message (or map entry) while the tape is walked. A message is read into `vals` and
+ * built at its end; a later occurrence of a singular message field is read into the object of the
+ * earlier one (`obj`), as protobuf-es merges, at a cost that does not grow with its type's width
+ * (rebuilding it would: N occurrences of a field of a 10,000-field type cost N x 10,000).
+ */
 class GFrame {
   plan: GPlan = EMPTY;
   /** The message's values by slot (undefined: not read); all undefined while the frame is free. */
   readonly vals: unknown[] = [];
+  /** The member read last of each oneof (by oneof index, 1 + slot; 0: none), for `build`. */
+  readonly cases: number[] = [];
+  /** The earlier occurrence being merged into, read into directly; else undefined. */
+  obj: Obj | undefined = undefined;
   /** True for a map entry (its key and value are in `key`/`value`). */
   entry = false;
   key: unknown = undefined;
@@ -276,38 +301,44 @@ class GFrame {
   /** Slot in the parent that opened this message. */
   slot = 0;
 
-  /** Readies `vals` for `plan` (kept packed: holes would send every read up the prototype chain). */
+  /** Readies the frame for `plan` (arrays kept packed: a hole sends every read up the prototype chain). */
   use(plan: GPlan): void {
     this.plan = plan;
+    this.obj = undefined;
+    this.unknown = undefined;
     const vals = this.vals;
     for (let i = vals.length; i < plan.slots.length; i++) vals.push(undefined);
+    const cases = this.cases;
+    for (let i = cases.length; i < plan.oneofs; i++) cases.push(0);
   }
 
   /** Drops what the frame holds (after an error mid-way: nothing read is kept alive). */
   free(): void {
     this.vals.fill(undefined);
+    this.cases.fill(0);
+    this.obj = undefined;
     this.key = undefined;
     this.value = undefined;
     this.unknown = undefined;
   }
 }
 
-const EMPTY: GPlan = { desc: undefined, typeName: "", props: [], present: [], slots: [], keyScalar: 0 };
+const EMPTY: GPlan = { desc: undefined, typeName: "", props: [], present: [], slots: [], keyScalar: 0, oneofs: 0 };
 
 /** The zero value of a map entry's missing value, as protobuf-es reads it. */
 function entryValueZero(plan: GPlan): unknown {
   const vp = plan.slots[1]!;
-  return vp.child !== undefined ? build(vp.child, [], undefined, false) : vp.scalar === ScalarType.BYTES ? new Uint8Array(0) : scalarZero(vp.scalar as ScalarType, 0);
+  return vp.child !== undefined ? build(vp.child, [], undefined, undefined, false) : vp.scalar === ScalarType.BYTES ? new Uint8Array(0) : scalarZero(vp.scalar as ScalarType, 0);
 }
 
 /**
- * Adds a map entry (`plan`; its key and its value as read, a message value as its object) to the
- * record that protobuf-es holds the map at `slot` of `vals` in.
+ * Adds a map entry (`plan`; its key and its value as read, a message value as its object) to
+ * `record`, which protobuf-es holds a map in.
  */
-function putEntry(vals: unknown[], slot: number, plan: GPlan, key: unknown, value: unknown): void {
+function putEntry(record: Obj, plan: GPlan, key: unknown, value: unknown): void {
   if (value === undefined) value = entryValueZero(plan);
   if (plan.slots[1]!.mode === M_STRUCT) value = structToLocal(value as Obj);
-  setOwn((vals[slot] ??= {}) as Obj, String(key === undefined ? scalarZero(plan.keyScalar as ScalarType, 0) : key), value);
+  setOwn(record, String(key === undefined ? scalarZero(plan.keyScalar as ScalarType, 0) : key), value);
 }
 
 /** What a singular or list element message of slot `gs` is held as: itself, unboxed, or a JsonObject. */
@@ -323,9 +354,9 @@ function held(gs: GSlot, o: Obj): unknown {
  */
 export const GENERATED_SMALL: SmallBuilder = {
   message(plan, values, unknown) {
-    return build(gplans.get(plan) ?? gplanFor(plan), values, unknown as EsUnknown[] | undefined, false);
+    return build(gplans.get(plan) ?? gplanFor(plan), values, undefined, unknown as EsUnknown[] | undefined, false);
   },
-  entry: (parent, slot, plan, vs) => putEntry(parent, slot, gplans.get(plan) ?? gplanFor(plan), vs[0], vs[1]),
+  entry: (parent, slot, plan, vs) => putEntry((parent[slot] ??= {}) as Obj, gplans.get(plan) ?? gplanFor(plan), vs[0], vs[1]),
   unknownField: (buf, _at, payloadAt, end, num, wt): EsUnknown => ({ no: num, wireType: wt, data: pieceOf(buf, payloadAt, end - payloadAt, 0, undefined, 0) }),
 };
 
@@ -334,6 +365,8 @@ class GeneratedTapeDecoder {
   private input: Uint8Array = EMPTY_BYTES;
   private readonly alias: number;
   private readonly frames: GFrame[] = [new GFrame()];
+  /** Struct fields held as messages until the value is read (setHeld). */
+  private readonly defer: unknown[] = [];
   private text = "";
   private textPos = 0;
   /** Entry index after the END of the last message read. */
@@ -382,6 +415,7 @@ class GeneratedTapeDecoder {
   /** Drops every frame's values after an error mid-way, so that nothing read stays alive. */
   abandon(): void {
     for (const f of this.frames) f.free();
+    this.defer.length = 0;
   }
 
   /** Opens a message under slot `slot` of `parent` (a repeated occurrence of a singular one merges). */
@@ -389,7 +423,6 @@ class GeneratedTapeDecoder {
     const child = gs.child!;
     f.use(child);
     f.slot = slot;
-    f.unknown = undefined;
     if (child.desc === undefined) {
       f.entry = true;
       f.key = undefined;
@@ -398,20 +431,24 @@ class GeneratedTapeDecoder {
     }
     f.entry = false;
     if (gs.store === S_LIST) return;
-    // Merge into the earlier occurrence of a singular message field (a oneof's set member is the
-    // only one with a value: put clears the others), a map entry's message value included.
+    // Merge into the earlier occurrence of a singular message field, a map entry's message value
+    // included: values in `vals` and `value` are message objects; an object being merged into
+    // holds its fields as protobuf-es does (unboxed wrappers, Struct as a JsonObject).
     let prev: Obj | undefined;
-    if (parent.entry) {
-      prev = parent.value as Obj | undefined;
-      parent.value = undefined;
-    } else {
-      prev = parent.vals[slot] as Obj | undefined;
-      parent.vals[slot] = undefined;
+    const into = parent.obj;
+    if (parent.entry) prev = parent.value as Obj | undefined;
+    else if (into === undefined) prev = parent.vals[slot] as Obj | undefined; // put keeps one member of a oneof
+    else {
+      let h: unknown;
+      if (gs.oneof !== undefined) {
+        const c = into[gs.oneof] as { case: unknown; value?: unknown };
+        if (c.case === gs.local) h = c.value;
+      } else h = into[gs.local];
+      if (h !== undefined) prev = messageOf(gs, h);
     }
     if (prev === undefined) return;
-    unbuild(child, prev, f.vals);
-    const u = prev.$unknown as EsUnknown[] | undefined;
-    if (u !== undefined) f.unknown = u;
+    f.obj = prev;
+    f.unknown = prev.$unknown as EsUnknown[] | undefined;
   }
 
   /** Sets slot `slot` of `f` (message or map entry) to `v`. */
@@ -421,6 +458,24 @@ class GeneratedTapeDecoder {
       else f.value = v;
       return;
     }
+    const into = f.obj;
+    if (into !== undefined) {
+      if (gs.store === S_LIST) (into[gs.local] as unknown[]).push(gs.child === undefined ? v : held(gs, v as Obj));
+      else {
+        let o = into;
+        let key = gs.local;
+        if (gs.oneof !== undefined) {
+          // The member merged into keeps its case object (listed by setHeld for a Struct).
+          const c = into[gs.oneof] as Obj;
+          if (c.case !== gs.local) into[gs.oneof] = { case: gs.local, value: undefined };
+          o = into[gs.oneof] as Obj;
+          key = "value";
+        }
+        if (gs.child === undefined) o[key] = v;
+        else setHeld(o, key, gs, v as Obj, this.defer);
+      }
+      return;
+    }
     const vals = f.vals;
     if (gs.store === S_LIST) {
       const list = vals[slot] as unknown[] | undefined;
@@ -428,11 +483,32 @@ class GeneratedTapeDecoder {
       else list.push(v);
       return;
     }
-    if (gs.oneof !== undefined) {
-      const sib = gs.siblings;
-      for (let i = 0; i < sib.length; i++) vals[sib[i]!] = undefined;
+    const o = gs.oneofIndex;
+    if (o >= 0) {
+      // The last member read wins: the one read before is dropped, whatever the member count.
+      const cases = f.cases;
+      const was = cases[o]! - 1;
+      if (was >= 0 && was !== slot) vals[was] = undefined;
+      cases[o] = slot + 1;
     }
     vals[slot] = v;
+  }
+
+  /** The record that the map field `gs` (slot `slot`) of message frame `f` is held in. */
+  private record(f: GFrame, gs: GSlot, slot: number): Obj {
+    if (f.obj !== undefined) return f.obj[gs.local] as Obj;
+    return (f.vals[slot] ??= {}) as Obj;
+  }
+
+  /** The message of a frame at its end: built from its values, or the object merged into. */
+  private close(f: GFrame): Obj {
+    const into = f.obj;
+    const u = f.unknown;
+    f.unknown = undefined;
+    if (into === undefined) return build(f.plan, f.vals, f.cases, u, true, this.defer);
+    f.obj = undefined;
+    if (u !== undefined) into.$unknown = u;
+    return into;
   }
 
   read(tape: TapeResult, k: number, root: GPlan): Obj {
@@ -444,7 +520,6 @@ class GeneratedTapeDecoder {
     let cur = pool[0]!;
     cur.use(root);
     cur.entry = false;
-    cur.unknown = undefined;
     cur.slot = 0;
     let slots = root.slots;
     k++;
@@ -464,8 +539,8 @@ class GeneratedTapeDecoder {
       if (op === OP_END) {
         if (depth === 0) {
           this.next = k;
-          const o = build(cur.plan, cur.vals, cur.unknown, true);
-          cur.unknown = undefined;
+          const o = this.close(cur);
+          if (this.defer.length > 0) settle(this.defer);
           return o;
         }
         const done = cur;
@@ -473,13 +548,10 @@ class GeneratedTapeDecoder {
         slots = cur.plan.slots;
         const gs = slots[done.slot]!;
         if (done.entry) {
-          putEntry(cur.vals, done.slot, done.plan, done.key, done.value);
+          putEntry(this.record(cur, gs, done.slot), done.plan, done.key, done.value);
           done.key = undefined;
           done.value = undefined;
-        } else {
-          this.put(cur, gs, done.slot, build(done.plan, done.vals, done.unknown, true));
-          done.unknown = undefined;
-        }
+        } else this.put(cur, gs, done.slot, this.close(done));
         continue;
       }
       if (op === OP_START) {
@@ -521,9 +593,13 @@ class GeneratedTapeDecoder {
           break;
         }
         case OP_PACKED: {
-          const vals = cur.vals;
-          let list = vals[slot] as unknown[] | undefined;
-          if (list === undefined) vals[slot] = list = [];
+          let list: unknown[] | undefined;
+          if (cur.obj !== undefined) list = cur.obj[sp.local] as unknown[];
+          else {
+            const vals = cur.vals;
+            list = vals[slot] as unknown[] | undefined;
+            if (list === undefined) vals[slot] = list = [];
+          }
           this.packed(list, sp, u32[e + 1]!, u32[e + 2]!);
           continue;
         }
