@@ -27,7 +27,7 @@
 import { ScalarType, type DescMessage } from "@bufbuild/protobuf";
 import { isWrapperDesc } from "@bufbuild/protobuf/wkt";
 import { holdsData } from "../generated/convert.js";
-import { structToMessage } from "../generated/struct.js";
+import { StructTooDeep, structToMessage } from "../generated/struct.js";
 import { coerceValueField, FLOAT_MAX, isWellFormed, listForWrite, mapInput } from "../message/coerce.js";
 import { K_ENUM, K_LIST, K_MAP, K_MESSAGE, L_BIGINT, L_NUMBER, L_STRING, type FieldInfo } from "../message/field-info.js";
 import type { Settings } from "../settings.js";
@@ -589,7 +589,7 @@ export class GeneratedWriter extends FieldWriter {
             f.extra += this.inline(v, child, f.depth + 1, true, -1, 0);
             continue;
           }
-          this.open(g.mode === M_STRUCT ? struct(v) : v, child, f.depth + 1, true, -1);
+          this.open(g.mode === M_STRUCT ? struct(v, f.depth + 1, this.c.maxDepth) : v, child, f.depth + 1, true, -1);
           f.i = i;
           f.j = 1;
           return true;
@@ -699,7 +699,7 @@ export class GeneratedWriter extends FieldWriter {
     const p = g.p;
     const child = childOf(g);
     for (let j = f.j; j < items.length; j++) {
-      const v = g.mode === M_STRUCT ? struct(items[j]) : items[j];
+      const v = g.mode === M_STRUCT ? struct(items[j], f.depth + (keys === undefined ? 1 : 2), this.c.maxDepth) : items[j];
       let entryK = -1;
       if (keys === undefined) this.tag(p);
       else {
@@ -738,10 +738,18 @@ export class GeneratedWriter extends FieldWriter {
   }
 }
 
-/** A Struct field's JsonObject as protobuf-es' message form. */
-function struct(v: unknown): unknown {
+/**
+ * A Struct field's JsonObject as protobuf-es' message form, for a Struct at `depth`. One nested
+ * past maxDepth (or cyclic) is refused here: the conversion path names it.
+ */
+function struct(v: unknown, depth: number, maxDepth: number): unknown {
   if (v === null || typeof v !== "object" || Array.isArray(v)) throw REFUSED;
-  return structToMessage(v);
+  try {
+    return structToMessage(v, maxDepth - depth + 1);
+  } catch (e) {
+    if (e instanceof StructTooDeep) throw REFUSED;
+    throw e;
+  }
 }
 
 const pool: GeneratedWriter[] = [];

@@ -8,7 +8,7 @@
 // every write check (unknown-field collisions, limits, depth, deterministic order) is the dynamic
 // kind's, with its errors. The direct writer makes the same checks; any it fails, this path names.
 import type { DescField, DescMessage } from "@bufbuild/protobuf";
-import { structToMessage } from "./struct.js";
+import { StructTooDeep, structToMessage } from "./struct.js";
 import { isWrapperDesc } from "@bufbuild/protobuf/wkt";
 import { CodecError } from "../errors.js";
 import { coerceValueField, describeValue, listForWrite, mapInput } from "../message/coerce.js";
@@ -203,7 +203,7 @@ function close(task: Task, t: Trail): DynamicMessage {
  * A message element under field `fp`: a value at once (an unboxed wrapper), or the object to
  * convert (a Struct held as JSON is turned into its message form first).
  */
-function element(t: Trail, fp: FieldPlan, v: unknown): DynamicMessage | { readonly obj: unknown } {
+function element(t: Trail, fp: FieldPlan, v: unknown, depth: number, maxDepth: number): DynamicMessage | { readonly obj: unknown } {
   const child = fp.child!;
   switch (fp.message) {
     case M_WRAPPER: {
@@ -216,7 +216,17 @@ function element(t: Trail, fp: FieldPlan, v: unknown): DynamicMessage | { readon
       if (v === null || typeof v !== "object" || Array.isArray(v)) {
         throw writeError(t, "GENERATED_VALUE_INVALID", `google.protobuf.Struct at {path} is held as a JSON object by protobuf-es, got ${describeValue(v)}`);
       }
-      return { obj: structToMessage(v) };
+      try {
+        // JSON objects and arrays are a level each at least: deeper than this is past maxDepth.
+        return { obj: structToMessage(v, maxDepth - depth + 1) };
+      } catch (e) {
+        if (!(e instanceof StructTooDeep)) throw e;
+        throw writeError(
+          t,
+          "DEPTH_LIMIT_EXCEEDED",
+          `google.protobuf.Struct at {path} nests JSON objects and arrays more than ${e.levels} deep, past maxDepth ${maxDepth} (each is at least one level; a cyclic object never ends); raise maxDepth or flatten the value`,
+        );
+      }
     default:
       return { obj: v };
   }
@@ -242,13 +252,14 @@ export function fromGenerated(obj: unknown, plan: GenPlan, t: Trail, maxDepth: n
         const j = task.j++;
         const key = task.keys === undefined ? undefined : task.keys[j];
         t.parts.push(key === undefined ? `[${j}]` : keySeg(String(key)));
-        const e = element(t, fp, task.items[j]);
+        const depth = task.depth + (key === undefined ? 1 : 2);
+        const e = element(t, fp, task.items[j], depth, maxDepth);
         if (e instanceof DynamicMessage) {
           t.parts.pop();
           if (key === undefined) (task.acc as DynamicMessage[]).push(e);
           else (task.acc as Map<unknown, DynamicMessage>).set(key, e);
         } else {
-          stack.push(open(e.obj, fp.child!, t, task.depth + (key === undefined ? 1 : 2), maxDepth));
+          stack.push(open(e.obj, fp.child!, t, depth, maxDepth));
         }
         continue;
       }
@@ -308,7 +319,7 @@ export function fromGenerated(obj: unknown, plan: GenPlan, t: Trail, maxDepth: n
       }
       // A singular message: a value at once, or an object converted on top of this one.
       t.parts.push(fp.seg);
-      const e = element(t, fp, raw);
+      const e = element(t, fp, raw, task.depth + 1, maxDepth);
       if (e instanceof DynamicMessage) {
         t.parts.pop();
         values[i] = e;

@@ -2,8 +2,17 @@
 // form, exactly as protobuf-es converts (its private wktStructToLocal / wktStructToReflect): NaN
 // and infinite numbers are kept, a Value without kind is null, unknown fields of Struct, Value and
 // ListValue are not kept in the JSON form.
+//
+// Both directions use an explicit stack, never recursion: a decoded Struct may nest as deep as
+// maxDepth allows (10,000 levels: ~3,300 JSON levels, which recursion overflowed on a smaller
+// stack), and an application's JSON object may be cyclic or deeper than any write accepts, which
+// recursion turned into a RangeError instead of the writer's DEPTH_LIMIT_EXCEEDED.
 
 type Obj = Record<string, unknown>;
+
+const STRUCT = "google.protobuf.Struct";
+const VALUE = "google.protobuf.Value";
+const LIST_VALUE = "google.protobuf.ListValue";
 
 /** Sets an own property, also for the key `__proto__` (maps and Struct keys are data). */
 export function setOwn(obj: Obj, key: string, value: unknown): void {
@@ -11,20 +20,37 @@ export function setOwn(obj: Obj, key: string, value: unknown): void {
   else obj[key] = value;
 }
 
+/** The JsonObject of a google.protobuf.Struct message. */
 export function structToLocal(struct: Obj): Obj {
   const json: Obj = {};
-  const fields = struct.fields as Obj;
-  for (const k of Object.keys(fields)) setOwn(json, k, valueToLocal(fields[k] as Obj));
+  // Pending conversions: a Struct's fields into a JsonObject, or a ListValue's values into an array.
+  const todo: [Obj, Obj | unknown[]][] = [[struct, json]];
+  for (let next = todo.pop(); next !== undefined; next = todo.pop()) {
+    const [msg, out] = next;
+    if (Array.isArray(out)) {
+      for (const v of msg.values as Obj[]) out.push(valueToLocal(v, todo));
+      continue;
+    }
+    const fields = msg.fields as Obj;
+    for (const k of Object.keys(fields)) setOwn(out, k, valueToLocal(fields[k] as Obj, todo));
+  }
   return json;
 }
 
-function valueToLocal(val: Obj): unknown {
+/** The JSON value of a google.protobuf.Value message; a nested Struct or list is filled later (`todo`). */
+function valueToLocal(val: Obj, todo: [Obj, Obj | unknown[]][]): unknown {
   const kind = val.kind as { case: string | undefined; value?: unknown };
   switch (kind.case) {
-    case "structValue":
-      return structToLocal(kind.value as Obj);
-    case "listValue":
-      return ((kind.value as Obj).values as Obj[]).map(valueToLocal);
+    case "structValue": {
+      const out: Obj = {};
+      todo.push([kind.value as Obj, out]);
+      return out;
+    }
+    case "listValue": {
+      const out: unknown[] = [];
+      todo.push([kind.value as Obj, out]);
+      return out;
+    }
     case "nullValue":
     case undefined:
       return null;
@@ -33,15 +59,37 @@ function valueToLocal(val: Obj): unknown {
   }
 }
 
-export function structToMessage(json: unknown): Obj {
-  const fields: Obj = {};
-  if (json !== null && typeof json === "object" && !Array.isArray(json)) {
-    for (const k of Object.keys(json)) setOwn(fields, k, valueToMessage((json as Obj)[k]));
+/** Thrown by structToMessage for a JSON value nested deeper than it was allowed to convert. */
+export class StructTooDeep extends Error {
+  constructor(readonly levels: number) {
+    super(`a google.protobuf.Struct nests more than ${levels} JSON objects and arrays deep`);
   }
-  return { $typeName: "google.protobuf.Struct", fields };
 }
 
-function valueToMessage(json: unknown): Obj {
+/**
+ * The google.protobuf.Struct message of a JsonObject (anything else: an empty Struct). Objects and
+ * arrays nested more than `levels` deep (the Struct itself is level 1) throw StructTooDeep: each
+ * is at least one level of protobuf nesting, so a writer would refuse them at its depth limit,
+ * and a cyclic object is infinitely deep.
+ */
+export function structToMessage(json: unknown, levels: number): Obj {
+  const fields: Obj = {};
+  const todo: [Obj | unknown[], Obj | unknown[], number][] = [];
+  if (json !== null && typeof json === "object" && !Array.isArray(json)) todo.push([json as Obj, fields, 1]);
+  for (let next = todo.pop(); next !== undefined; next = todo.pop()) {
+    const [src, out, depth] = next;
+    if (depth > levels) throw new StructTooDeep(levels);
+    if (Array.isArray(out)) {
+      for (const v of src as unknown[]) out.push(valueToMessage(v, todo, depth));
+      continue;
+    }
+    for (const k of Object.keys(src)) setOwn(out, k, valueToMessage((src as Obj)[k], todo, depth));
+  }
+  return { $typeName: STRUCT, fields };
+}
+
+/** The google.protobuf.Value message of a JSON value inside a container at `depth`. */
+function valueToMessage(json: unknown, todo: [Obj | unknown[], Obj | unknown[], number][], depth: number): Obj {
   let kind: Obj = { case: undefined };
   switch (typeof json) {
     case "number":
@@ -55,9 +103,16 @@ function valueToMessage(json: unknown): Obj {
       break;
     case "object":
       if (json === null) kind = { case: "nullValue", value: 0 };
-      else if (Array.isArray(json)) kind = { case: "listValue", value: { $typeName: "google.protobuf.ListValue", values: json.map(valueToMessage) } };
-      else kind = { case: "structValue", value: structToMessage(json) };
+      else if (Array.isArray(json)) {
+        const values: Obj[] = [];
+        todo.push([json, values, depth + 1]);
+        kind = { case: "listValue", value: { $typeName: LIST_VALUE, values } };
+      } else {
+        const fields: Obj = {};
+        todo.push([json as Obj, fields, depth + 1]);
+        kind = { case: "structValue", value: { $typeName: STRUCT, fields } };
+      }
       break;
   }
-  return { $typeName: "google.protobuf.Value", kind };
+  return { $typeName: VALUE, kind };
 }
