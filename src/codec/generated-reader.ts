@@ -15,8 +15,8 @@ import { F_ASCII, FLAG_SHIFT, OP_BYTES, OP_END, OP_FIXED32, OP_FIXED64, OP_MASK,
 import { readArena } from "./arena.js";
 import { readFramePrefix } from "./frame-reader.js";
 import { layoutOf, type MessageLayout } from "./layout.js";
-import { long, pieceOf, planFor, S_EXPLICIT, S_LIST, S_MAP, type ReadPlan, utf8String } from "./read-plan.js";
-import { readsSmall, tapeNumber } from "./reader.js";
+import { pieceOf, planFor, S_LIST, type ReadPlan, utf8String } from "./read-plan.js";
+import { packedValues, readsSmall, tapeNumber } from "./reader.js";
 import { SmallDecoder, type SmallBuilder } from "./small-reader.js";
 import { core } from "../wasm/instance.js";
 
@@ -593,62 +593,18 @@ class GeneratedTapeDecoder {
           break;
         }
         case OP_PACKED: {
-          let list: unknown[] | undefined;
-          if (cur.obj !== undefined) list = cur.obj[sp.local] as unknown[];
-          else {
-            const vals = cur.vals;
-            list = vals[slot] as unknown[] | undefined;
-            if (list === undefined) vals[slot] = list = [];
-          }
-          this.packed(list, sp, u32[e + 1]!, u32[e + 2]!);
+          const run = packedValues(sp.scalar, sp.long, u32[e + 1]!, u32[e + 2]!);
+          const into = cur.obj;
+          // A later run of the same field (or occurrence merged into) is appended.
+          const list = (into !== undefined ? into[sp.local] : cur.vals[slot]) as unknown[] | undefined;
+          if (list === undefined) cur.vals[slot] = run;
+          else for (let i = 0; i < run.length; i++) list.push(run[i]);
           continue;
         }
         default:
           throw internalError(`cannot decode ${root.desc?.typeName ?? "message"}`, `the tape holds an unknown op ${op}`);
       }
       this.put(cur, sp, slot, v);
-    }
-  }
-
-  private packed(list: unknown[], sp: GSlot, count: number, addr: number): void {
-    const at = addr >>> 2;
-    const at8 = addr >>> 3;
-    switch (sp.scalar) {
-      case ScalarType.DOUBLE: {
-        const a = views.f64;
-        for (let i = 0; i < count; i++) list.push(a[at8 + i]!);
-        return;
-      }
-      case ScalarType.FLOAT: {
-        const a = views.f32;
-        for (let i = 0; i < count; i++) list.push(a[at + i]!);
-        return;
-      }
-      case ScalarType.BOOL: {
-        const a = views.u8;
-        for (let i = 0; i < count; i++) list.push(a[addr + i] === 1);
-        return;
-      }
-      case ScalarType.UINT32:
-      case ScalarType.FIXED32: {
-        const a = views.u32;
-        for (let i = 0; i < count; i++) list.push(a[at + i]!);
-        return;
-      }
-      case ScalarType.INT64:
-      case ScalarType.SINT64:
-      case ScalarType.SFIXED64:
-      case ScalarType.UINT64:
-      case ScalarType.FIXED64: {
-        const a = sp.scalar === ScalarType.UINT64 || sp.scalar === ScalarType.FIXED64 ? views.u64 : views.i64;
-        const m = sp.long;
-        for (let i = 0; i < count; i++) list.push(long(a[at8 + i]!, m));
-        return;
-      }
-      default: {
-        const a = views.i32;
-        for (let i = 0; i < count; i++) list.push(a[at + i]!);
-      }
     }
   }
 }

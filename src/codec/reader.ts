@@ -408,74 +408,11 @@ class TapeDecoder {
     const prev = f.values[slot] as unknown[] | undefined;
     // A preallocated array filled by index is 3-5x faster than push for 1000 elements
     // (measured); a later run of the same field is appended.
-    const list = this.fill(sp, count, addr);
+    const list = packedValues(sp.scalar, sp.long, count, addr);
     f.values[slot] = prev === undefined ? list : prev;
     if (prev !== undefined) for (let i = 0; i < count; i++) prev.push(list[i]);
   }
 
-  /** The elements of a packed run; each kind allocates at its own site (see coerceList). */
-  private fill(sp: SlotPlan, count: number, addr: number): unknown[] {
-    const at = addr >>> 2;
-    const at8 = addr >>> 3;
-    switch (sp.scalar) {
-      case ScalarType.DOUBLE: {
-        const a = views.f64;
-        const list = new Array<number>(count);
-        for (let i = 0; i < count; i++) list[i] = a[at8 + i]!;
-        return list;
-      }
-      case ScalarType.FLOAT: {
-        const a = views.f32;
-        const list = new Array<number>(count);
-        for (let i = 0; i < count; i++) list[i] = a[at + i]!;
-        return list;
-      }
-      case ScalarType.BOOL: {
-        const a = views.u8;
-        const list = new Array<boolean>(count);
-        for (let i = 0; i < count; i++) list[i] = a[addr + i] === 1;
-        return list;
-      }
-      case ScalarType.UINT32:
-      case ScalarType.FIXED32: {
-        const a = views.u32;
-        const list = new Array<number>(count);
-        for (let i = 0; i < count; i++) list[i] = a[at + i]!;
-        return list;
-      }
-      case ScalarType.INT64:
-      case ScalarType.SINT64:
-      case ScalarType.SFIXED64: {
-        // One loop per view, `long` written out: a loop over either view calling `long` was 5%
-        // slower on the numeric bench message (valgrind instructions, 317k -> 302k per decode).
-        const a = views.i64;
-        const m = sp.long;
-        const list = new Array<unknown>(count);
-        for (let i = 0; i < count; i++) {
-          const b = a[at8 + i]!;
-          list[i] = m === L_NUMBER ? Number(b) : m === L_STRING ? String(b) : b;
-        }
-        return list;
-      }
-      case ScalarType.UINT64:
-      case ScalarType.FIXED64: {
-        const a = views.u64;
-        const m = sp.long;
-        const list = new Array<unknown>(count);
-        for (let i = 0; i < count; i++) {
-          const b = a[at8 + i]!;
-          list[i] = m === L_NUMBER ? Number(b) : m === L_STRING ? String(b) : b;
-        }
-        return list;
-      }
-      default: {
-        const a = views.i32;
-        const list = new Array<number>(count);
-        for (let i = 0; i < count; i++) list[i] = a[at + i]!;
-        return list;
-      }
-    }
-  }
 }
 
 // Bare messages of at least this many bytes are decoded lazily: validated in full (every error
@@ -647,5 +584,73 @@ export class BoundDecoder implements LazySource {
       `cannot decode ${name}: decode expects exactly one frame, got ${count}; use decodeAll for a batch of frames`,
       { path: name },
     );
+  }
+}
+
+/**
+ * The elements of a packed run the core left at `addr` (`count` of them, of `scalar`; 64-bit ones
+ * held per `mode`), for the dynamic and the generated reader; each scalar type allocates at its own
+ * site (see coerceList).
+ */
+export function packedValues(scalar: number, mode: number, count: number, addr: number): unknown[] {
+  const at = addr >>> 2;
+  const at8 = addr >>> 3;
+  switch (scalar) {
+    case ScalarType.DOUBLE: {
+      const a = views.f64;
+      const list = new Array<number>(count);
+      for (let i = 0; i < count; i++) list[i] = a[at8 + i]!;
+      return list;
+    }
+    case ScalarType.FLOAT: {
+      const a = views.f32;
+      const list = new Array<number>(count);
+      for (let i = 0; i < count; i++) list[i] = a[at + i]!;
+      return list;
+    }
+    case ScalarType.BOOL: {
+      const a = views.u8;
+      const list = new Array<boolean>(count);
+      for (let i = 0; i < count; i++) list[i] = a[addr + i] === 1;
+      return list;
+    }
+    case ScalarType.UINT32:
+    case ScalarType.FIXED32: {
+      const a = views.u32;
+      const list = new Array<number>(count);
+      for (let i = 0; i < count; i++) list[i] = a[at + i]!;
+      return list;
+    }
+    case ScalarType.INT64:
+    case ScalarType.SINT64:
+    case ScalarType.SFIXED64: {
+      // One loop per view, `long` written out: a loop over either view calling `long` was 5%
+      // slower on the numeric bench message (valgrind instructions, 317k -> 302k per decode).
+      const a = views.i64;
+      const m = mode;
+      const list = new Array<unknown>(count);
+      for (let i = 0; i < count; i++) {
+        const b = a[at8 + i]!;
+        list[i] = m === L_NUMBER ? Number(b) : m === L_STRING ? String(b) : b;
+      }
+      return list;
+    }
+    case ScalarType.UINT64:
+    case ScalarType.FIXED64: {
+      const a = views.u64;
+      const m = mode;
+      const list = new Array<unknown>(count);
+      for (let i = 0; i < count; i++) {
+        const b = a[at8 + i]!;
+        list[i] = m === L_NUMBER ? Number(b) : m === L_STRING ? String(b) : b;
+      }
+      return list;
+    }
+    default: {
+      const a = views.i32;
+      const list = new Array<number>(count);
+      for (let i = 0; i < count; i++) list[i] = a[at + i]!;
+      return list;
+    }
   }
 }
