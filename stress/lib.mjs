@@ -1,6 +1,7 @@
 // Shared helpers for the growth sweeps: every family reaches protokeel through the built package.
 import protobuf from "protobufjs";
 import * as pk from "../dist/index.js";
+import { denseNumber } from "./schemas.mjs";
 
 export { pk };
 
@@ -51,6 +52,27 @@ export function messageIn(setBytes, name) {
 
 function fromSetBytes(b) {
   return fromBinary(FileDescriptorSetSchema, b);
+}
+
+/** Field number `i` (1-based) of a wide type, stepping over 19000..19999 (reserved by protobuf). */
+export const wideNumber = (i) => denseNumber(i - 1);
+
+/**
+ * FileDescriptorSet bytes of `s.Wide`, whose oneof `pick` has k int32 members m1..mk (numbers
+ * wideNumber(i)), and `s.Batch { repeated s.Wide items = 1 }`.
+ */
+export function wideOneofSet(k) {
+  const field = [];
+  for (let i = 1; i <= k; i++) field.push({ name: `m${i}`, number: wideNumber(i), label: L.OPTIONAL, type: T.INT32, oneofIndex: 0 });
+  return setOf([
+    {
+      name: "w.proto",
+      messageType: [
+        { name: "Wide", field, oneofDecl: [{ name: "pick" }] },
+        { name: "Batch", field: [{ name: "items", number: 1, label: L.REPEATED, type: T.MESSAGE, typeName: ".s.Wide" }] },
+      ],
+    },
+  ]);
 }
 
 /** Bytes of `count` varints, each `tag` then `value`. */

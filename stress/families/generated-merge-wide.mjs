@@ -1,14 +1,11 @@
 // The generated kind's reader, N occurrences of one singular message field of an N-field type,
 // occurrence i setting field i (protobuf merges them). A later occurrence is read into the
 // earlier one's object: rebuilding the merged message per occurrence made this N x N.
-import { L, messageIn, pk, pushVarint, setOf, T } from "../lib.mjs";
-
-// Field numbers 19000..19999 are reserved by protobuf: skipped.
-const num = (i) => (i < 19_000 ? i : i + 1000);
+import { L, messageIn, pk, pushVarint, setOf, T, wideNumber } from "../lib.mjs";
 
 function schema(k) {
   const field = [];
-  for (let i = 1; i <= k; i++) field.push({ name: `f${i}`, number: num(i), label: L.OPTIONAL, type: T.INT32 });
+  for (let i = 1; i <= k; i++) field.push({ name: `f${i}`, number: wideNumber(i), label: L.OPTIONAL, type: T.INT32 });
   return setOf([
     {
       name: "w.proto",
@@ -28,7 +25,7 @@ export const family = {
     const bytes = [];
     for (let i = 1; i <= n; i++) {
       const inner = [];
-      pushVarint(inner, num(i) * 8);
+      pushVarint(inner, wideNumber(i) * 8);
       inner.push(1);
       bytes.push(0x0a, inner.length, ...inner);
     }

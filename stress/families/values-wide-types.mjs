@@ -4,22 +4,19 @@
 // decode and read, equals, JSON both ways, a builder. Values were arrays of one slot per field,
 // so this was N x N (10,000 values of a 10,000-member oneof: create 1.0-1.8 s, toJson 7.4 s);
 // a wide type's values now hold what they set (src/message/values.ts).
-import { L, messageIn, pk, setOf, T } from "../lib.mjs";
-
-// Field numbers 19000..19999 are reserved by protobuf: skipped.
-const num = (i) => (i < 19_000 ? i : i + 1000);
+import { L, messageIn, pk, setOf, T, wideNumber } from "../lib.mjs";
 
 function schema(n) {
   const third = Math.floor(n / 3);
   const field = [];
   const oneofDecl = [{ name: "pick" }];
-  for (let i = 1; i <= third; i++) field.push({ name: `m${i}`, number: num(i), label: L.OPTIONAL, type: T.INT32, oneofIndex: 0 });
+  for (let i = 1; i <= third; i++) field.push({ name: `m${i}`, number: wideNumber(i), label: L.OPTIONAL, type: T.INT32, oneofIndex: 0 });
   for (let i = 1; i <= third; i++) {
-    field.push({ name: `o${i}`, number: num(third + i), label: L.OPTIONAL, type: T.INT64, oneofIndex: oneofDecl.length, proto3Optional: true });
+    field.push({ name: `o${i}`, number: wideNumber(third + i), label: L.OPTIONAL, type: T.INT64, oneofIndex: oneofDecl.length, proto3Optional: true });
     oneofDecl.push({ name: `_o${i}` });
   }
   for (let i = 1; i <= third; i++) {
-    field.push({ name: `p${i}`, number: num(2 * third + i), label: L.OPTIONAL, type: T.STRING, oneofIndex: oneofDecl.length });
+    field.push({ name: `p${i}`, number: wideNumber(2 * third + i), label: L.OPTIONAL, type: T.STRING, oneofIndex: oneofDecl.length });
     oneofDecl.push({ name: `q${i}` });
   }
   for (const f of field) f.jsonName = f.name;
