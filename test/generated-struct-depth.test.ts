@@ -83,8 +83,8 @@ describe("write: cyclic and too deep JSON objects are refused with DEPTH_LIMIT_E
 describe("the conversions use no recursion", () => {
   test("JSON 200,000 containers deep becomes a Struct message and back", () => {
     const json = nest(100_000, true); // an object and an array per level: 199,999 containers deep
-    const msg = structToMessage(json, 199_999);
-    expect(() => structToMessage(json, 199_998)).toThrow(StructTooDeep);
+    const msg = structToMessage(json, 1, 199_999);
+    expect(() => structToMessage(json, 1, 199_998)).toThrow(StructTooDeep);
     const back = structToLocal(msg);
     let a: unknown = back;
     let b: unknown = json;
@@ -98,7 +98,7 @@ describe("the conversions use no recursion", () => {
 
   test("key order, __proto__ keys and every JSON kind survive both ways", () => {
     const json = JSON.parse('{"z":1,"a":[true,null,"s",{"__proto__":{"x":[]}}],"__proto__":2.5,"m":{}}') as Json;
-    const back = structToLocal(structToMessage(json, 10));
+    const back = structToLocal(structToMessage(json, 1, 10));
     expect(JSON.stringify(back)).toBe(JSON.stringify(json));
     expect(Object.keys(back)).toEqual(["z", "a", "__proto__", "m"]);
   });

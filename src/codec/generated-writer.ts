@@ -745,7 +745,7 @@ export class GeneratedWriter extends FieldWriter {
 function struct(v: unknown, depth: number, maxDepth: number): unknown {
   if (v === null || typeof v !== "object" || Array.isArray(v)) throw REFUSED;
   try {
-    return structToMessage(v, maxDepth - depth + 1);
+    return structToMessage(v, depth, maxDepth);
   } catch (e) {
     if (e instanceof StructTooDeep) throw REFUSED;
     throw e;

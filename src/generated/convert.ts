@@ -217,8 +217,7 @@ function element(t: Trail, fp: FieldPlan, v: unknown, depth: number, maxDepth: n
         throw writeError(t, "GENERATED_VALUE_INVALID", `google.protobuf.Struct at {path} is held as a JSON object by protobuf-es, got ${describeValue(v)}`);
       }
       try {
-        // JSON objects and arrays are a level each at least: deeper than this is past maxDepth.
-        return { obj: structToMessage(v, maxDepth - depth + 1) };
+        return { obj: structToMessage(v, depth, maxDepth) };
       } catch (e) {
         if (!(e instanceof StructTooDeep)) throw e;
         throw writeError(

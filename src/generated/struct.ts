@@ -67,12 +67,13 @@ export class StructTooDeep extends Error {
 }
 
 /**
- * The google.protobuf.Struct message of a JsonObject (anything else: an empty Struct). Objects and
- * arrays nested more than `levels` deep (the Struct itself is level 1) throw StructTooDeep: each
- * is at least one level of protobuf nesting, so a writer would refuse them at its depth limit,
- * and a cyclic object is infinitely deep.
+ * The google.protobuf.Struct message of a JsonObject (anything else: an empty Struct), for a
+ * Struct at protobuf nesting `depth` under `maxDepth`. Objects and arrays nested past maxDepth
+ * throw StructTooDeep: each is at least one level of protobuf nesting (the Struct itself is the
+ * first), so a writer would refuse them at its depth limit, and a cyclic object is infinitely deep.
  */
-export function structToMessage(json: unknown, levels: number): Obj {
+export function structToMessage(json: unknown, depth: number, maxDepth: number): Obj {
+  const levels = maxDepth - depth + 1;
   const fields: Obj = {};
   const todo: [Obj | unknown[], Obj | unknown[], number][] = [];
   if (json !== null && typeof json === "object" && !Array.isArray(json)) todo.push([json as Obj, fields, 1]);
