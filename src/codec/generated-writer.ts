@@ -98,6 +98,9 @@ interface GPlan {
    * O(K) per written message, and a batch of values of a 10,000-member oneof took 7.6 s).
    */
   readonly members: readonly ReadonlyMap<string, number>[];
+  /** Per oneof, the case read last and its member (a hit skips the map's string hash). */
+  readonly lastCase: unknown[];
+  readonly lastMember: number[];
   /** Written by bounded recursion instead of frames: the type nests at most MAX_INLINE levels. */
   readonly inline: boolean;
 }
@@ -221,6 +224,8 @@ function gplanOf(desc: DescMessage): GPlan {
     seqCodes: [],
     oneofs: desc.oneofs.map((o) => o.localName),
     members,
+    lastCase: desc.oneofs.map(() => undefined),
+    lastMember: desc.oneofs.map(() => -1),
     inline: heightOf(desc, MAX_INLINE + 1, new Set()) <= MAX_INLINE,
   };
   gplans.set(desc, g);
@@ -345,8 +350,15 @@ function props(o: Obj, plan: GPlan, vals: unknown[], range: PropsRange): unknown
       // The set member's value goes where a field's would: no per-member case test later.
       const c = (v === null || v === undefined ? undefined : (v as { case?: unknown }).case) as unknown;
       if (c === undefined) continue;
-      const member = plan.members[ONEOF_0 - code]!.get(c as string);
-      if (member === undefined) continue;
+      const oi = ONEOF_0 - code;
+      let member: number | undefined;
+      if (plan.lastCase[oi] === c) member = plan.lastMember[oi]!;
+      else {
+        member = plan.members[oi]!.get(c as string);
+        if (member === undefined) continue;
+        plan.lastCase[oi] = c;
+        plan.lastMember[oi] = member;
+      }
       const x = (v as { value?: unknown }).value;
       // A case without a value is not protobuf-es' form (the conversion path names it).
       if (x === undefined) throw REFUSED;
