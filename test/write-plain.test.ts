@@ -162,6 +162,28 @@ describe("errors are create's, and nothing is written", () => {
     }
   });
 
+  test("key sets that alternate in rotation (oneof members, longer and shorter objects) write what create writes", () => {
+    const inits: Record<string, unknown>[] = [
+      { f_int32: 1, f_string: "a", f_bool: true },
+      { c_enum: 2 },
+      { f_bool: true, oc_bool: true },
+      { c_string: "s", oc_double: 1.5 },
+      { f_int32: 2, f_bool: false, f_string: "b" },
+      { c_message: { name: "leaf" } },
+      { f_string: "c", f_int32: 3 },
+      {},
+      { f_int32: 4, f_string: "d", f_bool: true, c_int64: 9n },
+    ];
+    const expected = inits.map((i) => hex(ser.toBinary(DynamicMessage.create(All, i))));
+    for (let round = 0; round < 3; round++) {
+      for (let k = 0; k < inits.length; k++) {
+        const i = (k * (round + 1)) % inits.length;
+        expect(hex(ser.toBinary(inits[i]!)), `round ${round}, init ${i}`).toBe(expected[i]);
+      }
+    }
+    expect(hex(ser.encodeAll(inits))).toBe(hex(ser.encodeAll(inits.map((i) => DynamicMessage.create(All, i)))));
+  });
+
   test("a oneof set twice", () => {
     const fields = All.oneofs[0]!.fields;
     const init = { [fields[0]!.name]: fields[0]!.fieldKind === "message" ? {} : 1, [fields[1]!.name]: fields[1]!.fieldKind === "message" ? {} : 1 };

@@ -246,9 +246,13 @@ export function initValues(info: MessageInfo, init: Readonly<Record<string, unkn
     if (k < lastKeys.length && lastKeys[k] === name) fi = info.lastFields[k]!;
     else {
       fi = fieldByName(info, name);
-      if (k <= lastKeys.length) {
-        lastKeys.length = k;
-        info.lastFields.length = k;
+      // A miss replaces this position only: init objects of one type that alternate between key
+      // sets (a oneof's members, as span attributes' values) truncated and regrew the memo on
+      // every object (its length stores were ~4% of span-batch encode from plain).
+      if (k < lastKeys.length) {
+        lastKeys[k] = name;
+        info.lastFields[k] = fi;
+      } else {
         lastKeys.push(name);
         info.lastFields.push(fi);
       }
