@@ -113,7 +113,10 @@ class Frame {
     this.cases = undefined;
     this.reopened = false;
     if (this.kidsUsed) {
-      this.kids.length = 0;
+      // A new array, not `length = 0`: the length store is a runtime call, and a span batch's
+      // attributes (a KeyValue frame reused per attribute, its AnyValue's case kept) made it
+      // ~4% of the tape read.
+      this.kids = [];
       this.kidsUsed = false;
     }
   }
