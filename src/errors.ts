@@ -45,7 +45,7 @@ export class InvalidObjectError extends ProtokeelError {
 
 /** Writing or reading a value failed; `path` names the field and `offset` the byte where known. */
 export class CodecError extends ProtokeelError {
-  /** Field path from the root, e.g. `acme.Order.items[3].price`, when known. */
+  /** Field path from the root, e.g. `acme.Order.items(2)[0].qty(2)` (field numbers in parentheses, list indexes and map keys in brackets), when known. */
   readonly path: string | undefined;
   /** Byte offset into the input (reading) where the problem was found, when known. */
   readonly offset: number | undefined;

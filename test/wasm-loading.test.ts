@@ -97,6 +97,45 @@ describe("initWasm", () => {
     initWasm(readFileSync(join(root, "build", "protokeel.wasm")));
   });
 
+  // Modules that instantiate (valid WebAssembly, no imports) but are not protokeel's core: each
+  // was accepted before, and the next core call threw a TypeError and left the memory set-up half
+  // done, so that the call after it never returned.
+  const core0 = readFileSync(join(root, "build", "protokeel.wasm"));
+  const exportsOf = (m: WebAssembly.Module) => Object.fromEntries(WebAssembly.Module.exports(m).map((e) => [e.name, e.kind]));
+  const arities = Object.entries(new WebAssembly.Instance(new WebAssembly.Module(core0), {}).exports).flatMap(([name, v]) =>
+    typeof v === "function" ? [[name, v.length] as [string, number]] : [],
+  );
+  test.each([
+    ["an empty module", moduleBytes(false, []), "the module exports no memory"],
+    ["a module with a memory only", moduleBytes(true, []), "the module has no export heapBase"],
+    ["every export but one", moduleBytes(true, arities.filter(([n]) => n !== "writePacked")), "the module has no export writePacked"],
+    [
+      "an export with other parameters",
+      moduleBytes(true, arities.map(([n, k]) => [n, n === "walk" ? k - 1 : k])),
+      "its export walk takes 11 parameters, not 12",
+    ],
+  ])("rejects %s, keeps the core it had, and reads on", (_, bytes, why) => {
+    const layout = layoutOf(messageFromDir("fixtures/core", "core.test.Node"));
+    const input = Uint8Array.from([0x18, 5]);
+    const limits = { maxMessageBytes: 100, maxDepth: 10 };
+    const before = core();
+    const message = `cannot start the protokeel core: the WebAssembly module is not protokeel's core (${why}); pass the protokeel.wasm shipped with this version to initWasm`;
+    for (const given of [bytes, new WebAssembly.Module(bytes)]) {
+      let error: unknown;
+      try {
+        initWasm(given);
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(CodecError);
+      expect(error).toMatchObject({ code: "WASM_INSTANTIATION_FAILED", message });
+      expect(core()).toBe(before);
+      for (let i = 0; i < 3; i++) expect(walkMessage(layout.typeOffset, input, limits).count).toBe(3);
+    }
+    // The hand-made module is what the test means: the same names as the core where it says so.
+    if (why.startsWith("its export")) expect(exportsOf(new WebAssembly.Module(bytes))).toEqual(exportsOf(new WebAssembly.Module(core0)));
+  });
+
   test("rejects what is neither a Module nor bytes", () => {
     expect(() => initWasm("protokeel.wasm" as never)).toThrow(
       new TypeError("initWasm expects a WebAssembly.Module, an ArrayBuffer or a typed array of protokeel.wasm"),
@@ -109,3 +148,34 @@ test("initWasm() without an argument starts the inlined core", () => {
   initWasm();
   expect(core()).not.toBe(before);
 });
+
+/**
+ * A WebAssembly module (binary format 1) with an optional exported memory and one exported
+ * function per (name, parameter count): i32 parameters, no results, an empty body.
+ */
+function moduleBytes(memory: boolean, fns: readonly (readonly [string, number])[]): Uint8Array {
+  const u32 = (n: number): number[] => {
+    const out: number[] = [];
+    do {
+      let b = n & 0x7f;
+      n >>>= 7;
+      if (n !== 0) b |= 0x80;
+      out.push(b);
+    } while (n !== 0);
+    return out;
+  };
+  const vec = (items: number[][]): number[] => [...u32(items.length), ...items.flat()];
+  const name = (s: string): number[] => [...u32(s.length), ...new TextEncoder().encode(s)];
+  const section = (id: number, body: number[]): number[] => [id, ...u32(body.length), ...body];
+  const out = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00];
+  if (fns.length > 0) {
+    out.push(...section(1, vec(fns.map(([, k]) => [0x60, ...vec(Array.from({ length: k }, () => [0x7f])), 0]))));
+    out.push(...section(3, vec(fns.map((_, i) => u32(i)))));
+  }
+  if (memory) out.push(...section(5, vec([[0x00, 0x01]])));
+  const exports = fns.map(([n], i) => [...name(n), 0x00, ...u32(i)]);
+  if (memory) exports.push([...name("memory"), 0x02, 0x00]);
+  if (exports.length > 0) out.push(...section(7, vec(exports)));
+  if (fns.length > 0) out.push(...section(10, vec(fns.map(() => [0x02, 0x00, 0x0b]))));
+  return Uint8Array.from(out);
+}

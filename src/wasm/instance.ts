@@ -47,6 +47,28 @@ export interface CoreExports {
   writePacked(kind: number, src: number, count: number, dst: number): number;
 }
 
+// Each export's parameter count (a WebAssembly function's `length`), as CoreExports declares it.
+// A module that instantiates but lacks one of these, or takes other parameters, is not this
+// version's core: without this check it was accepted, and the first call threw a TypeError and
+// left the memory state half set up (the next call then never returned).
+const CORE_FUNCTIONS: Readonly<Record<Exclude<keyof CoreExports, "memory">, number>> = {
+  heapBase: 0, ctrl: 0, readVarintAt: 2, writeVarintAt: 2, varintSize64: 1, readTagAt: 2, writeTagAt: 3,
+  checkUtf8At: 2, varintRunAt: 2, zigzag32: 1, unzigzag32: 1, zigzag64: 1, unzigzag64: 1, scanFrames: 7,
+  walk: 12, walkFrames: 14, walkResume: 0, validate: 8, validateFrames: 10, scanUnknown: 6, packedSize: 3,
+  writePacked: 4,
+};
+
+/** Why `exports` is not this version's core, or undefined when it has every export CoreExports names. */
+function notCore(exports: WebAssembly.Exports): string | undefined {
+  if (!(exports.memory instanceof WebAssembly.Memory)) return "the module exports no memory";
+  for (const [name, params] of Object.entries(CORE_FUNCTIONS)) {
+    const fn = exports[name];
+    if (typeof fn !== "function") return `the module has no export ${name}`;
+    if (fn.length !== params) return `its export ${name} takes ${fn.length} parameters, not ${params}`;
+  }
+  return undefined;
+}
+
 let source: WebAssembly.Module | Uint8Array | undefined;
 let current: CoreExports | undefined;
 /** The module `current` was instantiated from, kept so that a restart does not compile again. */
@@ -101,6 +123,13 @@ function instantiate(from: WebAssembly.Module | Uint8Array | undefined): CoreExp
       "WASM_INSTANTIATION_FAILED",
       `cannot start the protokeel core: ${String((cause as Error)?.message ?? cause)}; pass the protokeel.wasm shipped with this version to initWasm`,
       { cause },
+    );
+  }
+  const wrong = notCore(instance.exports);
+  if (wrong !== undefined) {
+    throw new CodecError(
+      "WASM_INSTANTIATION_FAILED",
+      `cannot start the protokeel core: the WebAssembly module is not protokeel's core (${wrong}); pass the protokeel.wasm shipped with this version to initWasm`,
     );
   }
   compiled = module;

@@ -100,20 +100,27 @@ function memoryError(end: number, cause?: unknown): CodecError {
 export function ready(): CoreExports {
   const e = core();
   if (e !== live) {
-    live = e;
     ctrlWord = (e.ctrl() >>> 0) >>> 2;
     tableBase = e.heapBase() >>> 0;
     tableCap = 64 * 1024;
-    rebuildViews(e.memory);
-    ensureMemory(tableBase + tableCap);
+    live = e;
+    try {
+      rebuildViews(e.memory);
+      ensureMemory(tableBase + tableCap);
+    } catch (err) {
+      // Set up again by the next call, never used half set up (its table not uploaded).
+      live = undefined;
+      throw err;
+    }
     fresh = true;
   }
   const need = tableLength() * 4;
   if (need > tableCap) {
     let cap = tableCap;
     while (cap < need) cap *= 2;
+    // tableCap grows only once the memory holds it: a failed growth leaves the next call to retry.
+    ensureMemory(tableBase + cap);
     tableCap = cap;
-    ensureMemory(tableBase + tableCap);
   }
   if (fresh || tableDirty()) {
     const [lo, hi] = takeDirty(fresh);
