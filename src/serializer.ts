@@ -17,9 +17,9 @@ import { fromJsonOf, fromJsonStringOf, toJsonOf, toJsonStringOf } from "./json/c
 import type { JsonReadOptions, JsonValue, JsonWriteOptions, JsonWriteStringOptions } from "./json/options.js";
 import { decodeFrames, encodeFrames, type StreamSource } from "./stream/frames.js";
 
-function evaluatorAcceptor(settings: Settings): Acceptor {
+function evaluatorAcceptor(settings: Settings, jsNumbers: boolean): Acceptor {
   return (saved, current) => {
-    const r = evaluateMessages(saved, current, settings, settings);
+    const r = evaluateMessages(saved, current, settings, settings, jsNumbers);
     return r.compatible ? { ok: true } : { ok: false, finding: r.incompatibilities[0]! };
   };
 }
@@ -46,15 +46,20 @@ export class ProtobufSerializer {
   readonly #writer: MessageWriter;
   readonly #root: DescMessage;
   #decoder: BoundDecoder | undefined;
+  readonly #jsNumbers: boolean;
 
-  /** @internal Use `type.createSerializer()`. */
-  constructor(type: ProtobufType) {
+  /**
+   * @internal Use `type.createSerializer()`. `jsNumbers` false: the generated kind's inner
+   * serializer, whose values hold jstype = JS_NUMBER fields as bigint (evaluateMessages).
+   */
+  constructor(type: ProtobufType, jsNumbers = true) {
+    this.#jsNumbers = jsNumbers;
     this.type = type;
     this.#root = type.descriptor;
     this.#decoder = undefined;
     this.#writer = new MessageWriter(type.descriptor, {
       settings: type.settings,
-      acceptor: evaluatorAcceptor(type.settings),
+      acceptor: evaluatorAcceptor(type.settings, jsNumbers),
       payloadRules: checkPayloadRules,
     });
   }
@@ -257,7 +262,7 @@ export class ProtobufSerializer {
 
   /** A serializer with its own accepted-pair cache that shares this one's descriptors. */
   duplicate(): ProtobufSerializer {
-    return new ProtobufSerializer(this.type);
+    return new ProtobufSerializer(this.type, this.#jsNumbers);
   }
 
   /** The persisted configuration: schema and settings (write it with `writeSnapshot`). */

@@ -61,6 +61,9 @@ const ROWS: readonly Row[] = [
 
   // scalar and kind changes
   { name: "int32-to-int64", reverse: [["FIELD_TYPE_CHANGED", "acme.Order.quantity(10)"]] },
+  // every int32 fits a JS number; the reverse is int64 -> int32
+  { name: "int32-to-int64-js-number", reverse: [["FIELD_TYPE_CHANGED", "acme.Order.quantity(10)"]] },
+  { name: "jstype-number-added", incompatible: [["JSTYPE_NUMBER_ADDED", "acme.Order.id(1)"]], reverse: [] },
   { name: "uint32-to-uint64", reverse: [["FIELD_TYPE_CHANGED", "acme.Order.weight(11)"]] },
   { name: "uint32-to-int64", reverse: [["FIELD_TYPE_CHANGED", "acme.Order.weight(11)"]] },
   { name: "sint32-to-sint64", reverse: [["FIELD_TYPE_CHANGED", "acme.Order.delta(12)"]] },
@@ -236,6 +239,10 @@ describe("evaluateSchemaChange: messages", () => {
     [
       "enum-moved-to-top-level",
       "field acme.Order.customer(7).kind(3) has enum type acme.Kind, saved acme.Customer.Kind: a different full name is a different enum (moving an enum to another scope or package renames it), so saved numbers do not take its meaning; keep acme.Customer.Kind or add a new field with a new number instead (and reserve this one)",
+    ],
+    [
+      "jstype-number-added",
+      "field acme.Order.id(1) (int64) has jstype = JS_NUMBER, which the saved int64 did not: its values are JS numbers, exact only within ±(2^53 − 1), and the current reader refuses saved values beyond that (UNSAFE_INTEGER) and does not write values of the saved schema that hold one; remove jstype = JS_NUMBER (or use JS_STRING)",
     ],
     [
       "enum-value-removed-not-reserved",

@@ -153,7 +153,7 @@ test("initWasm() without an argument starts the inlined core", () => {
  * A WebAssembly module (binary format 1) with an optional exported memory and one exported
  * function per (name, parameter count): i32 parameters, no results, an empty body.
  */
-function moduleBytes(memory: boolean, fns: readonly (readonly [string, number])[]): Uint8Array {
+function moduleBytes(memory: boolean, fns: readonly (readonly [string, number])[]): Uint8Array<ArrayBuffer> {
   const u32 = (n: number): number[] => {
     const out: number[] = [];
     do {

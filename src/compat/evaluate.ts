@@ -8,7 +8,9 @@ import { ScalarType, type DescEnum, type DescField, type DescMessage, type DescO
 import { resolveRoot, type DescriptorInput } from "../descriptor/input.js";
 import { mergeRanges } from "../descriptor/normalize.js";
 import { checkPayloadRules } from "../descriptor/rules.js";
-import { checkBoundary, withJsonBoundary, type EvaluationBoundary, type JsonBoundaryRule } from "./json-boundary.js";
+import { holdsJsNumber, is64 } from "../message/field-info.js";
+import { checkBoundary, servedAsOther, withJsonBoundary, type EvaluationBoundary, type JsonBoundaryRule } from "./json-boundary.js";
+import { jsonEnumValueNamesSwapped, jsonFieldNamesSwapped } from "./json-messages.js";
 import { resolveSettings, type Settings } from "../settings.js";
 import {
   describeField,
@@ -25,6 +27,7 @@ import {
   fieldReservedNameReused,
   fieldReservedNumberReused,
   fieldTypeChanged,
+  jsNumberAdded as jsNumberAddedMessage,
   jsonNameChanged,
   mapKeyChanged,
   maxDepthLowered,
@@ -61,6 +64,7 @@ export type CompatibilityRule =
   | "ENUM_VALUE_REMOVED_NOT_RESERVED"
   | "ENUM_RESERVED_NUMBER_REUSED"
   | "ENUM_RESERVED_NAME_REUSED"
+  | "JSTYPE_NUMBER_ADDED"
   // notes (compatible)
   | "FIELD_RENAMED"
   | "JSON_NAME_CHANGED"
@@ -120,7 +124,7 @@ export function evaluateSchemaChange(
   checkPayloadRules(savedRoot);
   checkPayloadRules(currentRoot);
   const boundary = checkBoundary(options.boundary);
-  const binary = boundary === "json" ? undefined : evaluateMessages(savedRoot, currentRoot, savedSettings, currentSettings);
+  const binary = boundary === "json" ? undefined : evaluateMessages(savedRoot, currentRoot, savedSettings, currentSettings, true, boundary === "binary+json");
   return boundary === "binary" ? binary! : withJsonBoundary(boundary, binary, savedRoot, currentRoot, savedSettings, currentSettings);
 }
 
@@ -139,8 +143,14 @@ export function evaluateMessages(
   current: DescMessage,
   savedSettings: Settings,
   currentSettings: Settings,
+  // False for the generated kind, which holds jstype = JS_NUMBER fields as bigint (as protobuf-es
+  // does) and so reads every saved value of them.
+  jsNumbers = true,
+  // Data stored as binary is served as JSON (boundary "binary+json"): fields and enum values
+  // paired by number must keep the JSON names a consumer of the saved schema reads them by.
+  served = false,
 ): EvaluationResult {
-  const walk = new Walk();
+  const walk = new Walk(jsNumbers, served);
   const root = new PathNode(undefined, current.typeName, -1);
   if (currentSettings.maxMessageBytes < savedSettings.maxMessageBytes) {
     walk.incompatible(
@@ -280,6 +290,14 @@ function isPackable(f: DescField): boolean {
   return f.enum !== undefined || (f.scalar !== undefined && f.scalar !== ScalarType.STRING && f.scalar !== ScalarType.BYTES);
 }
 
+/**
+ * True when current field `cf` holds JS numbers (jstype = JS_NUMBER, dynamic kind), which the
+ * readers refuse beyond ±(2^53 − 1), and saved field `sf` is 64-bit without that bound.
+ */
+export function jsNumberAdded(sf: DescField, cf: DescField): boolean {
+  return holdsJsNumber(cf) && !holdsJsNumber(sf) && sf.scalar !== undefined && sf.fieldKind !== "map" && is64(sf.scalar);
+}
+
 /** Saved → current scalar changes that keep both the wire type and every saved value's meaning. */
 function scalarReadable(saved: ScalarType, current: ScalarType): boolean {
   if (saved === current) return true;
@@ -316,6 +334,13 @@ interface OneofEvent {
 
 /** The state of one evaluation: findings so far and the visited pairs. */
 class Walk {
+  constructor(
+    /** Report current fields that hold JS numbers (see evaluateMessages). */
+    private readonly jsNumbers: boolean,
+    /** Binary data served as JSON (see evaluateMessages). */
+    private readonly served: boolean,
+  ) {}
+
   incompatibilities: Finding[] | undefined;
   notes: Finding[] | undefined;
   private visitedMessages: Map<DescMessage, Set<DescMessage>> | undefined;
@@ -453,6 +478,12 @@ class Walk {
     } else if (sf.jsonName !== cf.jsonName) {
       this.note("JSON_NAME_CHANGED", pathOf(parent, cf), (p) => jsonNameChanged(p, sf.jsonName, cf.jsonName));
     }
+    if (this.served && (sf.name !== cf.name || sf.jsonName !== cf.jsonName)) {
+      const taken = servedAsOther(savedMsg, sf, cf);
+      if (taken !== undefined) {
+        this.incompatible("JSON_FIELD_NAMES_SWAPPED", pathOf(parent, cf), (p) => jsonFieldNamesSwapped(p, sf, cf, taken.property, pathOf(parent, taken.other)));
+      }
+    }
     const renamed = event?.renamed;
     if (renamed) this.note("ONEOF_RENAMED", pathOf(parent, cf), (p) => oneofRenamed(p, renamed.from, renamed.to));
     const merged = event?.merged;
@@ -483,6 +514,9 @@ class Walk {
     const readable = this.elementCheck(sf, cf, parent, keeps);
     if (readable && sk === "list" && ck === "list" && isPackable(sf) && isPackable(cf) && sf.packed !== cf.packed) {
       this.note("PACKED_CHANGED", pathOf(parent, cf), (p) => packedChanged(p, sf.packed, cf.packed));
+    }
+    if (readable && this.jsNumbers && jsNumberAdded(sf, cf)) {
+      this.incompatible("JSTYPE_NUMBER_ADDED", pathOf(parent, cf), (p) => jsNumberAddedMessage(p, sf, cf, false));
     }
     if (readable && sk !== "list" && ck !== "list" && hasExplicitPresence(sf) && !hasExplicitPresence(cf)) {
       const oneof = sf.oneof;
@@ -560,6 +594,13 @@ class Walk {
         const missing = sv.names.filter((n) => !cv.nameSet.has(n));
         if (missing.length > 0) {
           this.note("ENUM_VALUE_RENAMED", vpath, enumValueRenamed(vpath, current.typeName, missing, cv.names));
+          if (this.served) {
+            const byName = numbersByName(saved);
+            const to = cv.names.find((n) => !sv.nameSet.has(n) && byName.has(n));
+            if (to !== undefined) {
+              this.incompatible("JSON_ENUM_VALUE_NAMES_SWAPPED", vpath, jsonEnumValueNamesSwapped(vpath, current.typeName, sv.names[0]!, to, byName.get(to)!));
+            }
+          }
         }
         for (const name of cv.names) {
           if (reservesName(saved, name) && !sv.nameSet.has(name)) {
@@ -619,6 +660,18 @@ interface EnumNumber {
 }
 
 const enumCache = new WeakMap<DescEnum, readonly EnumNumber[]>();
+
+const namesCache = new WeakMap<DescEnum, ReadonlyMap<string, number>>();
+
+/** An enum's value numbers by name. */
+function numbersByName(desc: DescEnum): ReadonlyMap<string, number> {
+  let out = namesCache.get(desc);
+  if (out === undefined) {
+    out = new Map(desc.values.map((v) => [v.name, v.number]));
+    namesCache.set(desc, out);
+  }
+  return out;
+}
 
 function valuesByNumber(desc: DescEnum): readonly EnumNumber[] {
   let out = enumCache.get(desc);

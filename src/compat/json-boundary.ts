@@ -7,7 +7,7 @@
 import { ScalarType, type DescEnum, type DescEnumValue, type DescField, type DescMessage } from "@bufbuild/protobuf";
 import { JsonPath as PathNode } from "../json/info.js";
 import type { Settings } from "../settings.js";
-import type { EvaluationResult, Finding } from "./evaluate.js";
+import { jsNumberAdded, type EvaluationResult, type Finding } from "./evaluate.js";
 import {
   jsonEnumValueAdded,
   jsonEnumValueRemoved,
@@ -30,6 +30,7 @@ import {
 } from "./json-messages.js";
 import {
   describeField,
+  jsNumberAdded as jsNumberAddedMessage,
   enumReservedNameReused,
   fieldLeftOneofToImplicit,
   fieldReservedNameReused,
@@ -45,6 +46,8 @@ export type EvaluationBoundary = "binary" | "json" | "binary+json";
 export type JsonBoundaryRule =
   // incompatibilities
   | "JSON_FIELD_NAME_CHANGED"
+  | "JSON_FIELD_NAMES_SWAPPED"
+  | "JSON_ENUM_VALUE_NAMES_SWAPPED"
   | "JSON_FIELD_NAME_REUSED"
   | "JSON_FIELD_REMOVED_NOT_RESERVED"
   | "JSON_SINGULAR_TO_REPEATED"
@@ -199,6 +202,20 @@ interface MessageFacts {
 
 const factsCache = new WeakMap<DescMessage, MessageFacts>();
 
+/**
+ * For data stored as binary and served as JSON ("binary+json"): the saved field (other than `sf`,
+ * its pair by number) that a JSON parser of the saved schema maps a property of current field
+ * `cf` to (its JSON name, or its proto name with useProtoFieldName), and that property.
+ */
+export function servedAsOther(saved: DescMessage, sf: DescField, cf: DescField): { property: string; other: DescField } | undefined {
+  const byProperty = facts(saved).byProperty;
+  for (const property of [cf.jsonName, cf.name]) {
+    const other = byProperty.get(property);
+    if (other !== undefined && other !== sf) return { property, other };
+  }
+  return undefined;
+}
+
 function facts(desc: DescMessage): MessageFacts {
   let f = factsCache.get(desc);
   if (f === undefined) {
@@ -289,6 +306,9 @@ function evaluateJson(saved: DescMessage, current: DescMessage, savedSettings: S
     }
     if (sf.scalar !== undefined && cf.scalar !== undefined) {
       const change = scalarJson(sf.scalar, cf.scalar);
+      if (!isMapValue && (change === undefined || change.readable) && jsNumberAdded(sf, cf)) {
+        bad("JSTYPE_NUMBER_ADDED", path, jsNumberAddedMessage(path, sf, cf, true));
+      }
       if (change === undefined) return true;
       if (change.readable) note("JSON_FORM_CHANGED", path, jsonFormChanged(path, sf, cf, isMapValue, change.why));
       else bad("FIELD_TYPE_CHANGED", path, jsonTypeChanged(path, sf, cf, isMapValue, change.why));

@@ -84,3 +84,11 @@ export function jsonEnumValueRemoved(path: Path, name: string): string {
 export function jsonEnumValueAdded(path: Path, name: string): string {
   return `enum value ${path} is new: current JSON with "${name}" is rejected by a strict old consumer (one that ignores unknown fields drops it); update consumers before producers write it`;
 }
+
+export function jsonFieldNamesSwapped(path: Path, sf: DescField, cf: DescField, property: string, other: Path): string {
+  return `field ${path} was ${sf.name} in the saved schema, and its current JSON property "${property}" names saved field ${other}: data stored as binary is read by number and served under that property, so a JSON consumer of the saved schema reads this field's values as ${other}'s; keep the saved names, or rename to a name the saved schema never used`;
+}
+
+export function jsonEnumValueNamesSwapped(path: Path, enumName: string, from: string, to: string, otherNumber: number): string {
+  return `enum value ${path} of ${enumName} was ${from} in the saved schema, and its current name ${to} was the saved name of number ${otherNumber}: data stored as binary is read by number and served as "${to}", which a JSON consumer of the saved schema reads as ${otherNumber}; keep the saved names, or rename to a name the saved enum never used`;
+}

@@ -106,6 +106,13 @@ export function fieldTypeChanged(path: Path, sf: DescField, cf: DescField, isMap
   return `${subject} ${change}: ${typeChangeReason(sf, cf)}; keep ${from} or ${NEW_FIELD}`;
 }
 
+export function jsNumberAdded(path: Path, sf: DescField, cf: DescField, json: boolean): string {
+  const refusal = json
+    ? "the current parser rejects saved JSON values beyond that (JSON_INVALID_VALUE)"
+    : "the current reader refuses saved values beyond that (UNSAFE_INTEGER) and does not write values of the saved schema that hold one";
+  return `field ${path} (${describeField(cf)}) has jstype = JS_NUMBER, which the saved ${describeField(sf)} did not: its values are JS numbers, exact only within ±(2^53 − 1), and ${refusal}; remove jstype = JS_NUMBER (or use JS_STRING)`;
+}
+
 export function rootNameChanged(from: string, to: string): string {
   return `message ${to} was ${from} in the saved schema: a different full name is a different type, so saved ${from} data is not read as ${to}; keep the name ${from} or migrate the saved data`;
 }

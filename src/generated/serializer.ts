@@ -34,7 +34,7 @@ export class ProtobufGeneratedSerializer<Desc extends DescMessage = DescMessage>
   /** @internal Use `type.createSerializer()`. */
   constructor(type: ProtobufGeneratedType<Desc>) {
     this.type = type;
-    this.#inner = new ProtobufSerializer(type._dynamic);
+    this.#inner = new ProtobufSerializer(type._dynamic, false);
     this.#plan = genPlanOf(type.descriptor);
     this.#writer = new GeneratedMessageWriter(type.descriptor, type.settings);
     this.#decoder = undefined;

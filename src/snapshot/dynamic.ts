@@ -115,6 +115,11 @@ export class ProtobufDynamicSerializerSnapshot implements SerializerSnapshot {
    * or `maxDepth` is incompatible). A snapshot of another kind is always incompatible.
    */
   resolveSchemaCompatibility(saved: SerializerSnapshot<unknown>): SchemaCompatibility {
+    return this._resolve(saved, true);
+  }
+
+  /** @internal resolveSchemaCompatibility; `jsNumbers` as evaluateMessages takes it (false: the generated kind). */
+  _resolve(saved: SerializerSnapshot<unknown>, jsNumbers: boolean): SchemaCompatibility {
     if (
       !(saved instanceof ProtobufDynamicSerializerSnapshot) &&
       saved?.className === DYNAMIC_SNAPSHOT_CLASS &&
@@ -137,7 +142,7 @@ export class ProtobufDynamicSerializerSnapshot implements SerializerSnapshot {
       if (!(e instanceof RestoreError)) throw e;
       return incompatible(`incompatible: ${e.message}`, [{ rule: "SAVED_SCHEMA_NOT_RESTORABLE", path: saved.fullName, message: e.message }]);
     }
-    const result = evaluateMessages(savedRoot, current, saved.settings, this.settings);
+    const result = evaluateMessages(savedRoot, current, saved.settings, this.settings, jsNumbers);
     if (result.compatible) return COMPATIBLE_AS_IS;
     return incompatible(formatFindings(result), result.incompatibilities);
   }

@@ -126,7 +126,7 @@ export class ProtobufGeneratedSerializerSnapshot implements SerializerSnapshot<P
     if (type.fingerprint() !== this.fingerprint) {
       // The application's schema changed since the snapshot: it must read the saved data.
       const saved = this.#base.restoreType().descriptor;
-      const r = evaluateMessages(saved, schema, this.settings, this.settings);
+      const r = evaluateMessages(saved, schema, this.settings, this.settings, false);
       if (!r.compatible) {
         const f = r.incompatibilities[0]!;
         throw new RestoreError(
@@ -154,7 +154,7 @@ export class ProtobufGeneratedSerializerSnapshot implements SerializerSnapshot<P
         incompatibilities: Object.freeze([Object.freeze({ rule: "SNAPSHOT_KIND_CHANGED", path: this.fullName, message })]),
       });
     }
-    return this.#base.resolveSchemaCompatibility(saved.#base);
+    return this.#base._resolve(saved.#base, false);
   }
 
   /** @internal */
