@@ -73,6 +73,11 @@ export function tapeNumber(op: number, e: number, scalar: ScalarType, mode: numb
 }
 
 
+/** True for the varint types whose tape value is its low word (assembly/tape.ts: int32, uint32, enums). */
+function low32(scalar: ScalarType): boolean {
+  return scalar === ScalarType.INT32 || scalar === ScalarType.UINT32 || scalar === ScalarType.SINT32;
+}
+
 /** One open message while the tape is walked. */
 class Frame {
   plan: ReadPlan;
@@ -366,9 +371,10 @@ class TapeDecoder {
       }
       const sp = slots[slot]!;
       const store = sp.store;
-      if (store === S_IMPLICIT && (op === OP_BYTES ? u32[e + 3] === 0 : (u32[e + 2]! | u32[e + 3]!) === 0)) {
+      if (store === S_IMPLICIT && (op === OP_BYTES ? u32[e + 3] === 0 : (u32[e + 2]! | (op === OP_VARINT && low32(sp.scalar) ? 0 : u32[e + 3]!)) === 0)) {
         // The zero of an implicit-presence field is absence (a later zero overrides an earlier
-        // value); all-zero words are exactly the zeros (-0.0 has its sign bit set).
+        // value); all-zero words are exactly the zeros (-0.0 has its sign bit set), and for the
+        // 32-bit varint types the low word alone (a varint with only higher bits set reads as 0).
         values[slot] = undefined;
         continue;
       }

@@ -346,7 +346,9 @@ export class SmallDecoder {
           lo = (((lo >>> 1) | (hi << 31)) ^ m) >>> 0;
           hi = ((hi >>> 1) ^ m) >>> 0;
         }
-        if ((lo | hi) === 0 && f.store === S_IMPLICIT) {
+        // int32, uint32 and enums keep the low 32 bits (a varint with only higher bits set reads as
+        // 0, as protobuf-es reads it): their zero, like every implicit zero, is absence.
+        if ((kind === KIND_INT32 || kind === KIND_UINT32 || kind === KIND_ENUM ? lo : lo | hi) === 0 && f.store === S_IMPLICIT) {
           values[slot] = undefined;
           continue;
         }
