@@ -264,6 +264,47 @@ describe("errors", () => {
     }
   });
 
+  // Inputs whose bad part follows complete frames in the same chunk: the stream yields the values
+  // of every frame before it (as a frame-by-frame read does), then throws what decodeAll throws for
+  // the whole input. Decoding a chunk's frames in one decodeAll lost the valid ones before a
+  // corrupt frame, and a bad length prefix later in the chunk was thrown before an earlier
+  // frame's own error.
+  const f = (v: DynamicMessage) => [...ser.encode(v)];
+  const [A, B] = [f(VALUES[1]!), f(VALUES[3]!)];
+  const CORRUPT_BODY = [2, 0x0a, 0x05]; // sku with a length past the frame's end
+  test.each<[string, number[], number]>([
+    ["valid, valid, corrupt body", [...A, ...B, ...CORRUPT_BODY], 2],
+    ["corrupt body first", [...CORRUPT_BODY, ...A], 0],
+    ["valid, corrupt body, a prefix longer than 10 bytes", [...A, ...CORRUPT_BODY, ...Array(10).fill(0xff), 0x01], 1],
+    ["valid, corrupt body, a prefix above maxMessageBytes", [...A, ...CORRUPT_BODY, 0x80, 0x80, 0x80, 0x80, 0x10], 1],
+    // (the stream words a bad varint prefix as the frame's length prefix: code, offset and path are decodeAll's)
+    ["valid, valid, a prefix longer than 10 bytes", [...A, ...B, ...Array(10).fill(0xff), 0x01], 2],
+    ["valid, a prefix that overflows 64 bits", [...A, ...Array(9).fill(0xff), 0x02], 1],
+    ["valid, valid, a prefix above maxMessageBytes, then a valid frame", [...A, ...B, 0x80, 0x80, 0x80, 0x80, 0x10, ...A], 2],
+    ["valid, a frame with a group tag", [...A, 2, 0x0b, 0x00, ...B], 1],
+  ])("%s: the values before it, then decodeAll's error, for every split", async (_name, bytes, before) => {
+    const input = Uint8Array.from(bytes);
+    let expected: CodecError | undefined;
+    try {
+      ser.decodeAll(input);
+    } catch (e) {
+      expected = e as CodecError;
+    }
+    expect(expected).toBeInstanceOf(CodecError);
+    const values = [VALUES[1]!, VALUES[3]!, VALUES[1]!].slice(0, before);
+    const splits = [[], ...Array.from({ length: input.length - 1 }, (_, i) => [i + 1]), Array.from({ length: input.length - 1 }, (_, i) => i + 1)];
+    for (const cuts of splits) {
+      const got: DynamicMessage[] = [];
+      const e = await failure(async () => {
+        for await (const v of ser.decodeStream(cut(input, cuts))) got.push(v);
+      });
+      expectValues(got, values);
+      expect([e.code, e.offset, e.path], `cut at ${cuts.join(",")}`).toEqual([expected!.code, expected!.offset, expected!.path]);
+      if (e.code.startsWith("VARINT_")) expect(e.message).toMatch(new RegExp(`^cannot decode Item: the length prefix of the frame at byte ${e.offset} (is longer than 10 bytes|does not fit in 64 bits); the input is corrupt or is not a stream of Item frames$`));
+      else expect(e.message).toBe(expected!.message);
+    }
+  });
+
   test("a source that errors midway: the values before, then the source's own error", async () => {
     const boom = new Error("disk gone");
     async function* failing(): AsyncGenerator<Uint8Array> {

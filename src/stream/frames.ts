@@ -154,23 +154,32 @@ export async function* decodeFrames(ser: ProtobufSerializer, source: StreamSourc
 
   try {
     for (;;) {
-      // Complete frames of the held chunk, decoded in one call.
+      // Complete frames of the held chunk, decoded in one call. A bad length prefix after them is
+      // thrown once they are yielded: decodeAll of the whole input reads frames in order, so an
+      // earlier frame's error (or value) comes first.
       let end = pos;
+      let pending: CodecError | undefined;
       for (;;) {
         let p = end;
         let len = 0;
         let complete = false;
         for (let shift = 0; p < buf.length; shift += 7) {
           const b = buf[p++]!;
-          if (shift === 63 && b > 1) throw badPrefix(base + end, b >= 0x80);
+          if (shift === 63 && b > 1) {
+            pending = badPrefix(base + end, b >= 0x80);
+            break;
+          }
           len += (b & 0x7f) * 2 ** shift;
           if (b < 0x80) {
             complete = true;
             break;
           }
         }
-        if (!complete) break;
-        if (len > max) throw tooLarge(base + end, len);
+        if (!complete || pending !== undefined) break;
+        if (len > max) {
+          pending = tooLarge(base + end, len);
+          break;
+        }
         if (p + len > buf.length) break;
         end = p + len;
       }
@@ -179,12 +188,17 @@ export async function* decodeFrames(ser: ProtobufSerializer, source: StreamSourc
         try {
           values = ser.decodeAll(buf.subarray(pos, end));
         } catch (e) {
+          // decodeAll gives all values or none: the frames before the corrupt one are still
+          // values of the stream, as they are when the corrupt frame arrives in a later chunk.
+          for (const v of valuesBefore(ser, buf, pos, end)) yield v;
           throw atStream(e, base + pos);
         }
         pos = end;
         for (const v of values) yield v;
+        if (pending !== undefined) throw pending;
         continue;
       }
+      if (pending !== undefined) throw pending;
       // A frame that the held bytes do not complete (or none at all).
       if (pos === buf.length && !(await next())) return;
       const start = base + pos;
@@ -226,6 +240,30 @@ export async function* decodeFrames(ser: ProtobufSerializer, source: StreamSourc
   } finally {
     if (!finished) await src.close();
   }
+}
+
+/**
+ * The values of the complete frames `buf[from .. to)` up to the first that does not decode (whose
+ * error the caller has from decodeAll).
+ */
+function valuesBefore(ser: ProtobufSerializer, buf: Uint8Array, from: number, to: number): DynamicMessage[] {
+  const out: DynamicMessage[] = [];
+  let p = from;
+  while (p < to) {
+    let len = 0;
+    for (let shift = 0; ; shift += 7) {
+      const b = buf[p++]!;
+      len += (b & 0x7f) * 2 ** shift;
+      if (b < 0x80) break;
+    }
+    try {
+      out.push(ser.fromBinary(buf.subarray(p, p + len)));
+    } catch {
+      break;
+    }
+    p += len;
+  }
+  return out;
 }
 
 /** Frames of the values written to it, one chunk per value; a failed value errors the stream. */
