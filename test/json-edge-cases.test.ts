@@ -215,6 +215,10 @@ const DIFFERENT: [string, string, string, string, string][] = [
   ["int32 as a hexadecimal string", '{"fInt32": "0x10"}', "JSON_INVALID_VALUE", "ok", "ProtoJSON numbers are decimal; Number() also reads hexadecimal"],
   ["duration with text after the s", '{"wktDuration": "1sx"}', "JSON_INVALID_VALUE", "ok", "the whole string must be a duration"],
   ["int64 with spaces", '{"fInt64": " 1"}', "JSON_INVALID_VALUE", "ok", "BigInt() trims whitespace; a decimal string has none"],
+  ["int32 as a string with a plus sign", '{"fInt32": "+1"}', "JSON_INVALID_VALUE", "ok", "an integer string is what protobuf writers emit: an optional minus sign, then digits"],
+  ["int32 as a string with a leading zero", '{"fInt32": "01"}', "JSON_INVALID_VALUE", "ok", "the same: no leading zeros"],
+  ["int64 as a string with a plus sign", '{"fInt64": "+1"}', "JSON_INVALID_VALUE", "ok", "the same for 64-bit integers"],
+  ["double as a string with a leading zero", '{"fDouble": "01"}', "JSON_INVALID_VALUE", "ok", "a number string is a JSON number's text, which has no leading zeros"],
 ];
 
 describe("deliberate differences from @bufbuild/protobuf", () => {
