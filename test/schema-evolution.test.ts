@@ -1,6 +1,9 @@
 import type { DescMessage } from "@bufbuild/protobuf";
 import { describe, expect, test } from "vitest";
-import { evaluateSchemaChange, formatFindings, type EvaluationResult } from "../src/index.js";
+import { create, createFileRegistry } from "@bufbuild/protobuf";
+import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
+import { evaluateSchemaChange, formatFindings, ProtobufType, type EvaluationResult } from "../src/index.js";
+import { protoFileText } from "../src/descriptor/proto-text.js";
 import { messageFromDir } from "./support/buf.js";
 
 // Each case under test/fixtures/compat/<case>/ is the same schema (saved/) and that schema with
@@ -370,6 +373,34 @@ describe("evaluateSchemaChange: robustness", () => {
 });
 
 describe("formatFindings", () => {
+  test("150,000 findings (an enum that lost its values) format and resolve without exceeding the argument limit", () => {
+    // Spreading the lines of a block into push() threw RangeError past ~120,000 arguments.
+    const N = 150_000;
+    const set = (n: number) =>
+      create(FileDescriptorSetSchema, {
+        file: [
+          {
+            name: "a.proto",
+            package: "s",
+            syntax: "proto3",
+            messageType: [{ name: "Root", field: [{ name: "e", number: 1, label: 1, type: 14, typeName: ".s.E", jsonName: "e" }] }],
+            enumType: [{ name: "E", value: Array.from({ length: n }, (_, i) => ({ name: `V${i}`, number: i })) }],
+          },
+        ],
+      });
+    const saved = createFileRegistry(set(N)).getMessage("s.Root")!;
+    const current = createFileRegistry(set(1)).getMessage("s.Root")!;
+    const result = evaluateSchemaChange(saved, current);
+    expect(result.incompatibilities.length).toBe(N - 1);
+    const text = formatFindings(result);
+    const lines = text.split("\n");
+    expect(lines.length).toBe(2 + 2 * (N - 1));
+    expect(lines[0]).toBe(`incompatible: ${N - 1} incompatibilities, 0 notes`);
+    expect(lines.at(-2)).toBe(`  ${N - 1}. ENUM_VALUE_REMOVED_NOT_RESERVED at s.Root.e(1).V${N - 1}(${N - 1})`);
+    const verdict = ProtobufType.of(current).createSerializer().snapshotConfiguration().resolveSchemaCompatibility(ProtobufType.of(saved).createSerializer().snapshotConfiguration());
+    expect(verdict.kind === "incompatible" && verdict.reason === text).toBe(true);
+  });
+
   test("no findings", () => {
     expect(formatFindings(evaluateSchemaChange(load("field-added", "saved"), load("field-added", "current")))).toBe(
       "compatible: no findings",
@@ -402,4 +433,12 @@ describe("formatFindings", () => {
       ].join("\n"),
     );
   });
+});
+
+test("the proto text of a file with a 150,000-value top-level enum (registry and CLI schema text)", () => {
+  const file = create(FileDescriptorSetSchema, {
+    file: [{ name: "a.proto", package: "s", syntax: "proto3", enumType: [{ name: "E", value: Array.from({ length: 150_000 }, (_, i) => ({ name: `V${i}`, number: i })) }] }],
+  }).file[0]!;
+  const lines = protoFileText(file).split("\n");
+  expect(lines.filter((l) => /^ {2}V\d+ = \d+;$/.test(l)).length).toBe(150_000);
 });

@@ -1,12 +1,13 @@
 import type { EvaluationResult, Finding } from "./evaluate.js";
 
-function block(title: string, findings: readonly Finding[]): string[] {
-  const lines = [`${title} (${findings.length}):`];
+// Appends to `lines` in a loop: spreading a list of findings into push() passes one argument per
+// line, which throws RangeError past the engine's argument limit (an enum that lost 150,000 values).
+function block(lines: string[], title: string, findings: readonly Finding[]): void {
+  lines.push(`${title} (${findings.length}):`);
   findings.forEach((f, i) => {
     lines.push(`  ${i + 1}. ${f.rule} at ${f.path}`);
     lines.push(`     ${f.message}`);
   });
-  return lines;
 }
 
 /**
@@ -21,8 +22,8 @@ export function formatFindings(result: EvaluationResult): string {
   } else {
     const n = incompatibilities.length;
     lines.push(`incompatible: ${n} ${n === 1 ? "incompatibility" : "incompatibilities"}, ${notes.length} ${notes.length === 1 ? "note" : "notes"}`);
-    lines.push(...block("incompatibilities", incompatibilities));
+    block(lines, "incompatibilities", incompatibilities);
   }
-  if (notes.length > 0) lines.push(...block("notes", notes));
+  if (notes.length > 0) block(lines, "notes", notes);
   return lines.join("\n");
 }

@@ -153,7 +153,7 @@ function messageItems(m: DescriptorProto, depth: number, qualified: boolean): It
 function bodyLines(file: FileDescriptorProto, qualified: boolean, out: string[]): void {
   for (const e of file.enumType) {
     out.push("");
-    out.push(...enumLines(e));
+    for (const l of enumLines(e)) out.push(l);
   }
   for (const m of file.messageType) {
     out.push("");

@@ -104,7 +104,7 @@ export async function resolveSchema(
       throw unusable(id, `its reference ${ref.name} (subject ${ref.subject} version ${ref.version}) cannot be fetched: ${reason(e)}`, e);
     }
     texts.set(ref.name, version.schema);
-    queue.push(...version.references);
+    for (const r of version.references) queue.push(r);
   }
 
   const mainProto = serialized(top.schema);
