@@ -73,7 +73,10 @@ export function tapeNumber(op: number, e: number, scalar: ScalarType, mode: numb
 }
 
 
-/** True for the varint types whose tape value is its low word (assembly/tape.ts: int32, uint32, enums). */
+/**
+ * True for the varint types whose value is the tape's low word (assembly/tape.ts: int32, uint32,
+ * enums, which the read plan holds as int32; a decoded sint32 is 0 exactly when its low word is).
+ */
 function low32(scalar: ScalarType): boolean {
   return scalar === ScalarType.INT32 || scalar === ScalarType.UINT32 || scalar === ScalarType.SINT32;
 }
