@@ -8,7 +8,7 @@ import { ScalarType, type DescEnum, type DescField, type DescMessage, type DescO
 import { resolveRoot, type DescriptorInput } from "../descriptor/input.js";
 import { mergeRanges } from "../descriptor/normalize.js";
 import { checkPayloadRules } from "../descriptor/rules.js";
-import { holdsJsNumber, is64 } from "../message/field-info.js";
+import { holdsJsNumber, is64 } from "../descriptor/long-form.js";
 import { checkBoundary, servedAsOther, withJsonBoundary, type EvaluationBoundary, type JsonBoundaryRule } from "./json-boundary.js";
 import { jsonEnumValueNamesSwapped, jsonFieldNamesSwapped } from "./json-messages.js";
 import { resolveSettings, type Settings } from "../settings.js";

@@ -1,6 +1,9 @@
 // Per-descriptor facts that DynamicMessage needs on every access: proto-name lookup, value slot
 // indexes, presence, 64-bit representation and defaults. Computed once per DescMessage instance.
 import { ScalarType, type DescField, type DescMessage } from "@bufbuild/protobuf";
+import { holdsJsNumber, is64, longMode, L_BIGINT, L_NUMBER, L_STRING } from "../descriptor/long-form.js";
+
+export { holdsJsNumber, is64, L_BIGINT, L_NUMBER, L_STRING };
 
 export const K_SCALAR = 0;
 export const K_ENUM = 1;
@@ -8,13 +11,7 @@ export const K_MESSAGE = 2;
 export const K_LIST = 3;
 export const K_MAP = 4;
 
-/** How a 64-bit integer is held: `bigint`, decimal `string` (jstype JS_STRING), `number` (JS_NUMBER). */
-export const L_BIGINT = 0;
-export const L_STRING = 1;
-export const L_NUMBER = 2;
-
-// google.protobuf.FieldOptions.JSType and FeatureSet.FieldPresence numbers.
-const JS_NUMBER = 2;
+// google.protobuf.FeatureSet.FieldPresence.IMPLICIT
 const PRESENCE_IMPLICIT = 2;
 
 export interface FieldInfo {
@@ -67,28 +64,6 @@ export interface MessageInfo {
 }
 
 const infos = new WeakMap<DescMessage, MessageInfo>();
-
-export function is64(t: ScalarType | 0): boolean {
-  return (
-    t === ScalarType.INT64 ||
-    t === ScalarType.UINT64 ||
-    t === ScalarType.SINT64 ||
-    t === ScalarType.FIXED64 ||
-    t === ScalarType.SFIXED64
-  );
-}
-
-/** A 64-bit field held as a JS number (jstype = JS_NUMBER): its wire values must stay within ±(2^53 − 1). */
-export function holdsJsNumber(f: DescField): boolean {
-  return longMode(f) === L_NUMBER;
-}
-
-function longMode(f: DescField): number {
-  if (f.fieldKind !== "scalar" && !(f.fieldKind === "list" && f.listKind === "scalar")) return L_BIGINT;
-  if (!is64(f.scalar)) return L_BIGINT;
-  if (f.longAsString) return L_STRING;
-  return f.proto.options?.jstype === JS_NUMBER ? L_NUMBER : L_BIGINT;
-}
 
 function kindOf(k: string): number {
   switch (k) {

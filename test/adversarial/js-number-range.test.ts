@@ -87,7 +87,7 @@ describe("values beyond ±(2^53 − 1) in a jstype = JS_NUMBER field are refused
     expect(e).not.toBe("ok");
     expect(e.code).toBe("UNSAFE_INTEGER");
     expect(e.offset).toBe(at);
-    expect(e.message).toMatch(/^cannot decode M: field M\.\w+\(\d\) at byte \d+ holds a \w+ value beyond ±\(2\^53 − 1\), which the field's jstype = JS_NUMBER cannot hold exactly; remove jstype = JS_NUMBER \(or use JS_STRING\) to read such values, or have the writer keep the field within Number\.MAX_SAFE_INTEGER$/);
+    expect(e.message).toMatch(/^cannot decode M: field M\.\w+\(\d\) at byte \d+ holds an? \w+ value beyond ±\(2\^53 − 1\), which the field's jstype = JS_NUMBER cannot hold exactly; remove jstype = JS_NUMBER \(or use JS_STRING\) to read such values, or have the writer keep the field within Number\.MAX_SAFE_INTEGER$/);
     expect((outcome(() => ser.fromBinary(bytes)) as CodecError).message).toBe(e.message);
     // Framed: offsets count from the start of the input (a 1-byte empty frame, then the prefix).
     const prefix = varint(bytes.length).length;
