@@ -222,6 +222,27 @@ describe("backpressure", () => {
       "cannot decode Item: the frame at byte 4 announces 1073741824 bytes, above maxMessageBytes 100; raise maxMessageBytes or reject the input",
     ]);
   });
+
+  test("a frame announced large holds only the bytes that arrived while its source stalls", async () => {
+    // A 5-byte prefix announcing 60 MiB, 3 bytes of body, then nothing until the test lets go.
+    const big = ProtobufType.newBuilder(Item).maxMessageBytes(64 << 20).build().createSerializer();
+    let release!: () => void;
+    const stalled = new Promise<void>((r) => (release = r));
+    let waiting = false;
+    async function* source(): AsyncGenerator<Uint8Array> {
+      yield Uint8Array.of(0x80, 0x80, 0x80, 0x1e, 0x0a, 0x01, 0x61); // 60 MiB, then "sku: a"'s first bytes
+      waiting = true;
+      await stalled;
+    }
+    const before = process.memoryUsage().arrayBuffers;
+    const pending = failure(() => collect(big.decodeStream(source())));
+    while (!waiting) await new Promise((r) => setImmediate(r));
+    const held = process.memoryUsage().arrayBuffers - before;
+    release();
+    const e = await pending;
+    expect(e.code).toBe("FRAME_TRUNCATED");
+    expect(held).toBeLessThan(1 << 20);
+  });
 });
 
 describe("errors", () => {

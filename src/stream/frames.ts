@@ -219,14 +219,23 @@ export async function* decodeFrames(ser: ProtobufSerializer, source: StreamSourc
         body = buf.subarray(pos, pos + len);
         pos += len;
       } else {
-        body = new Uint8Array(len);
+        // The frame's bytes are copied as they arrive and joined once complete: a buffer of the
+        // announced size up front let a 5-byte prefix hold maxMessageBytes (64 MiB by default)
+        // for a source that then stalls.
+        const parts: Uint8Array[] = [];
         let filled = 0;
         while (filled < len) {
           if (pos === buf.length && !(await next())) throw truncated(start, prefix.length + filled, prefix.length + len);
           const n = Math.min(len - filled, buf.length - pos);
-          body.set(buf.subarray(pos, pos + n), filled);
+          parts.push(buf.slice(pos, pos + n));
           filled += n;
           pos += n;
+        }
+        body = new Uint8Array(len);
+        let at = 0;
+        for (const part of parts) {
+          body.set(part, at);
+          at += part.length;
         }
       }
       let value: DynamicMessage;
