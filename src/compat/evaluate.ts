@@ -663,8 +663,8 @@ const enumCache = new WeakMap<DescEnum, readonly EnumNumber[]>();
 
 const namesCache = new WeakMap<DescEnum, ReadonlyMap<string, number>>();
 
-/** An enum's value numbers by name. */
-function numbersByName(desc: DescEnum): ReadonlyMap<string, number> {
+/** An enum's value numbers by name (cached per enum; the JSON walk reads it too). */
+export function numbersByName(desc: DescEnum): ReadonlyMap<string, number> {
   let out = namesCache.get(desc);
   if (out === undefined) {
     out = new Map(desc.values.map((v) => [v.name, v.number]));

@@ -7,7 +7,7 @@
 import { ScalarType, type DescEnum, type DescEnumValue, type DescField, type DescMessage } from "@bufbuild/protobuf";
 import { JsonPath as PathNode } from "../json/info.js";
 import type { Settings } from "../settings.js";
-import { jsNumberAdded, type EvaluationResult, type Finding } from "./evaluate.js";
+import { jsNumberAdded, numbersByName, type EvaluationResult, type Finding } from "./evaluate.js";
 import {
   jsonEnumValueAdded,
   jsonEnumValueRemoved,
@@ -388,7 +388,7 @@ function evaluateJson(saved: DescMessage, current: DescMessage, savedSettings: S
     if (seen === undefined) visitedEnums.set(s, (seen = new Set()));
     if (seen.has(c)) return;
     seen.add(c);
-    const currentNames = new Map(c.values.map((v) => [v.name, v.number]));
+    const currentNames = numbersByName(c);
     const savedNames = new Set(s.values.map((v) => v.name));
     const savedReserved = new Set(s.proto.reservedName);
     const currentReserved = new Set(c.proto.reservedName);

@@ -1,6 +1,7 @@
 // Streams of frames (framing v1) for serializer.decodeStream / encodeStream. Runtime-neutral: a
 // Node Readable is read as the async iterable it is, a WHATWG ReadableStream through its reader,
 // so no Node module is imported and the default entry stays loadable everywhere.
+import { CUT, OVERFLOW, readFramePrefix, TOO_LONG, type FramePrefix } from "../codec/frame-reader.js";
 import { CodecError } from "../errors.js";
 import type { DynamicInit, DynamicMessage } from "../message/dynamic-message.js";
 import type { ProtobufSerializer } from "../serializer.js";
@@ -160,28 +161,18 @@ export async function* decodeFrames(ser: ProtobufSerializer, source: StreamSourc
       let end = pos;
       let pending: CodecError | undefined;
       for (;;) {
-        let p = end;
-        let len = 0;
-        let complete = false;
-        for (let shift = 0; p < buf.length; shift += 7) {
-          const b = buf[p++]!;
-          if (shift === 63 && b > 1) {
-            pending = badPrefix(base + end, b >= 0x80);
-            break;
-          }
-          len += (b & 0x7f) * 2 ** shift;
-          if (b < 0x80) {
-            complete = true;
-            break;
-          }
-        }
-        if (!complete || pending !== undefined) break;
-        if (len > max) {
-          pending = tooLarge(base + end, len);
+        const prefix = readFramePrefix(buf, end);
+        if (prefix === CUT) break;
+        if (prefix === TOO_LONG || prefix === OVERFLOW) {
+          pending = badPrefix(base + end, prefix === TOO_LONG);
           break;
         }
-        if (p + len > buf.length) break;
-        end = p + len;
+        if (prefix.size > max) {
+          pending = tooLarge(base + end, prefix.size);
+          break;
+        }
+        if (prefix.bodyAt + prefix.size > buf.length) break;
+        end = prefix.bodyAt + prefix.size;
       }
       if (end > pos) {
         let values: DynamicMessage[];
@@ -257,20 +248,15 @@ export async function* decodeFrames(ser: ProtobufSerializer, source: StreamSourc
  */
 function valuesBefore(ser: ProtobufSerializer, buf: Uint8Array, from: number, to: number): DynamicMessage[] {
   const out: DynamicMessage[] = [];
-  let p = from;
-  while (p < to) {
-    let len = 0;
-    for (let shift = 0; ; shift += 7) {
-      const b = buf[p++]!;
-      len += (b & 0x7f) * 2 ** shift;
-      if (b < 0x80) break;
-    }
+  for (let p = from; p < to; ) {
+    // Complete frames: every prefix here was read by the caller's scan.
+    const { bodyAt, size } = readFramePrefix(buf, p) as FramePrefix;
     try {
-      out.push(ser.fromBinary(buf.subarray(p, p + len)));
+      out.push(ser.fromBinary(buf.subarray(bodyAt, bodyAt + size)));
     } catch {
       break;
     }
-    p += len;
+    p = bodyAt + size;
   }
   return out;
 }
