@@ -1,3 +1,5 @@
+import { quoted, shortName } from "./descriptor/names.js";
+
 /** The four settings of a type (docs/design.md §5). They are part of type identity. */
 export interface Settings {
   /** Largest message payload written or read, in bytes. Defaults to 67,108,864 (64 MiB). */
@@ -38,8 +40,8 @@ function checkInt(name: string, value: unknown, min: number, max: number): numbe
 }
 
 function describe(value: unknown): string {
-  if (typeof value === "string") return JSON.stringify(value);
-  if (typeof value === "bigint") return `${value}n`;
+  if (typeof value === "string") return quoted(value);
+  if (typeof value === "bigint") return `${shortName(String(value))}n`;
   return String(value);
 }
 

@@ -6,6 +6,7 @@ import { decode, encode, DataError, type DataOptions } from "./data-commands.js"
 import { InputError } from "./inputs.js";
 import type { Output } from "./output.js";
 import { check, inspect } from "./schema-commands.js";
+import { quoted } from "../descriptor/names.js";
 
 const USAGE = `usage: protokeel <command> [options]
 
@@ -99,7 +100,7 @@ export async function main(argv: string[], out: Output): Promise<number> {
         return await (command === "decode" ? decode(file, o, out) : encode(file, o, out));
       }
       default:
-        throw new InputError(`unknown command ${JSON.stringify(command)}; commands: check, inspect, decode, encode (see protokeel --help)`);
+        throw new InputError(`unknown command ${quoted(command)}; commands: check, inspect, decode, encode (see protokeel --help)`);
     }
   } catch (e) {
     if (e instanceof InputError || isUsage(e)) {

@@ -32,6 +32,7 @@ import { mapKeys } from "./map-order.js";
 import { childPlan, planOf, type FieldPlan, type WritePlan } from "./plan.js";
 import { fieldSize, scalarSize } from "./sizes.js";
 import { varint32Size } from "./wire.js";
+import { keySegment } from "../descriptor/names.js";
 
 export type { AcceptFinding, Acceptor, PayloadRuleCheck } from "./acceptance.js";
 export { ACCEPT_CACHE_SIZE } from "./acceptance.js";
@@ -89,12 +90,6 @@ class Frame {
   impure = false;
 }
 
-function renderKey(k: unknown): string {
-  if (k === undefined) return "";
-  if (typeof k === "string") return `[${JSON.stringify(k)}]`;
-  return `[${String(k)}]`;
-}
-
 /** The levels a value under field `p` is below its parent: a map entry is one of its own. */
 function levels(p: FieldPlan): number {
   return p.kind === K_MAP ? 2 : 1;
@@ -149,7 +144,7 @@ class Writer extends FieldWriter implements Failer {
     let path = this.c.root.typeName;
     for (let i = 0; i < this.sp; i++) {
       const f = this.frames[i]!;
-      if (f.via !== undefined) path += `.${f.via.fi.name}(${f.via.number})${renderKey(f.key)}`;
+      if (f.via !== undefined) path += `.${f.via.fi.name}(${f.via.number})${keySegment(f.key)}`;
     }
     if (extra !== undefined) path += `.${extra.fi.name}(${extra.number})`;
     throw new CodecError(code, `cannot write ${this.c.root.typeName}: ${what.replace("{path}", path)}`, { path });

@@ -38,6 +38,7 @@ import {
   maxMessageBytesLowered,
   presenceExplicitToImplicit,
 } from "./messages.js";
+import { quoted } from "../descriptor/names.js";
 
 /** Which representation saved data crosses: the evaluator's question for binary, JSON, or both. */
 export type EvaluationBoundary = "binary" | "json" | "binary+json";
@@ -67,7 +68,7 @@ const BOUNDARIES: readonly string[] = ["binary", "json", "binary+json"];
 export function checkBoundary(b: unknown): EvaluationBoundary {
   if (b === undefined) return "binary";
   if (typeof b !== "string" || !BOUNDARIES.includes(b)) {
-    throw new TypeError(`evaluateSchemaChange: option boundary must be "binary", "json" or "binary+json", got ${typeof b === "string" ? JSON.stringify(b) : String(b)}`);
+    throw new TypeError(`evaluateSchemaChange: option boundary must be "binary", "json" or "binary+json", got ${typeof b === "string" ? quoted(b) : String(b)}`);
   }
   return b as EvaluationBoundary;
 }

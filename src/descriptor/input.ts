@@ -7,6 +7,7 @@ import { FileDescriptorSetSchema, type FileDescriptorProto, type FileDescriptorS
 import { invalid } from "./invalid.js";
 import { isProtobufjsType, lowerProtobufjsType, protobufjsClassName } from "./protobufjs.js";
 import { reason } from "./rebuild.js";
+import { shortName } from "./names.js";
 
 /** The output of `protoc --include_imports --descriptor_set_out` or `buf build`, and a message in it. */
 export interface FileDescriptorSetInput {
@@ -86,16 +87,17 @@ function describe(x: unknown): string {
   if (x === null) return "null";
   if (x === undefined) return "undefined";
   const pbjs = protobufjsClassName(x);
-  if (pbjs !== undefined) return `(protobufjs ${pbjs} ${String((x as { fullName?: unknown }).fullName ?? "")})`.replace(" )", ")");
+  if (pbjs !== undefined) return `(protobufjs ${pbjs} ${shortName(String((x as { fullName?: unknown }).fullName ?? ""))})`.replace(" )", ")");
   if (hasBrand(x, TYPE_BRAND)) return "(ProtobufType)";
   if (typeof x === "object") {
     const kind = (x as { kind?: unknown }).kind;
     if (typeof kind === "string") {
-      return `(descriptor of kind ${kind}${typeof (x as { typeName?: unknown }).typeName === "string" ? ` ${(x as { typeName: string }).typeName}` : ""})`;
+      return `(descriptor of kind ${shortName(kind)}${typeof (x as { typeName?: unknown }).typeName === "string" ? ` ${shortName((x as { typeName: string }).typeName)}` : ""})`;
     }
-    return `(${(x as object).constructor?.name ?? "object"})`;
+    const name = (x as object).constructor?.name;
+    return `(${typeof name === "string" && name !== "" ? shortName(name) : "object"})`;
   }
-  if (typeof x === "function") return `(function ${x.name || "anonymous"})`;
+  if (typeof x === "function") return `(function ${shortName(x.name) || "anonymous"})`;
   return `(${typeof x})`;
 }
 

@@ -49,7 +49,32 @@ export function utf8Length(s: string): number {
   return ascii ? s.length : encoder.encode(s).length;
 }
 
+/** Names and input text up to this length appear in error messages whole; longer ones are cut. */
+const SHORT_MAX = 200;
+const SHORT_HEAD = 120;
+
+/** Where to cut `s` for a short form: never between the halves of a surrogate pair. */
+function headEnd(s: string): number {
+  const c = s.charCodeAt(SHORT_HEAD - 1);
+  return c >= 0xd800 && c <= 0xdbff ? SHORT_HEAD - 1 : SHORT_HEAD;
+}
+
 /** A short form of a possibly huge name for error messages (a 70 KB name must not flood logs). */
 export function shortName(name: string): string {
-  return name.length <= 200 ? name : `${name.slice(0, 120)}…(${name.length} chars)`;
+  return name.length <= SHORT_MAX ? name : `${name.slice(0, headEnd(name))}…(${name.length} chars)`;
+}
+
+/**
+ * Input text quoted for an error message: `"labels"`, or for a huge one its quoted head and its
+ * length, `"aaaa…"…(1000000 chars)`. Keys, property names, type URLs and number lexemes come from
+ * the input, and an error that repeats a 1 MB key twice is a 2 MB log line.
+ */
+export function quoted(s: string): string {
+  return s.length <= SHORT_MAX ? JSON.stringify(s) : `${JSON.stringify(s.slice(0, headEnd(s)))}…(${s.length} chars)`;
+}
+
+/** The path segment of a list index or map key: `[0]`, `["k"]`, `[true]`; "" for none. */
+export function keySegment(key: unknown): string {
+  if (key === undefined) return "";
+  return typeof key === "string" ? `[${quoted(key)}]` : `[${String(key)}]`;
 }

@@ -9,7 +9,7 @@ import {
 } from "@bufbuild/protobuf/wkt";
 import { collectClosure, type Closure, type Decl } from "./closure.js";
 import { invalid } from "./invalid.js";
-import { protocJsonName, utf8Length } from "./names.js";
+import { protocJsonName, quoted, utf8Length } from "./names.js";
 
 /** Largest field number: the tag is the number shifted left by 3 in an unsigned 32-bit varint. */
 export const MAX_FIELD_NUMBER = 536_870_911;
@@ -127,7 +127,7 @@ function checkMessage(root: string, m: DescMessage): void {
       throw invalid(
         root,
         RuleCode.EXPLICIT_DEFAULT,
-        `field ${name} declares default ${JSON.stringify(fp.defaultValue)}; proto3 fields have no explicit defaults, remove the default option`,
+        `field ${name} declares default ${quoted(fp.defaultValue)}; proto3 fields have no explicit defaults, remove the default option`,
       );
     }
     const n = f.number;

@@ -15,6 +15,7 @@ import { coerceValueField, describeValue, listForWrite, mapInput } from "../mess
 import { DynamicMessage } from "../message/dynamic-message.js";
 import { K_LIST, K_MAP, K_MESSAGE, messageInfo, type FieldInfo } from "../message/field-info.js";
 import type { UnknownField } from "../message/unknown-fields.js";
+import { keySegment } from "../descriptor/names.js";
 
 /** How a message-valued field is held by protobuf-es. */
 const M_PLAIN = 0;
@@ -106,10 +107,6 @@ class Trail {
 function writeError(t: Trail, code: string, what: string): CodecError {
   const path = t.toString();
   return new CodecError(code, `cannot write ${t.root}: ${what.replace("{path}", path)}`, { path });
-}
-
-function keySeg(k: string): string {
-  return `[${JSON.stringify(k)}]`;
 }
 
 function varintBytes(v: number): number[] {
@@ -250,7 +247,7 @@ export function fromGenerated(obj: unknown, plan: GenPlan, t: Trail, maxDepth: n
       if (task.j < task.items.length) {
         const j = task.j++;
         const key = task.keys === undefined ? undefined : task.keys[j];
-        t.parts.push(key === undefined ? `[${j}]` : keySeg(String(key)));
+        t.parts.push(key === undefined ? `[${j}]` : keySegment(String(key)));
         const depth = task.depth + (key === undefined ? 1 : 2);
         const e = element(t, fp, task.items[j], depth, maxDepth);
         if (e instanceof DynamicMessage) {

@@ -41,6 +41,7 @@ import {
   parseTimestamp,
   snake,
 } from "./wkt.js";
+import { quoted, shortName } from "../descriptor/names.js";
 
 export interface FromJsonContext {
   readonly rootName: string;
@@ -84,7 +85,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
 }
 
 function describeJson(v: unknown): string {
-  if (v instanceof JsonBigInteger) return `number ${v.text}`;
+  if (v instanceof JsonBigInteger) return `number ${shortName(v.text)}`;
   if (isObject(v)) return "an object";
   return describeValue(v);
 }
@@ -330,7 +331,7 @@ export function messageFromJson(root: DescMessage, json: unknown, ctx: FromJsonC
         for (const k of keys) {
           const key = mapKey(fi, k, path);
           const at = new JsonPath(node.path, fi, key);
-          if (map.has(key)) fail("JSON_DUPLICATE_KEY", at, `{path}: map key ${JSON.stringify(k)} repeats a key of the same value`, "give each map key once");
+          if (map.has(key)) fail("JSON_DUPLICATE_KEY", at, `{path}: map key ${quoted(k)} repeats a key of the same value`, "give each map key once");
           const e = v[k];
           if (e === null && !nullable(fi)) return invalid(at, "a value (map values cannot be null)", e);
           if (fi.elemKind === K_MESSAGE) child(fi.field.message!, e, node.depth + 2, at, map, key);
@@ -395,7 +396,7 @@ export function messageFromJson(root: DescMessage, json: unknown, ctx: FromJsonC
     fail(
       "JSON_UNKNOWN_FIELD",
       node.path,
-      `{path} has property ${JSON.stringify(key)}, which names no field of ${node.desc.typeName}${reserved}`,
+      `{path} has property ${quoted(key)}, which names no field of ${node.desc.typeName}${reserved}`,
       `read with the schema that declares it, or pass ignoreUnknownFields: true to ${ctx.api} to skip unknown properties (data loss: they are not kept or forwarded)`,
     );
   };
@@ -434,8 +435,8 @@ export function messageFromJson(root: DescMessage, json: unknown, ctx: FromJsonC
       fail(
         "JSON_ANY_TYPE_UNKNOWN",
         node.path,
-        `{path} is a google.protobuf.Any of type ${JSON.stringify(url)}, which ${ctx.resolve === undefined ? "cannot be resolved without a registry" : "the registry does not hold"}`,
-        `pass a registry that holds ${typeName} in the options of ${ctx.api}`,
+        `{path} is a google.protobuf.Any of type ${quoted(url)}, which ${ctx.resolve === undefined ? "cannot be resolved without a registry" : "the registry does not hold"}`,
+        `pass a registry that holds ${shortName(typeName)} in the options of ${ctx.api}`,
       );
     }
     const info = messageInfo(node.desc);

@@ -4,6 +4,7 @@ import type { DescEnum, DescMessage } from "@bufbuild/protobuf";
 import { messageInfo, type FieldInfo, type MessageInfo } from "../message/field-info.js";
 import { positionsOf } from "../message/values.js";
 import { wktKind } from "./wkt.js";
+import { keySegment } from "../descriptor/names.js";
 
 export interface JsonInfo {
   readonly info: MessageInfo;
@@ -63,6 +64,5 @@ export class JsonPath {
 
 /** The segment of a field, with an element index or map key: `.items(2)[0]`, `.labels(4)["k"]`. */
 export function fieldSegment(fi: FieldInfo, key?: unknown): string {
-  const k = key === undefined ? "" : typeof key === "string" ? `[${JSON.stringify(key)}]` : `[${String(key)}]`;
-  return `.${fi.name}(${fi.number})${k}`;
+  return `.${fi.name}(${fi.number})${keySegment(key)}`;
 }

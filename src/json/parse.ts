@@ -4,6 +4,8 @@
 // bound, and keeps the exact digits of integers beyond 2^53 (JSON.parse rounds them), so that an
 // unquoted 64-bit integer reads exactly.
 
+import { quoted } from "../descriptor/names.js";
+
 /** An integer literal beyond Number.MAX_SAFE_INTEGER: its exact digits and the rounded number. */
 export class JsonBigInteger {
   constructor(
@@ -169,7 +171,7 @@ export function parseJsonText(text: string, maxNesting: number): unknown {
     const k = string();
     const top = stack[stack.length - 1]!.value as Record<string, unknown>;
     if (Object.hasOwn(top, k)) {
-      throw new JsonSyntaxError(`the key ${JSON.stringify(k)} appears twice in one object at character ${at} (JSON.parse would keep only the last)`, at);
+      throw new JsonSyntaxError(`the key ${quoted(k)} appears twice in one object at character ${at} (JSON.parse would keep only the last)`, at);
     }
     ws();
     if (text.charCodeAt(i) !== 58) fail("expected : after an object key");

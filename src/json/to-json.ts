@@ -26,6 +26,7 @@ import {
   snake,
   timestampText,
 } from "./wkt.js";
+import { quoted, shortName } from "../descriptor/names.js";
 
 type JsonObject = { [key: string]: JsonValue };
 
@@ -149,7 +150,7 @@ export function messageToJson(root: DynamicMessage, ctx: ToJsonContext): JsonVal
         for (const p of paths) {
           const c = lowerCamel(p);
           if (snake(c) !== p) {
-            fail("JSON_NOT_REPRESENTABLE", path, `{path} is a google.protobuf.FieldMask with path ${JSON.stringify(p)}, whose lowerCamelCase form does not read back as the same path; use lower_snake_case field names`);
+            fail("JSON_NOT_REPRESENTABLE", path, `{path} is a google.protobuf.FieldMask with path ${quoted(p)}, whose lowerCamelCase form does not read back as the same path; use lower_snake_case field names`);
           }
           camel.push(c);
         }
@@ -209,7 +210,7 @@ export function messageToJson(root: DynamicMessage, ctx: ToJsonContext): JsonVal
       return fail(
         "JSON_ANY_TYPE_UNKNOWN",
         path,
-        `{path} is a google.protobuf.Any of type ${JSON.stringify(url)}, which ${ctx.resolve === undefined ? "cannot be resolved without a registry" : "the registry does not hold"}; pass a registry that holds ${typeName || "the type"} in the options of ${ctx.api}`,
+        `{path} is a google.protobuf.Any of type ${quoted(url)}, which ${ctx.resolve === undefined ? "cannot be resolved without a registry" : "the registry does not hold"}; pass a registry that holds ${shortName(typeName) || "the type"} in the options of ${ctx.api}`,
       );
     }
     const inner = ctx.unpack(desc, bytes ?? new Uint8Array(0), path.toString());

@@ -4,6 +4,7 @@
 import { MESSAGE_BRAND, TYPE_BRAND, hasBrand } from "../brand.js";
 import { ScalarType, type DescEnum } from "@bufbuild/protobuf";
 import { K_ENUM, K_LIST, K_MAP, K_SCALAR, L_BIGINT, L_NUMBER, L_STRING, is64, type FieldInfo } from "./field-info.js";
+import { keySegment, shortName } from "../descriptor/names.js";
 
 export const INT32_MIN = -2147483648;
 export const INT32_MAX = 2147483647;
@@ -24,7 +25,7 @@ export function describeValue(v: unknown): string {
     case "number":
       return `number ${Object.is(v, -0) ? "-0" : String(v)}`;
     case "bigint":
-      return `bigint ${v}n`;
+      return `bigint ${shortName(String(v))}n`;
     case "boolean":
       return `boolean ${v}`;
     case "undefined":
@@ -40,7 +41,7 @@ export function describeValue(v: unknown): string {
       if (hasBrand(v, MESSAGE_BRAND)) return "a DynamicMessage";
       if (hasBrand(v, TYPE_BRAND)) return "a ProtobufType";
       const name = (v as object).constructor?.name;
-      return name && name !== "Object" ? `an object ${name}` : "an object";
+      return typeof name === "string" && name !== "" && name !== "Object" ? `an object ${shortName(name)}` : "an object";
     }
   }
 }
@@ -62,7 +63,7 @@ export function isWellFormed(s: string): boolean {
 
 /** "field acme.Order.items(2)[3]": where and key joined. */
 export function at(where: string, key?: unknown): string {
-  return key === undefined ? where : `${where}[${String(key)}]`;
+  return where + keySegment(key);
 }
 
 function typeError(where: string, expects: string, v: unknown, key?: unknown): TypeError {

@@ -8,6 +8,7 @@ import { DynamicMessage, isDynamicMessage } from "./dynamic-message.js";
 import { K_LIST, K_MAP, K_MESSAGE, messageInfo, type FieldInfo, type MessageInfo } from "./field-info.js";
 import { EMPTY_UNKNOWN } from "./unknown-fields.js";
 import { newValues } from "./values.js";
+import { keySegment, quoted } from "../descriptor/names.js";
 
 /** The FieldInfo of a proto field name, or a TypeError that says which name to use. */
 export function fieldByName(info: MessageInfo, name: unknown): FieldInfo {
@@ -18,9 +19,9 @@ export function fieldByName(info: MessageInfo, name: unknown): FieldInfo {
   if (fi !== undefined) return fi;
   const alt = info.fields.find((f) => f.field.localName === name || f.field.jsonName === name);
   if (alt !== undefined) {
-    throw new TypeError(`${info.desc.typeName} has no field "${name}"; use the proto field name "${alt.name}"`);
+    throw new TypeError(`${info.desc.typeName} has no field ${quoted(name)}; use the proto field name "${alt.name}"`);
   }
-  throw new TypeError(`${info.desc.typeName} has no field "${name}"; use a field name as declared in the .proto file`);
+  throw new TypeError(`${info.desc.typeName} has no field ${quoted(name)}; use a field name as declared in the .proto file`);
 }
 
 /** One init object being converted. */
@@ -57,8 +58,7 @@ function pathOf(t: Task): string {
   const parts: string[] = [];
   for (let c: Task = t; c.parent !== undefined; c = c.parent) {
     const fi = c.parent.fi!;
-    const key = c.key === undefined ? "" : `[${typeof c.key === "string" ? JSON.stringify(c.key) : String(c.key)}]`;
-    parts.push(`.${fi.name}(${fi.number})${key}`);
+    parts.push(`.${fi.name}(${fi.number})${keySegment(c.key)}`);
   }
   let root = t;
   while (root.parent !== undefined) root = root.parent;
@@ -193,7 +193,7 @@ function elements(t: Task): Task | undefined {
       else (t.stored as Map<unknown, unknown>).set(key, v);
       continue;
     }
-    if (!isPlainObject(v)) throw messageExpected(`field ${fi.label}[${String(key)}]`, fi, v);
+    if (!isPlainObject(v)) throw messageExpected(`field ${fi.label}${keySegment(key)}`, fi, v);
     return task(fi.field.message!, v, t, key);
   }
   const stored = t.stored!;
@@ -218,7 +218,7 @@ export function storedField(fi: FieldInfo, v: unknown): unknown {
     return input.map((e, i) => storedMessage(`field ${fi.label}[${i}]`, fi, e));
   }
   const out = new Map<unknown, unknown>();
-  for (const [k, e] of mapInput(fi, v)) out.set(k, storedMessage(`field ${fi.label}[${String(k)}]`, fi, e));
+  for (const [k, e] of mapInput(fi, v)) out.set(k, storedMessage(`field ${fi.label}${keySegment(k)}`, fi, e));
   return out.size === 0 ? undefined : out;
 }
 

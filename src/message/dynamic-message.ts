@@ -48,6 +48,7 @@ import {
 } from "./unknown-fields.js";
 import { copyValues, newValues, NONE_SET, setSlots, WIDE } from "./values.js";
 import type { ScalarType } from "@bufbuild/protobuf";
+import { keySegment } from "../descriptor/names.js";
 
 /** Values accepted by `create`, builder `set` and friends: see DynamicMessage.create. */
 export type DynamicInit = Readonly<Record<string, unknown>>;
@@ -475,7 +476,7 @@ export class DynamicMessageBuilder {
     const fi = fieldByName(this.info, name);
     if (fi.kind !== K_MAP) throw new TypeError(`field ${fi.label} is not a map; use set("${fi.name}", value)`);
     const k = coerceMapKey(`map key of field ${fi.label}`, fi.mapKey as ScalarType, key);
-    const where = `field ${fi.label}[${String(k)}]`;
+    const where = `field ${fi.label}${keySegment(k)}`;
     const v = fi.elemKind === K_MESSAGE ? storedMessage(where, fi, value) : coerceElement(where, fi, value);
     const cur = this.values[fi.index] as Map<unknown, unknown> | undefined;
     const m = cur === undefined ? new Map() : this.owned.has(fi.index) ? cur : new Map(cur);

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve, sep } from "node:path";
 import { findBuf } from "../node/find-buf.js";
 import type { SchemaCompiler } from "./resolve.js";
+import { quoted } from "../descriptor/names.js";
 
 function run(argv: string[]): Promise<void> {
   return new Promise((done, fail) => {
@@ -32,7 +33,7 @@ export function bufCompiler(): SchemaCompiler {
       for (const [name, text] of Object.entries(files)) {
         const path = resolve(src, name);
         // An import path from the registry must stay inside the folder.
-        if (!path.startsWith(src + sep)) throw new Error(`bufCompiler: import path ${JSON.stringify(name)} leaves the source folder`);
+        if (!path.startsWith(src + sep)) throw new Error(`bufCompiler: import path ${quoted(name)} leaves the source folder`);
         await mkdir(dirname(path), { recursive: true });
         await writeFile(path, text);
       }

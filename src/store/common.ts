@@ -4,6 +4,7 @@ import type { DynamicMessage } from "../message/dynamic-message.js";
 import type { ProtobufSerializer } from "../serializer.js";
 import type { SerializerSnapshot } from "../snapshot/types.js";
 import type { ProtobufType } from "../type.js";
+import { quoted, shortName } from "../descriptor/names.js";
 
 /** A key of a state (and a map state's user key): a string or bytes. */
 export type StateKey = string | Uint8Array;
@@ -62,8 +63,8 @@ export function kindOfCode(code: number): StateKind | undefined {
 
 export function checkName(name: string): void {
   if (typeof name !== "string" || name.length === 0 || name.length > 200) {
-    throw new StateStoreError("STATE_NAME_INVALID", `state name ${JSON.stringify(name)} is invalid: use a non-empty string of at most 200 characters`, {
-      state: String(name),
+    throw new StateStoreError("STATE_NAME_INVALID", `state name ${quoted(name)} is invalid: use a non-empty string of at most 200 characters`, {
+      state: shortName(String(name)),
     });
   }
 }

@@ -28,6 +28,7 @@ import {
   type ValueState,
 } from "./common.js";
 import { bytesEqual } from "../bytes.js";
+import { quoted, shortName } from "../descriptor/names.js";
 
 /** The part of lmdb's `RootDatabase` the store uses (lmdb 3.x). */
 interface LmdbDatabase {
@@ -162,7 +163,7 @@ export class LmdbStore<S extends StateSpecs = StateSpecs> {
   state<N extends keyof S & string>(name: N): StateOf<S[N]> {
     const slot = this.#slots.get(name);
     if (slot === undefined) {
-      throw new StateStoreError("STATE_NOT_DECLARED", `state "${name}" is not declared: pass it in the states of LmdbStore.open`, { state: name });
+      throw new StateStoreError("STATE_NOT_DECLARED", `state ${quoted(String(name))} is not declared: pass it in the states of LmdbStore.open`, { state: shortName(String(name)) });
     }
     return this.#view(slot) as StateOf<S[N]>;
   }

@@ -23,6 +23,7 @@ import {
   type StateSpecs,
   type ValueState,
 } from "./common.js";
+import { quoted, shortName } from "../descriptor/names.js";
 
 let checkpointCount = 0;
 
@@ -129,7 +130,7 @@ export class MemoryStore<S extends StateSpecs = StateSpecs> {
     const spec = this.#specs[name];
     const slot = this.#slots.get(name);
     if (spec === undefined || slot === undefined) {
-      throw new StateStoreError("STATE_NOT_DECLARED", `state "${name}" is not declared: pass it in the states of MemoryStore.create/restore`, { state: name });
+      throw new StateStoreError("STATE_NOT_DECLARED", `state ${quoted(String(name))} is not declared: pass it in the states of MemoryStore.create/restore`, { state: shortName(String(name)) });
     }
     return view(slot) as StateOf<S[N]>;
   }
