@@ -189,7 +189,10 @@ export class ProtobufSerializer {
     return toJsonOf(this, value, options);
   }
 
-  /** `toJson` as JSON text, without JSON.stringify's nesting limit; `prettySpaces` indents. */
+  /**
+   * `toJson` as JSON text, without JSON.stringify's nesting limit; `prettySpaces` indents. Text
+   * longer than V8's longest string (536,870,888 characters) is `CodecError` `JSON_TEXT_TOO_LONG`.
+   */
   toJsonString(value: DynamicMessage | DynamicInit, options?: JsonWriteStringOptions): string {
     return toJsonStringOf(this, value, options);
   }

@@ -8,7 +8,7 @@ import { ProtobufType } from "../type.js";
 import { messageFromJson } from "./from-json.js";
 import { flag, typeResolver, type JsonReadOptions, type JsonValue, type JsonWriteOptions, type JsonWriteStringOptions } from "./options.js";
 import { JsonSyntaxError, JsonTooDeep, parseJsonText } from "./parse.js";
-import { stringifyJson } from "./stringify.js";
+import { MAX_JSON_TEXT, stringifyJson } from "./stringify.js";
 import { FOREIGN_VALUE, messageToJson, type JsonStats, type ToJsonContext } from "./to-json.js";
 
 // Serializers of Any content types, per descriptor instance and limits (the outer serializer's).
@@ -87,6 +87,7 @@ export function toJsonOf(
 ): JsonValue {
   const ctx = { ...writeContext(ser, options, api), stats };
   const bytes = ser.toBinary(value);
+  if (stats !== undefined) stats.bytes = bytes.length;
   const msg = isDynamicMessage(value) ? value : ser.fromBinary(bytes);
   try {
     return messageToJson(msg, ctx);
@@ -101,16 +102,48 @@ export function toJsonStringOf(ser: ProtobufSerializer, value: DynamicMessage | 
   if (typeof spaces !== "number" || !Number.isInteger(spaces) || spaces < 0 || spaces > 10) {
     throw new RangeError(`serializer.toJsonString: option prettySpaces must be an integer in 0..10, got ${String(spaces)}`);
   }
-  const stats: JsonStats = { depth: 0, negativeZero: false };
+  const stats: JsonStats = { depth: 0, negativeZero: false, bytes: 0 };
   const json = toJsonOf(ser, value, options, "serializer.toJsonString", stats);
   // JSON.stringify is faster, but recurses (RangeError some thousands of levels down) and writes
   // -0 as 0: it writes what is shallow and has no -0, the explicit-stack writer the rest. A
   // message level is at most two JSON levels (a list, then its element).
-  if (stats.depth <= STRINGIFY_SAFE_DEPTH && !stats.negativeZero) return JSON.stringify(json, null, spaces);
-  return stringifyJson(json, spaces);
+  if (stats.depth <= STRINGIFY_SAFE_DEPTH && !stats.negativeZero && indentEstimate(stats, spaces) <= MAX_JSON_TEXT) {
+    try {
+      return JSON.stringify(json, null, spaces);
+    } catch (e) {
+      // Past the longest string V8 holds, JSON.stringify throws a bare RangeError: the writer
+      // below counts and says which limit it met.
+      if (!(e instanceof RangeError)) throw e;
+    }
+  }
+  let text: string | undefined;
+  try {
+    text = stringifyJson(json, spaces);
+  } catch (e) {
+    // One string whose escaped form alone is past the runtime's limit.
+    if (!(e instanceof RangeError)) throw e;
+  }
+  if (text !== undefined) return text;
+  throw new CodecError(
+    "JSON_TEXT_TOO_LONG",
+    `${head(ser, true)}: its JSON text${spaces > 0 ? ` indented by ${spaces}` : ""} is longer than ${MAX_JSON_TEXT.toLocaleString("en-US")} characters, the longest string JavaScript runtimes hold (V8's limit); write it as binary, use toJson for the value${spaces > 0 ? ", or indent less (each line repeats its depth times prettySpaces)" : ""}`,
+    { path: ser.type.fullName },
+  );
 }
 
 const STRINGIFY_SAFE_DEPTH = 400;
+
+/**
+ * About how many characters indentation adds: a line per value or closing bracket, each at least
+ * about a byte of binary (a packed bool, half an empty message), at up to two JSON levels per
+ * message level. JSON.stringify builds text up to V8's limit before it throws (300 KB of packed ints
+ * 150 levels deep at prettySpaces 10: 4.4 s and 970 MB, measured), while stringifyJson counts
+ * and stops (45 ms, 8 MB): text this estimate puts past the limit goes to stringifyJson. An
+ * estimate only (emitDefaultValues adds lines no byte stands for): either writer is correct.
+ */
+function indentEstimate(stats: JsonStats, spaces: number): number {
+  return (stats.bytes + 2) * 2 * stats.depth * spaces;
+}
 
 function readOptions(options: JsonReadOptions | undefined, api: string): { ignoreUnknown: boolean; resolve: ((n: string) => DescMessage | undefined) | undefined } {
   if (options !== undefined && (options === null || typeof options !== "object")) throw new TypeError(`${api}: options must be an object`);

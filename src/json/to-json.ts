@@ -55,6 +55,8 @@ export interface ToJsonContext {
 export interface JsonStats {
   depth: number;
   negativeZero: boolean;
+  /** The value's binary size (set by toJsonOf): what bounds its number of JSON lines. */
+  bytes: number;
 }
 
 /**
