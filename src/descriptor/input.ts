@@ -8,6 +8,7 @@ import { invalid } from "./invalid.js";
 import { isProtobufjsType, lowerProtobufjsType, protobufjsClassName } from "./protobufjs.js";
 import { reason } from "./rebuild.js";
 import { shortName } from "./names.js";
+import { scanDescriptorSet } from "./set-scan.js";
 
 /** The output of `protoc --include_imports --descriptor_set_out` or `buf build`, and a message in it. */
 export interface FileDescriptorSetInput {
@@ -32,6 +33,7 @@ export const InputCode = {
   DYNAMIC_MESSAGE_CLASS: "DYNAMIC_MESSAGE_CLASS",
   UNSUPPORTED_INPUT: "UNSUPPORTED_INPUT",
   DESCRIPTOR_SET_INVALID: "DESCRIPTOR_SET_INVALID",
+  DESCRIPTOR_SET_TOO_LARGE: "DESCRIPTOR_SET_TOO_LARGE",
   UNRESOLVED_TYPE: "UNRESOLVED_TYPE",
   MESSAGE_NOT_FOUND: "MESSAGE_NOT_FOUND",
   INPUT_INVALID: "INPUT_INVALID",
@@ -166,9 +168,19 @@ function registryOf(name: string, bytes: Uint8Array): FileRegistry {
 }
 
 function parseSet(name: string, bytes: Uint8Array): FileRegistry {
+  // Counted before it is decoded (the decoder's objects are up to ~190x its bytes), and without
+  // source_code_info, which nothing here reads and which is most of a set built with it.
+  const scan = scanDescriptorSet(bytes, true);
+  if (scan.over !== undefined) {
+    throw invalid(
+      name,
+      InputCode.DESCRIPTOR_SET_TOO_LARGE,
+      `the file descriptor set holds ${scan.over}; pass a set of the files the message needs (buf build --path, or protoc with only its .proto and --include_imports)`,
+    );
+  }
   let set: FileDescriptorSet;
   try {
-    set = fromBinary(FileDescriptorSetSchema, bytes, { readUnknownFields: false });
+    set = fromBinary(FileDescriptorSetSchema, scan.bytes, { readUnknownFields: false });
   } catch (e) {
     throw invalid(
       name,

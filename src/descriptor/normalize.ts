@@ -37,6 +37,7 @@ import { collectClosure, compareNames, isMapEntry, type Closure, type Decl } fro
 import { mapEntryName, protocJsonName } from "./names.js";
 import { groupIntoFiles } from "./file-groups.js";
 import { invalid } from "./invalid.js";
+import { scanDescriptorSet } from "./set-scan.js";
 
 export const NORMALIZATION_VERSION = 1;
 /** The snapshot format's fixed limit on the normalized set (docs/design.md §10.2 item 5). */
@@ -71,6 +72,11 @@ export function normalizeClosure(closure: Closure): Uint8Array {
       NormalizeCode.NORMALIZED_SET_TOO_LARGE,
       `the normalized descriptor set is ${bytes.length} bytes, above ${MAX_NORMALIZED_BYTES} (64 MiB); reduce the types reachable from the root`,
     );
+  }
+  // What a snapshot's reader counts before it decodes a set: a type it would refuse is not made.
+  const { over } = scanDescriptorSet(bytes);
+  if (over !== undefined) {
+    throw invalid(root, NormalizeCode.NORMALIZED_SET_TOO_LARGE, `the normalized descriptor set holds ${over}; reduce the types reachable from the root`);
   }
   return bytes;
 }

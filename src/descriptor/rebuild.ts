@@ -3,6 +3,7 @@
 import { createFileRegistry, fromBinary, type DescMessage } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema, type DescriptorProto, type FileDescriptorSet } from "@bufbuild/protobuf/wkt";
 import { invalid } from "./invalid.js";
+import { scanDescriptorSet } from "./set-scan.js";
 
 export const RebuildCode = {
   REBUILD_FAILED: "REBUILD_FAILED",
@@ -16,6 +17,8 @@ export const RebuildCode = {
  * repeats, or the root is missing or not unique.
  */
 export function rebuildRoot(normalized: Uint8Array, fullName: string): DescMessage {
+  const { over } = scanDescriptorSet(normalized);
+  if (over !== undefined) throw invalid(fullName, RebuildCode.REBUILD_FAILED, `the descriptor set holds ${over}, past what a normalized set may hold`);
   let set: FileDescriptorSet;
   try {
     set = fromBinary(FileDescriptorSetSchema, normalized, { readUnknownFields: false });

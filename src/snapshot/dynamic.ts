@@ -16,6 +16,7 @@ import { normalizedBytesOf, typeFromNormalized, type ProtobufType } from "../typ
 import { SnapshotInput, SnapshotOutput } from "./bytes.js";
 import type { ReadSnapshotOptions, SchemaCompatibility, SchemaCompatibilityFinding, SerializerSnapshot } from "./types.js";
 import { bytesEqual } from "../bytes.js";
+import { scanDescriptorSet } from "../descriptor/set-scan.js";
 
 export const DYNAMIC_SNAPSHOT_CLASS = "protokeel.ProtobufDynamicSerializerSnapshot";
 export const DYNAMIC_SNAPSHOT_VERSION = 1;
@@ -306,6 +307,12 @@ export function readPayloadBody(input: SnapshotInput, generated: boolean): Paylo
     );
   }
 
+  // Counted before it is decoded: the decoder's objects are up to ~190x its bytes (see set-scan),
+  // and a checksum that matches says nothing about who wrote the snapshot.
+  const { over } = scanDescriptorSet(set);
+  if (over !== undefined) {
+    input.fail("SNAPSHOT_SET_TOO_LARGE", setAt, `the descriptor set holds ${over}, past what a normalized set may hold`, CORRUPTED);
+  }
   let decoded: FileDescriptorSet;
   try {
     decoded = fromBinary(FileDescriptorSetSchema, set);
