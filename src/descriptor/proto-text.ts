@@ -188,7 +188,8 @@ export function protoText(set: FileDescriptorSet, options: ProtoTextOptions = {}
   const out: string[] = [];
   set.file.forEach((file, i) => {
     if (i > 0) out.push("");
-    out.push(`// ${file.name}`);
+    // A file name is free text: one with a line break would end the comment and start a line.
+    out.push(`// ${/[\u0000-\u001f\u007f\u2028\u2029]/.test(file.name) ? protoString(file.name) : file.name}`);
     out.push(`syntax = "${file.syntax === "" ? "proto2" : file.syntax}";`);
     if (file.package !== "") out.push(`package ${file.package};`);
     for (const d of file.dependency) out.push(`import ${protoString(d)};`);

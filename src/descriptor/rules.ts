@@ -36,7 +36,11 @@ export const RuleCode = {
   JSON_NAME_CONFLICT: "JSON_NAME_CONFLICT",
   ENUM_FIRST_VALUE_NOT_ZERO: "ENUM_FIRST_VALUE_NOT_ZERO",
   ENUM_ALIAS_NOT_ALLOWED: "ENUM_ALIAS_NOT_ALLOWED",
+  PACKAGE_NAME_INVALID: "PACKAGE_NAME_INVALID",
 } as const;
+
+/** protoc's package grammar: identifiers joined by dots. */
+const PACKAGE_NAME = /^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 
 /**
  * Checks rules 1–6 of docs/design.md §4.2 on every type of the root's closure and throws the first
@@ -62,7 +66,13 @@ export function checkRootName(fullName: string): void {
 /** Checks rules 1–5 on an already collected closure (normalization shares the walk). */
 export function checkClosure(closure: Closure): void {
   const root = closure.root.typeName;
-  for (const top of closure.tops) checkSyntax(root, top);
+  const files = new Set<unknown>();
+  for (const top of closure.tops) {
+    if (files.has(top.file)) continue;
+    files.add(top.file);
+    checkSyntax(root, top);
+    checkPackage(root, top);
+  }
   for (const m of closure.messages) checkMessage(root, m);
   for (const e of closure.enums) checkEnum(root, e);
 }
@@ -85,6 +95,20 @@ function checkSyntax(root: string, top: Decl): void {
     root,
     RuleCode.EDITIONS_NOT_SUPPORTED,
     `${what(top)} is declared in file ${file.proto.name} with ${editionName(file.edition)}; editions are not supported, declare it in a proto3 file (syntax = "proto3")`,
+  );
+}
+
+// @bufbuild/protobuf checks the names of types, fields and enum values, not the package: a
+// package that holds other text ("acme;\nmessage X {}") became part of every type name, and of
+// the .proto text printed from the schema (a registry's schema, `protokeel inspect`), where it
+// declared types the schema does not have.
+function checkPackage(root: string, top: Decl): void {
+  const pkg = top.file.proto.package;
+  if (pkg === "" || PACKAGE_NAME.test(pkg)) return;
+  throw invalid(
+    root,
+    RuleCode.PACKAGE_NAME_INVALID,
+    `file ${quoted(top.file.proto.name)} declares package ${quoted(pkg)}, which is not identifiers joined by dots (letters, digits and _, not starting with a digit); use a package name protoc accepts`,
   );
 }
 
