@@ -22,6 +22,24 @@ export interface HttpRegistryOptions {
   readonly headers?: Readonly<Record<string, string>>;
   /** The fetch to use. Defaults to the global fetch. */
   readonly fetch?: typeof fetch;
+  /**
+   * Longest wait for one request, answer body included, in milliseconds: past it the request is
+   * aborted and fails with `REGISTRY_UNREACHABLE`. Defaults to 30,000.
+   */
+  readonly timeoutMs?: number;
+  /** Largest answer body read, in bytes: a longer one fails with `REGISTRY_RESPONSE_TOO_LARGE`. Defaults to 16 MiB. */
+  readonly maxResponseBytes?: number;
+}
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+
+function positiveInteger(name: string, v: unknown, fallback: number): number {
+  if (v === undefined) return fallback;
+  if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 1) {
+    throw new TypeError(`HttpRegistryClient: ${name} must be a positive integer, got ${typeof v === "number" ? String(v) : typeof v}`);
+  }
+  return v;
 }
 
 const CONTENT_TYPE = "application/vnd.schemaregistry.v1+json";
@@ -32,18 +50,30 @@ function schemaBody(s: SchemaInput): string {
   return JSON.stringify(body);
 }
 
-function references(x: unknown): SchemaReference[] {
-  if (!Array.isArray(x)) return [];
-  return x.map((r: { name?: unknown; subject?: unknown; version?: unknown }) => ({ name: String(r.name), subject: String(r.subject), version: Number(r.version) }));
+/** An answer whose shape is not the REST API's: what it lacks, and the request. */
+function malformed(what: string, why: string): SchemaRegistryError {
+  return new SchemaRegistryError("REGISTRY_RESPONSE_INVALID", `schema registry ${what} answered ${why}; check that the URL is a Confluent-compatible schema registry`, { status: 200 });
 }
 
-function registered(x: Record<string, unknown>, id: number): RegisteredSchema {
+function references(x: unknown, what: string): SchemaReference[] {
+  if (x === undefined || x === null) return [];
+  if (!Array.isArray(x)) throw malformed(what, `references that are not a list`);
+  return x.map((r: unknown, i) => {
+    const o = r as { name?: unknown; subject?: unknown; version?: unknown } | null;
+    if (o === null || typeof o !== "object" || typeof o.name !== "string" || typeof o.subject !== "string" || !Number.isSafeInteger(o.version)) {
+      throw malformed(what, `reference ${i} without a string name and subject and an integer version`);
+    }
+    return { name: o.name, subject: o.subject, version: o.version as number };
+  });
+}
+
+function registered(x: Record<string, unknown>, id: number, what: string): RegisteredSchema {
   // The registry leaves schemaType out for AVRO, its default.
-  return { id, schema: String(x.schema ?? ""), schemaType: typeof x.schemaType === "string" ? x.schemaType : "AVRO", references: references(x.references) };
+  return { id, schema: String(x.schema ?? ""), schemaType: typeof x.schemaType === "string" ? x.schemaType : "AVRO", references: references(x.references, what) };
 }
 
-function subjectVersion(x: Record<string, unknown>): SubjectVersion {
-  return { ...registered(x, Number(x.id)), subject: String(x.subject), version: Number(x.version) };
+function subjectVersion(x: Record<string, unknown>, what: string): SubjectVersion {
+  return { ...registered(x, Number(x.id), what), subject: String(x.subject), version: Number(x.version) };
 }
 
 /** The REST client: `new HttpRegistryClient({ url: "http://localhost:8081" })`. */
@@ -51,6 +81,8 @@ export class HttpRegistryClient implements SchemaRegistryClient {
   readonly #base: string;
   readonly #headers: Record<string, string>;
   readonly #fetch: typeof fetch;
+  readonly #timeoutMs: number;
+  readonly #maxResponseBytes: number;
 
   constructor(options: HttpRegistryOptions) {
     if (typeof options?.url !== "string" || !/^https?:\/\//.test(options.url)) {
@@ -65,21 +97,47 @@ export class HttpRegistryClient implements SchemaRegistryClient {
     const f = options.fetch ?? globalThis.fetch;
     if (typeof f !== "function") throw new TypeError("HttpRegistryClient: this runtime has no global fetch; pass options.fetch");
     this.#fetch = f;
+    this.#timeoutMs = positiveInteger("timeoutMs", options.timeoutMs, DEFAULT_TIMEOUT_MS);
+    this.#maxResponseBytes = positiveInteger("maxResponseBytes", options.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES);
   }
 
   async #call(method: "GET" | "POST", path: string, body?: string): Promise<Record<string, unknown>> {
     const what = `${method} ${path}`;
+    // A registry (or a proxy before it) that accepts a request and never answers must not hold
+    // the caller forever: a deserializer caches a pending lookup per schema id, so one stalled
+    // request stalled every later record of that id. The timer also bounds a fetch that ignores
+    // the abort signal.
+    const abort = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        abort.abort();
+        reject(
+          new SchemaRegistryError("REGISTRY_UNREACHABLE", `schema registry ${what} did not answer within ${this.#timeoutMs} ms; check that the registry is up, or raise timeoutMs`, { status: 0 }),
+        );
+      }, this.#timeoutMs);
+    });
+    try {
+      return await Promise.race([this.#exchange(what, method, path, body, abort.signal), expired]);
+    } finally {
+      clearTimeout(timer);
+      abort.abort();
+    }
+  }
+
+  async #exchange(what: string, method: string, path: string, body: string | undefined, signal: AbortSignal): Promise<Record<string, unknown>> {
     let res: Response;
     try {
       res = await this.#fetch(`${this.#base}${path}`, {
         method,
         headers: body === undefined ? this.#headers : { ...this.#headers, "content-type": CONTENT_TYPE },
         body,
+        signal,
       });
     } catch (e) {
       throw new SchemaRegistryError("REGISTRY_UNREACHABLE", `schema registry ${what} failed: ${(e as Error)?.message ?? String(e)}; check the registry URL and that it is reachable`, { status: 0, cause: e });
     }
-    const text = await res.text();
+    const text = await this.#body(what, res);
     let json: unknown;
     try {
       json = text === "" ? {} : JSON.parse(text);
@@ -98,22 +156,69 @@ export class HttpRegistryClient implements SchemaRegistryClient {
     return json as Record<string, unknown>;
   }
 
+  /**
+   * The answer's text, read up to maxResponseBytes: a registry answer is a schema, and an endless
+   * or huge body (a wrong URL, a hostile server) held ~4x its size in memory before it failed.
+   */
+  async #body(what: string, res: Response): Promise<string> {
+    const max = this.#maxResponseBytes;
+    const tooLarge = (): SchemaRegistryError =>
+      new SchemaRegistryError(
+        "REGISTRY_RESPONSE_TOO_LARGE",
+        `schema registry ${what} answered with a body of more than ${max} bytes (maxResponseBytes); check the registry URL, or raise maxResponseBytes`,
+        { status: res.status },
+      );
+    const stream = res.body;
+    if (Number(res.headers?.get("content-length")) > max) {
+      await stream?.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    if (stream === null || stream === undefined || typeof stream.getReader !== "function") {
+      // A fetch without streams (some polyfills): its text, checked once read.
+      const text = await res.text();
+      if (text.length > max) throw tooLarge();
+      return text;
+    }
+    const reader = stream.getReader();
+    const chunks: Uint8Array[] = [];
+    let total = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.byteLength;
+      if (total > max) {
+        await reader.cancel().catch(() => {});
+        throw tooLarge();
+      }
+      chunks.push(value);
+    }
+    const all = new Uint8Array(total);
+    let at = 0;
+    for (const c of chunks) {
+      all.set(c, at);
+      at += c.byteLength;
+    }
+    return new TextDecoder().decode(all);
+  }
+
   async register(subject: string, schema: SchemaInput): Promise<number> {
     const r = await this.#call("POST", `/subjects/${encodeURIComponent(subject)}/versions`, schemaBody(schema));
     return Number(r.id);
   }
 
   async lookup(subject: string, schema: SchemaInput): Promise<SubjectVersion> {
-    return subjectVersion(await this.#call("POST", `/subjects/${encodeURIComponent(subject)}`, schemaBody(schema)));
+    const path = `/subjects/${encodeURIComponent(subject)}`;
+    return subjectVersion(await this.#call("POST", path, schemaBody(schema)), `POST ${path}`);
   }
 
   async getById(id: number, format?: SchemaFormat): Promise<RegisteredSchema> {
-    const r = await this.#call("GET", `/schemas/ids/${id}${format === undefined ? "" : `?format=${format}`}`);
-    return registered(r, id);
+    const path = `/schemas/ids/${id}${format === undefined ? "" : `?format=${format}`}`;
+    return registered(await this.#call("GET", path), id, `GET ${path}`);
   }
 
   async getBySubjectVersion(subject: string, version: number | "latest", format?: SchemaFormat): Promise<SubjectVersion> {
-    return subjectVersion(await this.#call("GET", `/subjects/${encodeURIComponent(subject)}/versions/${version}${format === undefined ? "" : `?format=${format}`}`));
+    const path = `/subjects/${encodeURIComponent(subject)}/versions/${version}${format === undefined ? "" : `?format=${format}`}`;
+    return subjectVersion(await this.#call("GET", path), `GET ${path}`);
   }
 
   async testCompatibility(subject: string, version: number | "latest", schema: SchemaInput): Promise<CompatibilityVerdict> {
