@@ -5,9 +5,12 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { DynamicMessage, ProtobufType, writeSnapshot } from "../src/index.js";
 import { compileProtoText } from "./support/buf.js";
+import { createServer, type Server } from "node:net";
+import { create, toJson } from "@bufbuild/protobuf";
+import { OrderSchema as EsOrderSchema } from "./fixtures/generated-es/gen/es_fixtures_pb.js";
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const bin = join(repo, "dist", "cli", "main.js");
@@ -270,5 +273,65 @@ describe("decode and encode", () => {
     const encoded = run(["encode", "--schema", "v1.binpb", "--message", "acme.Order", "--framed"], decoded.stdout);
     expect(encoded.code).toBe(0);
     expect(Buffer.compare(encoded.bytes, Buffer.from(bytes))).toBe(0);
+  });
+});
+
+describe("files that cannot be read", () => {
+  // Before: a missing data file printed its message and then Node's "Unhandled 'error' event"
+  // trace and exited 1; a file that exists but cannot be opened (a socket here: ENXIO even as
+  // root; EACCES for another user) was "internal error … this is a protokeel bug".
+  let sock: string;
+  let server: Server;
+  beforeAll(async () => {
+    sock = join(dir, "schema.sock");
+    server = createServer().listen(sock);
+    await new Promise((r) => server.once("listening", r));
+    mkdirSync(join(dir, "a-dir"), { recursive: true });
+  });
+  afterAll(() => server.close());
+
+  test.each<[string, () => string[], () => string]>([
+    ["decode: a missing data file", () => ["decode", "--schema", "v1.snapshot", "missing.pb"], () => "protokeel: missing.pb does not exist\n"],
+    ["encode: a missing data file", () => ["encode", "--schema", "v1.snapshot", "--framed", "missing.jsonl"], () => "protokeel: missing.jsonl does not exist\n"],
+    ["decode: a directory as data", () => ["decode", "--schema", "v1.snapshot", "a-dir"], () => "protokeel: a-dir is a directory; pass a file\n"],
+    ["decode: a socket as data", () => ["decode", "--schema", "v1.snapshot", sock], () => `protokeel: ${sock} cannot be read (ENXIO); check the path and its permissions\n`],
+    ["encode: a socket as data", () => ["encode", "--schema", "v1.snapshot", sock], () => `protokeel: ${sock} cannot be read (ENXIO); check the path and its permissions\n`],
+    ["inspect: a socket", () => ["inspect", sock], () => `protokeel: ${sock} cannot be read (ENXIO); check the path and its permissions\n`],
+    ["check: a socket", () => ["check", sock, "v1.snapshot"], () => `protokeel: ${sock} cannot be read (ENXIO); check the path and its permissions\n`],
+  ])("%s: exit 2, one line", (_name, args, stderr) => {
+    const r = run(args());
+    expect([r.code, r.stdout, r.stderr]).toEqual([2, "", stderr()]);
+  });
+});
+
+describe("generated snapshots", () => {
+  // Before: every command ran restoreType() on any snapshot, which the generated kind does not
+  // have: "internal error: TypeError: snapshot.restoreType is not a function".
+  const type = ProtobufType.newGeneratedBuilder(EsOrderSchema).maxDepth(40).build();
+  const ser = type.createSerializer();
+  const order = create(EsOrderSchema, { id: 9n, note: "n" });
+  beforeAll(() => {
+    writeFileSync(join(dir, "gen.snapshot"), writeSnapshot(ser.snapshotConfiguration()));
+    writeFileSync(join(dir, "gen-order.bin"), ser.toBinary(order));
+  });
+
+  test("inspect names the kind and the generated type", () => {
+    const r = run(["inspect", "gen.snapshot"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout.split("\n").slice(0, 4)).toEqual([
+      "kind:         generated serializer snapshot (protokeel.ProtobufGeneratedSerializerSnapshot, version 1)",
+      `root:         ${type.fullName}`,
+      `generated:    ${type.generatedTypeName} (protobuf-es; decode and check read its saved schema)`,
+      "settings:     maxMessageBytes 67108864, maxDepth 40, deterministic false, aliasThreshold 0",
+    ]);
+    expect(JSON.parse(run(["inspect", "gen.snapshot", "--format", "json"]).stdout)).toMatchObject({ kind: "generated serializer snapshot", generatedTypeName: type.generatedTypeName, fingerprint: type.fingerprint() });
+  });
+
+  test("decode and check read with its saved schema and settings", () => {
+    const decoded = run(["decode", "--schema", "gen.snapshot", "gen-order.bin"]);
+    expect([decoded.code, decoded.stderr]).toEqual([0, ""]);
+    expect(JSON.parse(decoded.stdout)).toEqual(toJson(EsOrderSchema, order));
+    const checked = run(["check", "gen.snapshot", "gen.snapshot"]);
+    expect([checked.code, checked.stdout.split("\n")[1]]).toEqual([0, "compatible: no findings"]);
   });
 });

@@ -117,3 +117,15 @@ test("memory: restoring from a missing file is a StateStoreError", () => {
     expect.objectContaining({ name: "StateStoreError", code: "CHECKPOINT_NOT_FOUND", message: `no checkpoint at ${file}: start with MemoryStore.create(states), or pass the path that checkpoint(path) wrote` }),
   );
 });
+
+test("memory: restoring from a path that is not a readable file is a StateStoreError", () => {
+  // A directory (EISDIR) was a plain Node Error: only a missing file was typed.
+  const dir = scratch("store-states-dir");
+  expect(() => MemoryStore.restore(dir, specsOf(V1))).toThrow(
+    expect.objectContaining({
+      name: "StateStoreError",
+      code: "CHECKPOINT_UNREADABLE",
+      message: `checkpoint ${dir} cannot be read (EISDIR): pass the path of a checkpoint file that this process can read`,
+    }),
+  );
+});

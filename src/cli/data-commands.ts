@@ -1,9 +1,9 @@
 // `protokeel decode` (binary → ProtoJSON lines) and `protokeel encode` (ProtoJSON lines →
 // binary). Both stream: frames are decoded as chunks arrive and lines are written as stdout takes
 // them, so memory stays at one frame or line however large the file is.
-import { createReadStream, statSync } from "node:fs";
+import { createReadStream } from "node:fs";
 import { CodecError, type JsonReadOptions, type JsonWriteOptions, type ProtobufSerializer } from "../index.js";
-import { InputError, loadSchema, type LoadedSchema } from "./inputs.js";
+import { InputError, loadSchema, openInput, unreadable, type LoadedSchema } from "./inputs.js";
 import { Batch, type Output } from "./output.js";
 
 export interface DataOptions {
@@ -64,23 +64,24 @@ interface Input {
 
 function open(path: string | undefined): Input {
   let bytes = 0;
-  const stream = path === undefined || path === "-" ? process.stdin : createReadStream(path);
+  const file = path === undefined || path === "-" ? undefined : path;
+  let stream: NodeJS.ReadableStream = process.stdin;
   let size: number | undefined;
-  if (path !== undefined && path !== "-") {
-    try {
-      const st = statSync(path);
-      if (st.isDirectory()) throw new InputError(`${path} is a directory; pass a file of data or - for stdin`);
-      size = st.size;
-    } catch (e) {
-      if (e instanceof InputError) throw e;
-      throw new InputError(`${path} does not exist`);
-    }
+  if (file !== undefined) {
+    const opened = openInput(file);
+    size = opened.size;
+    stream = createReadStream(file, { fd: opened.fd });
   }
   // Counting in a generator keeps the stream paused between reads (a 'data' listener would not).
   async function* counted(): AsyncGenerator<Uint8Array> {
-    for await (const chunk of stream as AsyncIterable<Uint8Array>) {
-      bytes += chunk.length;
-      yield chunk;
+    try {
+      for await (const chunk of stream as AsyncIterable<Uint8Array>) {
+        bytes += chunk.length;
+        yield chunk;
+      }
+    } catch (e) {
+      // A read that fails after the open (EIO, a file truncated under us): the input's fault.
+      throw unreadable(file ?? "stdin", e);
     }
   }
   return { source: counted(), size, name: path === undefined || path === "-" ? "stdin" : path, read: () => bytes };

@@ -2,16 +2,59 @@
 // --descriptor_set_out`), a snapshot (writeSnapshot), a type transfer file (type.toBytes()), or
 // .proto files (a file or a directory) compiled with buf when it is installed.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, mkdtempSync, openSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { createFileRegistry, fromBinary, type FileRegistry } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema, type FileDescriptorSet } from "@bufbuild/protobuf/wkt";
 import { findBuf } from "../node/find-buf.js";
-import { ProtobufType, isProtokeelError, readSnapshot, type ProtobufDynamicSerializerSnapshot } from "../index.js";
+import { ProtobufType, isProtokeelError, readSnapshot, type ProtobufDynamicSerializerSnapshot, type ProtobufGeneratedSerializerSnapshot } from "../index.js";
+import { withSettings } from "../type.js";
 
 /** A usage or input problem: exit code 2, the message on stderr. */
 export class InputError extends Error {}
+
+/** Why a file given on the command line cannot be read, in one line (ENOENT, EACCES, ENXIO…). */
+export function unreadable(path: string, e: unknown): InputError {
+  const code = (e as { code?: unknown } | null)?.code;
+  if (code === "ENOENT") return new InputError(`${path} does not exist`);
+  if (code === "EISDIR") return new InputError(`${path} is a directory; pass a file`);
+  return new InputError(`${path} cannot be read (${typeof code === "string" ? code : (e as Error)?.message ?? String(e)}); check the path and its permissions`);
+}
+
+/**
+ * Opens a file given on the command line for reading: a descriptor, or an InputError that says
+ * why not. Opening first (not a stat, then an open later) makes a file that exists but cannot be
+ * read (no permission, a socket) an input error, and leaves no stream to fail with nobody
+ * listening.
+ */
+export function openInput(path: string): { fd: number; size: number } {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch (e) {
+    throw unreadable(path, e);
+  }
+  try {
+    const st = fstatSync(fd);
+    if (st.isDirectory()) throw new InputError(`${path} is a directory; pass a file`);
+    return { fd, size: st.size };
+  } catch (e) {
+    closeSync(fd);
+    throw e instanceof InputError ? e : unreadable(path, e);
+  }
+}
+
+function readInput(path: string): Uint8Array {
+  const { fd } = openInput(path);
+  try {
+    return new Uint8Array(readFileSync(fd));
+  } catch (e) {
+    throw unreadable(path, e);
+  } finally {
+    closeSync(fd);
+  }
+}
 
 export interface LoadedSchema {
   readonly type: ProtobufType;
@@ -19,7 +62,17 @@ export interface LoadedSchema {
   readonly registry: FileRegistry;
   /** What the input was, for reports: "descriptor set", "snapshot", "type file", ".proto files". */
   readonly source: string;
-  readonly snapshot: ProtobufDynamicSerializerSnapshot | undefined;
+  readonly snapshot: ProtobufDynamicSerializerSnapshot | ProtobufGeneratedSerializerSnapshot | undefined;
+}
+
+/**
+ * The schema a snapshot saved, as a dynamic type with the saved settings. A generated snapshot
+ * restores only with the application's generated code, which a command line never has; its
+ * saved schema and settings are all that decoding, checking and inspecting need.
+ */
+function savedType(snapshot: ProtobufDynamicSerializerSnapshot | ProtobufGeneratedSerializerSnapshot): ProtobufType {
+  if (snapshot.kind === "dynamic") return snapshot.restoreType();
+  return withSettings(ProtobufType.newBuilder({ fileDescriptorSet: snapshot.normalizedDescriptorSet(), messageName: snapshot.fullName }), snapshot.settings).build();
 }
 
 const SNAPSHOT_MAGIC = "PKSS";
@@ -82,12 +135,18 @@ function registryOf(bytes: Uint8Array, path: string): { set: FileDescriptorSet; 
 /** Reads a schema input; `message` names the root in a descriptor set or .proto source. */
 export function loadSchema(path: string, message: string | undefined, protoRoot: string | undefined): LoadedSchema {
   if (!existsSync(path)) throw new InputError(`${path} does not exist`);
-  const isProto = statSync(path).isDirectory() || path.endsWith(".proto");
-  const bytes = isProto ? compileProto(path, protoRoot) : new Uint8Array(readFileSync(path));
+  let isDir: boolean;
+  try {
+    isDir = statSync(path).isDirectory();
+  } catch (e) {
+    throw unreadable(path, e);
+  }
+  const isProto = isDir || path.endsWith(".proto");
+  const bytes = isProto ? compileProto(path, protoRoot) : readInput(path);
   try {
     if (!isProto && magic(bytes) === SNAPSHOT_MAGIC) {
-      const snapshot = readSnapshot(bytes) as ProtobufDynamicSerializerSnapshot;
-      const type = snapshot.restoreType();
+      const snapshot = readSnapshot(bytes) as ProtobufDynamicSerializerSnapshot | ProtobufGeneratedSerializerSnapshot;
+      const type = savedType(snapshot);
       checkRoot(path, message, type.fullName);
       return { type, registry: registryOf(snapshot.normalizedDescriptorSet(), path).registry, source: "snapshot", snapshot };
     }

@@ -1,7 +1,7 @@
 // `protokeel check` and `protokeel inspect`: schema questions answered from files.
 import { fromBinary } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
-import { evaluateSchemaChange, formatFindings, type ProtobufDynamicSerializerSnapshot, type ProtobufType } from "../index.js";
+import { evaluateSchemaChange, formatFindings, type ProtobufType } from "../index.js";
 import { InputError, loadSchema } from "./inputs.js";
 import { protoText } from "../descriptor/proto-text.js";
 import type { Output } from "./output.js";
@@ -44,13 +44,15 @@ export function inspect(path: string, format: string | undefined, out: Output): 
   if (loaded.snapshot === undefined && loaded.source !== "type file") {
     throw new InputError(`${path} is a ${loaded.source}; inspect reads snapshots (writeSnapshot) and type files (type.toBytes())`);
   }
-  const snap: ProtobufDynamicSerializerSnapshot | undefined = loaded.snapshot;
+  const snap = loaded.snapshot;
+  const generated = snap?.kind === "generated" ? snap.generatedTypeName : undefined;
   const type: ProtobufType = loaded.type;
   const set = snap !== undefined ? snap.normalizedDescriptorSet() : type.normalizedDescriptorSet();
   const schema = protoText(fromBinary(FileDescriptorSetSchema, set));
   const info = {
     kind: snap !== undefined ? `${snap.kind} serializer snapshot` : `${type.kind} type (transfer form)`,
     className: snap?.className,
+    generatedTypeName: generated,
     version: snap?.version,
     root: type.fullName,
     settings: type.settings,
@@ -68,6 +70,7 @@ export function inspect(path: string, format: string | undefined, out: Output): 
     [
       `kind:         ${info.kind}${snap !== undefined ? ` (${snap.className}, version ${snap.version})` : ""}`,
       `root:         ${info.root}`,
+      ...(generated === undefined ? [] : [`generated:    ${generated} (protobuf-es; decode and check read its saved schema)`]),
       `settings:     maxMessageBytes ${s.maxMessageBytes}, maxDepth ${s.maxDepth}, deterministic ${s.deterministic}, aliasThreshold ${s.aliasThreshold}`,
       `fingerprint:  ${info.fingerprint}`,
       `versions:     framing ${info.framingVersion}, normalization ${info.normalizationVersion}`,

@@ -87,8 +87,16 @@ export class MemoryStore<S extends StateSpecs = StateSpecs> {
     try {
       bytes = new Uint8Array(readFileSync(path));
     } catch (e) {
-      if ((e as { code?: unknown }).code !== "ENOENT") throw e;
-      throw new StateStoreError("CHECKPOINT_NOT_FOUND", `no checkpoint at ${path}: start with MemoryStore.create(states), or pass the path that checkpoint(path) wrote`, { cause: e });
+      const code = (e as { code?: unknown } | null)?.code;
+      if (code === "ENOENT") {
+        throw new StateStoreError("CHECKPOINT_NOT_FOUND", `no checkpoint at ${path}: start with MemoryStore.create(states), or pass the path that checkpoint(path) wrote`, { cause: e });
+      }
+      // A directory, no permission, an I/O error: what the path is, not a checkpoint's content.
+      throw new StateStoreError(
+        "CHECKPOINT_UNREADABLE",
+        `checkpoint ${path} cannot be read (${typeof code === "string" ? code : (e as Error)?.message ?? String(e)}): pass the path of a checkpoint file that this process can read`,
+        { cause: e },
+      );
     }
     const saved = readCheckpoint(bytes, path);
     const byName = new Map(saved.map((s) => [s.name, s]));
