@@ -37,6 +37,7 @@ import { planOf, type FieldPlan, type WritePlan } from "./plan.js";
 import { checkUnknownPayload, MAX_FIELD_NUMBER } from "./unknown.js";
 import { ENCODE_INTO_MIN } from "./wire.js";
 import { WriteFront } from "./writer.js";
+import { prototypePolluted } from "../message/create.js";
 
 type Obj = Record<string, unknown>;
 
@@ -330,7 +331,9 @@ function props(o: Obj, plan: GPlan, vals: unknown[], range: PropsRange): unknown
   // $typeName too is read here (a named load of it on objects of every message type was
   // megamorphic); one that for-in does not list (not enumerable) is read after.
   let typed = false;
+  const polluted = prototypePolluted();
   for (const k in o) {
+    if (polluted && !Object.hasOwn(o, k)) continue;
     let code: number;
     if (seqKeys[at] === k) code = seqCodes[at]!;
     else {

@@ -229,6 +229,19 @@ export function storedMessage(where: string, fi: FieldInfo, v: unknown): Dynamic
   return build(fi.field.message!, v);
 }
 
+const EMPTY: object = {};
+
+/**
+ * True while Object.prototype has an enumerable property (a polluted prototype): `for…in` then
+ * lists it on every plain object, and the writer read it as a field of every init object (or
+ * refused every one as naming no field), where create, which reads own keys, did not. Checked per
+ * object: a for…in over an empty object costs a few ns, an own-property test per key more.
+ */
+export function prototypePolluted(): boolean {
+  for (const _ in EMPTY) return true;
+  return false;
+}
+
 /**
  * The values of one level of a plain init object for a write that does not keep them (the
  * serializer writing init objects directly): indexed like `desc.fields`, checked with create's
@@ -237,11 +250,13 @@ export function storedMessage(where: string, fi: FieldInfo, v: unknown): Dynamic
  */
 export function initValues(info: MessageInfo, init: Readonly<Record<string, unknown>>): unknown[] {
   const desc = info.desc;
+  const polluted = prototypePolluted();
   const values = newValues(info.fields.length);
   let oneofSet: (string | undefined)[] | undefined;
   const lastKeys = info.lastKeys;
   let k = 0;
   for (const name in init) {
+    if (polluted && !Object.hasOwn(init, name)) continue;
     let fi: FieldInfo;
     if (k < lastKeys.length && lastKeys[k] === name) fi = info.lastFields[k]!;
     else {

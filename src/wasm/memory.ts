@@ -48,11 +48,15 @@ let fresh = true;
 
 // The byte length of `views.buffer`, kept beside it: reading byteLength of a WebAssembly
 // memory's buffer on every call cost ~90 instructions per small validate (valgrind, Node 20).
+// It is set only once every view is over the current buffer, and 0 while they may not be: a
+// stack overflow (or any throw) between a grow and the end of rebuildViews left views over the
+// detached buffer while the recorded size said they fit, and every later call in the process
+// failed with a TypeError (the next call that needs memory rebuilds them now).
 let memoryBytes = 0;
 
 function rebuildViews(memory: WebAssembly.Memory): void {
+  memoryBytes = 0;
   const b = memory.buffer;
-  memoryBytes = b.byteLength;
   views.buffer = b;
   views.u8 = new Uint8Array(b);
   views.i32 = new Int32Array(b);
@@ -61,6 +65,7 @@ function rebuildViews(memory: WebAssembly.Memory): void {
   views.f64 = new Float64Array(b);
   views.i64 = new BigInt64Array(b);
   views.u64 = new BigUint64Array(b);
+  memoryBytes = b.byteLength;
 }
 
 /** Makes [0, end) addressable, growing memory (and rebuilding the views) when needed. */
@@ -69,7 +74,15 @@ export function ensureMemory(end: number): void {
   if (end > callNeed) callNeed = end;
   const have = memoryBytes;
   if (end <= have) return;
-  const havePages = have / PAGE;
+  // Below here the views are stale until rebuildViews finishes.
+  memoryBytes = 0;
+  const actual = e.memory.buffer.byteLength;
+  if (end <= actual) {
+    // Grown by a call that was interrupted before its views were rebuilt.
+    rebuildViews(e.memory);
+    return;
+  }
+  const havePages = actual / PAGE;
   const needPages = Math.ceil(end / PAGE);
   if (needPages > MAX_PAGES) throw memoryError(end);
   // Grow by at least half again what we have, so a stream of slightly larger inputs does
@@ -114,6 +127,8 @@ export function ready(): CoreExports {
     }
     fresh = true;
   }
+  // Views left over the detached buffer by an interrupted growth (see memoryBytes).
+  if (memoryBytes === 0) rebuildViews(e.memory);
   const need = tableLength() * 4;
   if (need > tableCap) {
     let cap = tableCap;
