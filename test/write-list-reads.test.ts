@@ -102,3 +102,27 @@ describe("each element is read once, and what was checked is written", () => {
     expect([want, ser.toBinary({ children: [{ r_int32: [5] }] } as never)]).toContainEqual(got);
   });
 });
+
+test("a value over the limit on the first read and under it on the second is MESSAGE_TOO_LARGE, not an internal error", () => {
+  const small = ProtobufType.newBuilder(All).maxMessageBytes(100).build().createSerializer();
+  let reads = 0;
+  const init = {
+    get f_string() {
+      return ++reads === 1 ? "x".repeat(200) : "y";
+    },
+  };
+  let error: unknown;
+  try {
+    small.toBinary(init as never);
+  } catch (e) {
+    error = e;
+  }
+  expect(error).toMatchObject({
+    name: "CodecError",
+    code: "MESSAGE_TOO_LARGE",
+    message:
+      "cannot write alltypes.AllTypes: its encoded size exceeded maxMessageBytes 100 while it was written, but not when it was sized again: the value changed between two reads (a getter or a Proxy that answers differently); write plain data or a DynamicMessage",
+  });
+  expect(small.toBinary({ f_string: "y" } as never)).toEqual(ser.toBinary({ f_string: "y" } as never));
+});
+

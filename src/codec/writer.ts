@@ -16,7 +16,7 @@
 // Size: the traversal's state machine (enter, field loop, close, deterministic order) is one
 // loop over an explicit stack; the encodings of single fields are in field-writer.ts.
 import type { DescMessage } from "@bufbuild/protobuf";
-import { CodecError, internalError } from "../errors.js";
+import { CodecError } from "../errors.js";
 import type { Settings } from "../settings.js";
 import { at, describeValue, isPlainObject } from "../message/coerce.js";
 import { initValues } from "../message/create.js";
@@ -623,7 +623,13 @@ export class MessageWriter extends WriteFront<Writer> {
         release(s);
       }
       if (e instanceof SizeOverflow) {
-        throw internalError(`cannot write ${this.root.typeName}`, "the value overflowed maxMessageBytes while writing but not while sizing");
+        // Only input that answers differently when read again gets here: a getter or a Proxy
+        // in the init object (plain data reads the same both times). Its fault, not ours.
+        throw new CodecError(
+          "MESSAGE_TOO_LARGE",
+          `cannot write ${this.root.typeName}: its encoded size exceeded maxMessageBytes ${this.settings.maxMessageBytes} while it was written, but not when it was sized again: the value changed between two reads (a getter or a Proxy that answers differently); write plain data or a DynamicMessage`,
+          { path: this.root.typeName },
+        );
       }
       throw e;
     }
