@@ -169,7 +169,8 @@ export class HttpRegistryClient implements SchemaRegistryClient {
         { status: res.status },
       );
     const stream = res.body;
-    if (Number(res.headers?.get("content-length")) > max) {
+    const headers = res.headers as Headers | undefined;
+    if (typeof headers?.get === "function" && Number(headers.get("content-length")) > max) {
       await stream?.cancel().catch(() => {});
       throw tooLarge();
     }
