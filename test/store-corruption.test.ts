@@ -69,6 +69,18 @@ describe("memory checkpoint", () => {
     }
   });
 
+  test("a state name that repeats is refused, though each copy passes its CRC", () => {
+    // The first state's bytes twice (its CRC covers only itself), the header's count one more.
+    const first = BYTES.subarray(9, SECOND_STATE);
+    const bad = Uint8Array.from([...BYTES.subarray(0, SECOND_STATE), ...first, ...BYTES.subarray(SECOND_STATE)]);
+    new DataView(bad.buffer).setUint32(5, VIEW.getUint32(5) + 1);
+    const e = restoreBytes(bad) as { name: string; code: string; offset: number; message: string };
+    expect(e).toMatchObject({ name: "SnapshotFormatError", code: "CHECKPOINT_CORRUPTED", offset: SECOND_STATE + 2 });
+    expect(e.message).toBe(
+      `invalid checkpoint ${join(dir, "bad.ckpt")}, state "current" at byte ${SECOND_STATE + 2}: state #2 of 4 repeats the name of state #1 of 4; the store did not open: restore from an intact checkpoint`,
+    );
+  });
+
   test("trailing bytes are refused", () => {
     const e = restoreBytes(Uint8Array.from([...BYTES, 0])) as { code: string; offset: number };
     expect(e).toMatchObject({ code: "CHECKPOINT_TRAILING_BYTES", offset: BYTES.length });

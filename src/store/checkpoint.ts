@@ -16,6 +16,7 @@ import { crc32c } from "../snapshot/crc32c.js";
 import { readSnapshot } from "../snapshot/envelope.js";
 import type { SerializerSnapshot } from "../snapshot/types.js";
 import { KIND_CODES, keyBytes, kindOfCode, readKey, type StateKey, type StateKind } from "./common.js";
+import { quoted } from "../descriptor/names.js";
 
 const MAGIC = Uint8Array.of(0x50, 0x4b, 0x43, 0x50); // "PKCP"
 export const CHECKPOINT_VERSION = 1;
@@ -137,7 +138,7 @@ export function readCheckpoint(bytes: Uint8Array, file: string): SavedState[] {
   const fail = (code: string, at: number, what: string, state?: string): never => {
     throw new SnapshotFormatError(
       code,
-      `invalid checkpoint ${file}${state === undefined ? "" : `, state "${state}"`} at byte ${at}: ${what}; the store did not open: restore from an intact checkpoint`,
+      `invalid checkpoint ${file}${state === undefined ? "" : `, state ${quoted(state)}`} at byte ${at}: ${what}; the store did not open: restore from an intact checkpoint`,
       { offset: at },
     );
   };
@@ -148,6 +149,7 @@ export function readCheckpoint(bytes: Uint8Array, file: string): SavedState[] {
   const count = view.getUint32(5);
   let p = 9;
   const states: SavedState[] = [];
+  const seen = new Map<string, number>();
   for (let i = 0; i < count; i++) {
     const start = p;
     const label = `#${i + 1} of ${count}`;
@@ -160,6 +162,10 @@ export function readCheckpoint(bytes: Uint8Array, file: string): SavedState[] {
     } catch {
       return fail("CHECKPOINT_CORRUPTED", p + 2, `the name of state ${label} is not valid UTF-8`);
     }
+    // A name twice would leave which copy a store opens to the order of reading: refused.
+    const first = seen.get(name);
+    if (first !== undefined) fail("CHECKPOINT_CORRUPTED", p + 2, `state ${label} repeats the name of state #${first} of ${count}`, name);
+    seen.set(name, i + 1);
     p += 2 + nameLength;
     const kindCode = bytes[p]!;
     const sectionLength = view.getUint32(p + 1);
