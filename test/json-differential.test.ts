@@ -141,6 +141,13 @@ describe("random messages", () => {
         const es = fromBinary(All, ser.toBinary(msg));
         const ours = outcome(() => ser.toJson(msg));
         const theirs = outcome(() => toJson(All, es));
+        // A deliberate difference: a FieldMask path that is empty or holds a comma has no JSON form
+        // that reads back as it; protokeel refuses it, @bufbuild/protobuf writes lossy text.
+        const paths = (init.wkt_field_mask as { paths?: string[] } | undefined)?.paths ?? [];
+        if (paths.some((p) => p === "" || p.includes(","))) {
+          expect(ours.ok).toBe(false);
+          return;
+        }
         expect(ours.ok).toBe(theirs.ok);
         if (ours.ok && theirs.ok) {
           written++;

@@ -39,6 +39,16 @@ const AGREED: [string, string, string][] = [
   ["float below its denormals rounds to 0", '{"fFloat": 1e-46}', "ok"],
   ["largest float", '{"fFloat": 3.4028234663852886e38}', "ok"],
   ["float too large", '{"fFloat": 3.5e38}', "JSON_INVALID_VALUE"],
+  // FLT_MAX as Go, C++ and Java write it: above FLOAT_MAX as a double, it rounds to it.
+  ["largest float as other runtimes write it", '{"fFloat": 3.4028235e+38}', "ok"],
+  ["largest float as C writes it", '{"fFloat": -3.40282347e38}', "ok"],
+  ["largest float in a string", '{"fFloat": "3.4028235e38"}', "ok"],
+  ["a float that rounds to infinity", '{"fFloat": 3.4028236e38}', "JSON_INVALID_VALUE"],
+  // Integer literals with an exponent or a fraction beyond 2^53: their exact value.
+  ["int64 as 1e18", '{"fInt64": 1e18}', "ok"],
+  ["uint64 as 1.0e19", '{"fUint64": 1.0e19}', "ok"],
+  ["int64 as 1000000000000000000.0", '{"fInt64": 1000000000000000000.0}', "ok"],
+  ["int64 as 1e19, out of range", '{"fInt64": 1e19}', "JSON_INVALID_VALUE"],
   ["float too small", '{"fFloat": -3.5e38}', "JSON_INVALID_VALUE"],
   ["double NaN", '{"fDouble": "NaN"}', "ok"],
   ["double Infinity", '{"fDouble": "Infinity"}', "ok"],
@@ -216,7 +226,7 @@ const DIFFERENT: [string, string, string, string, string][] = [
   ["duration with text after the s", '{"wktDuration": "1sx"}', "JSON_INVALID_VALUE", "ok", "the whole string must be a duration"],
   ["int64 with spaces", '{"fInt64": " 1"}', "JSON_INVALID_VALUE", "ok", "BigInt() trims whitespace; a decimal string has none"],
   ["int32 as a string with a plus sign", '{"fInt32": "+1"}', "JSON_INVALID_VALUE", "ok", "an integer string is what protobuf writers emit: an optional minus sign, then digits"],
-  ["int32 as a string with a leading zero", '{"fInt32": "01"}', "JSON_INVALID_VALUE", "ok", "the same: no leading zeros"],
+  ["int32 as a string with a leading zero", '{"fInt32": "01"}', "JSON_INVALID_VALUE", "ok", "the same: no leading zeros (64-bit strings go through BigInt and read \"01\" as 1, as Go and @bufbuild/protobuf do)"],
   ["int64 as a string with a plus sign", '{"fInt64": "+1"}', "JSON_INVALID_VALUE", "ok", "the same for 64-bit integers"],
   ["double as a string with a leading zero", '{"fDouble": "01"}', "JSON_INVALID_VALUE", "ok", "a number string is a JSON number's text, which has no leading zeros"],
 ];
@@ -232,6 +242,11 @@ describe("deliberate differences from @bufbuild/protobuf", () => {
   test("an integer beyond 2^53 reads exactly from text and is refused as an already rounded number", () => {
     const exact = ours('{"fInt64": 9007199254740993}') as { value: DynamicMessage };
     expect(exact.value.get("f_int64")).toBe(9007199254740993n);
+    // With an exponent or a fraction, the literal's exact digits too.
+    expect((ours('{"fInt64": 1.00000000000000001e17}') as { value: DynamicMessage }).value.get("f_int64")).toBe(100000000000000001n);
+    expect((ours('{"fUint64": 1.8446744073709551615e19}') as { value: DynamicMessage }).value.get("f_uint64")).toBe(2n ** 64n - 1n);
+    expect(ours('{"fInt64": 1.5e17}')).toMatchObject({ ok: true });
+    expect(ours('{"fInt64": 1.00000000000000000005e17}')).toEqual({ ok: false, code: "JSON_INVALID_VALUE" });
     expect(() => ser.fromJson({ fInt64: 9007199254740993 })).toThrow(
       "cannot read alltypes.AllTypes from JSON: alltypes.AllTypes.f_int64(3) expects int64 as a decimal string (a number beyond 2^53 was already rounded when the JSON was parsed; read the text with fromJsonString, which keeps its digits), got number 9007199254740992; fix the value or read with the schema that wrote it",
     );

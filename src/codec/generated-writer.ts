@@ -28,7 +28,7 @@ import { ScalarType, type DescMessage } from "@bufbuild/protobuf";
 import { isWrapperDesc } from "@bufbuild/protobuf/wkt";
 import { holdsData } from "../generated/convert.js";
 import { StructTooDeep, structToMessage } from "../generated/struct.js";
-import { coerceValueField, FLOAT_MAX, isWellFormed, listForWrite, mapInput } from "../message/coerce.js";
+import { coerceValueField, floatOverflows, isWellFormed, listForWrite, mapInput } from "../message/coerce.js";
 import { K_ENUM, K_LIST, K_MAP, K_MESSAGE, L_BIGINT, L_NUMBER, L_STRING, type FieldInfo } from "../message/field-info.js";
 import type { Settings } from "../settings.js";
 import { FieldWriter, scalarBound, SizeOverflow } from "./field-writer.js";
@@ -254,7 +254,7 @@ function scalarState(c: number, v: unknown, implicit: boolean): number {
       return implicit && v === 0 && 1 / v > 0 ? S_SKIP : S_WRITE;
     case C_FLOAT:
       // A finite value beyond float32's range is refused (NaN and ±Infinity are floats).
-      if (typeof v !== "number" || (v > FLOAT_MAX && v !== Infinity) || (v < -FLOAT_MAX && v !== -Infinity)) return S_SLOW;
+      if (typeof v !== "number" || floatOverflows(v)) return S_SLOW;
       return implicit && v === 0 && 1 / v > 0 ? S_SKIP : S_WRITE;
     case C_INT32:
       if (typeof v !== "number" || (v | 0) !== v) return S_SLOW;

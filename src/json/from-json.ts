@@ -8,6 +8,7 @@ import { ScalarType, type DescMessage } from "@bufbuild/protobuf";
 import { CodecError } from "../errors.js";
 import {
   FLOAT_MAX,
+  floatOverflows,
   INT32_MAX,
   INT32_MIN,
   INT64_MAX,
@@ -85,7 +86,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
 }
 
 function describeJson(v: unknown): string {
-  if (v instanceof JsonBigInteger) return `number ${shortName(v.text)}`;
+  if (v instanceof JsonBigInteger) return v.scaled ? describeValue(v.value) : `number ${shortName(v.text)}`;
   if (isObject(v)) return "an object";
   return describeValue(v);
 }
@@ -149,6 +150,7 @@ export function messageFromJson(root: DescMessage, json: unknown, ctx: FromJsonC
     } else if (wkt === W_FIELD_MASK) {
       if (typeof v !== "string") invalid(path, "a google.protobuf.FieldMask as a string of comma-separated lowerCamelCase paths", v);
       const text = v as string;
+      if (!isWellFormed(text)) invalid(path, "a well-formed string, with no lone surrogate", "a string with a lone surrogate");
       if (text !== "") {
         values[0] = text.split(",").map((p) => {
           if (p.includes("_")) invalid(path, "lowerCamelCase paths (no _) in a google.protobuf.FieldMask", v);
@@ -188,7 +190,7 @@ export function messageFromJson(root: DescMessage, json: unknown, ctx: FromJsonC
         else return invalid(path, `${t === ScalarType.FLOAT ? "float" : "double"} (a number, a numeric string, or "NaN", "Infinity", "-Infinity")`, v);
         if (!Number.isFinite(n)) invalid(path, `a finite ${t === ScalarType.FLOAT ? "float" : "double"} (write infinities and NaN as the strings "Infinity", "-Infinity", "NaN")`, v);
         if (t === ScalarType.FLOAT) {
-          if (n > FLOAT_MAX || n < -FLOAT_MAX) invalid(path, `float in -${FLOAT_MAX}..${FLOAT_MAX}`, v);
+          if (floatOverflows(n)) invalid(path, `float in -${FLOAT_MAX}..${FLOAT_MAX}`, v);
           return Math.fround(n);
         }
         return n;
@@ -429,6 +431,7 @@ export function messageFromJson(root: DescMessage, json: unknown, ctx: FromJsonC
     if (typeof url !== "string" || url === "" || url.endsWith("/")) {
       return void invalid(node.path, 'a google.protobuf.Any with "@type", a type URL such as "type.googleapis.com/acme.Order"', url);
     }
+    if (!isWellFormed(url)) return void invalid(node.path, 'a well-formed "@type", with no lone surrogate', "a string with a lone surrogate");
     const typeName = url.slice(url.lastIndexOf("/") + 1);
     const desc = ctx.resolve?.(typeName);
     if (desc === undefined) {
@@ -492,7 +495,11 @@ export function messageFromJson(root: DescMessage, json: unknown, ctx: FromJsonC
         else if (typeof json === "number") {
           if (!Number.isFinite(json)) invalid(node.path, "a finite number in a google.protobuf.Value (JSON has no NaN or infinities)", json);
           values[slot("number_value").index] = json;
-        } else if (json instanceof JsonBigInteger) values[slot("number_value").index] = json.value;
+        } else if (json instanceof JsonBigInteger) {
+          // 400 digits round to Infinity, which the finite check above refuses for 1e400.
+          if (!Number.isFinite(json.value)) invalid(node.path, "a finite number in a google.protobuf.Value (JSON has no NaN or infinities)", json);
+          values[slot("number_value").index] = json.value;
+        }
         else if (typeof json === "string") {
           if (!isWellFormed(json)) invalid(node.path, "a well-formed string, with no lone surrogate", "a string with a lone surrogate");
           values[slot("string_value").index] = json;

@@ -9,8 +9,11 @@ import { quoted } from "../descriptor/names.js";
 /** An integer literal beyond Number.MAX_SAFE_INTEGER: its exact digits and the rounded number. */
 export class JsonBigInteger {
   constructor(
+    /** The exact decimal digits, with a sign when negative. */
     readonly text: string,
     readonly value: number,
+    /** Written with an exponent or a fraction (1e18): error messages show the number as such. */
+    readonly scaled = false,
   ) {}
 }
 
@@ -32,6 +35,24 @@ export class JsonTooDeep extends Error {
 }
 
 const NUMBER = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/y;
+const NUMBER_PARTS = /^(-?)([0-9]+)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?$/;
+
+/**
+ * The exact decimal integer a number literal with a fraction or an exponent denotes ("1.5e3" ->
+ * "1500"), or undefined when it has a non-zero fraction. Called only for literals whose value is
+ * a finite double beyond 2^53, so the digits are at most ~310 more than the literal's.
+ */
+function integerDigits(lexeme: string): string | undefined {
+  const m = NUMBER_PARTS.exec(lexeme)!;
+  const fraction = m[3] ?? "";
+  let digits = m[2]! + fraction;
+  const scale = Number(m[4] ?? "0") - fraction.length;
+  if (scale < 0) {
+    if (/[^0]/.test(digits.slice(digits.length + scale))) return undefined;
+    digits = digits.slice(0, digits.length + scale);
+  } else digits += "0".repeat(scale);
+  return m[1] + digits.replace(/^0+(?=[0-9])/, "");
+}
 
 type Container = Record<string, unknown> | unknown[];
 
@@ -99,6 +120,11 @@ export function parseJsonText(text: string, maxNesting: number): unknown {
     i += lexeme.length;
     const v = Number(lexeme);
     if (m[1] === undefined && m[2] === undefined && !Number.isSafeInteger(v)) return new JsonBigInteger(lexeme, v);
+    // 1e18 or 1.0e19 is an integer too: its exact digits, for a 64-bit field.
+    if (Number.isInteger(v) && !Number.isSafeInteger(v)) {
+      const digits = integerDigits(lexeme);
+      if (digits !== undefined) return new JsonBigInteger(digits, v, true);
+    }
     return v;
   };
 

@@ -151,7 +151,8 @@ export function messageToJson(root: DynamicMessage, ctx: ToJsonContext): JsonVal
         const camel: string[] = [];
         for (const p of paths) {
           const c = lowerCamel(p);
-          if (snake(c) !== p) {
+          // A path with a comma, or an empty one, does not survive the comma-joined form either.
+          if (snake(c) !== p || p === "" || p.includes(",")) {
             fail("JSON_NOT_REPRESENTABLE", path, `{path} is a google.protobuf.FieldMask with path ${quoted(p)}, whose lowerCamelCase form does not read back as the same path; use lower_snake_case field names`);
           }
           camel.push(c);
@@ -177,6 +178,8 @@ export function messageToJson(root: DynamicMessage, ctx: ToJsonContext): JsonVal
               if (!Number.isFinite(v)) {
                 fail("JSON_NOT_REPRESENTABLE", path, `{path} is a google.protobuf.Value holding number ${String(v)}, which JSON has no number for; hold it as string_value`);
               }
+              // The -0 a double carries is written "-0" (see scalarJson): tell the text writer.
+              if (v === 0 && stats !== undefined && Object.is(v, -0)) stats.negativeZero = true;
               put(out, key, v as number);
               return;
             case 3:

@@ -15,6 +15,15 @@ export const UINT64_MAX = (1n << 64n) - 1n;
 /** The largest finite float32, as a double. */
 export const FLOAT_MAX = 3.4028234663852886e38;
 
+/**
+ * A finite double that a float field cannot hold: it rounds to float32 infinity. The bound is
+ * the rounding, not FLOAT_MAX: 3.4028235e38, how Go, C++ and Java write FLT_MAX in text, is
+ * above FLOAT_MAX as a double and rounds to it (refusing it refused other runtimes' ProtoJSON).
+ */
+export function floatOverflows(v: number): boolean {
+  return Number.isFinite(v) && !Number.isFinite(Math.fround(v));
+}
+
 /** A short, safe rendering of an input value for error messages: `string "x"`, `number 5`, `bigint 5n`. */
 export function describeValue(v: unknown): string {
   switch (typeof v) {
@@ -130,7 +139,7 @@ export function coerceScalar(where: string, t: ScalarType, long: number, v: unkn
       if (typeof v !== "number") throw typeError(where, "float (number)", v, key);
       // A finite value outside float32's range would be written as Infinity: refused, as
       // @bufbuild/protobuf does (NaN and ±Infinity themselves are floats).
-      if (Number.isFinite(v) && (v > FLOAT_MAX || v < -FLOAT_MAX)) {
+      if (floatOverflows(v)) {
         throw rangeError(where, `float in -${FLOAT_MAX}..${FLOAT_MAX} (or NaN, ±Infinity)`, v, key);
       }
       // Stored as the 32-bit value the wire carries, so a decoded copy equals the original.
@@ -459,7 +468,7 @@ function checkedCopy(fi: FieldInfo, input: readonly unknown[]): unknown[] | unde
     case ScalarType.FLOAT:
       for (let i = 0; i < n; i++) {
         const v = input[i];
-        if (typeof v !== "number" || (v > FLOAT_MAX && v !== Infinity) || (v < -FLOAT_MAX && v !== -Infinity)) return undefined;
+        if (typeof v !== "number" || floatOverflows(v)) return undefined;
         out.push(v);
       }
       return out;

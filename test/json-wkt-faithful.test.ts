@@ -1,0 +1,86 @@
+// Well-known types read from and written to ProtoJSON only as values that come back unchanged:
+// - a Value's number_value -0 is written "-0" whatever else the message holds (it was "-0" only
+//   when another double field held -0, so the text of one Value depended on its siblings);
+// - a FieldMask path with a comma, or an empty path, is not representable (it was written as
+//   text that reads back as other paths, silently);
+// - a FieldMask or an Any type URL with a lone surrogate is refused on read (it was accepted,
+//   and encoded as U+FFFD: the bytes read back as another value), as every string field is;
+// - a Value number of 400 digits is refused like 1e400 (it read as Infinity, which toJson then
+//   refused).
+import { describe, expect, test } from "vitest";
+import { CodecError, DynamicMessage, ProtobufType } from "../src/index.js";
+import { registryFromDir } from "./support/buf.js";
+
+const registry = registryFromDir("fixtures/all-types");
+const All = registry.getMessage("alltypes.AllTypes")!;
+const ser = ProtobufType.of(All).createSerializer();
+const HEAD = "cannot read alltypes.AllTypes from JSON: ";
+
+function code(run: () => unknown): string {
+  try {
+    run();
+  } catch (e) {
+    if (e instanceof CodecError) return e.code;
+    throw e;
+  }
+  return "ok";
+}
+
+describe("a Value's -0", () => {
+  test.each([
+    ["alone", { wkt_value: { number_value: -0 } }, '{"wktValue":-0}'],
+    ["beside a double 1", { wkt_value: { number_value: -0 }, f_double: 1 }, '{"fDouble":1,"wktValue":-0}'],
+    ["in a list", { wkt_list_value: { values: [{ number_value: -0 }, { number_value: 0 }] } }, '{"wktListValue":[-0,0]}'],
+    ["in a struct", { wkt_struct: { fields: { a: { number_value: -0 } } } }, '{"wktStruct":{"a":-0}}'],
+  ])("%s", (_name, init, text) => {
+    const value = DynamicMessage.create(All, init);
+    expect(ser.toJsonString(value)).toBe(text);
+    expect(ser.toBinary(ser.fromJsonString(text))).toEqual(ser.toBinary(value));
+  });
+});
+
+describe("FieldMask paths that do not survive the comma-joined text", () => {
+  test.each([
+    ["a comma", ["a,b"], "a,b"],
+    ["an empty path", [""], ""],
+    ["an empty path among others", ["a", ""], ""],
+  ])("%s", (_name, paths, shown) => {
+    let error: unknown;
+    try {
+      ser.toJson(DynamicMessage.create(All, { wkt_field_mask: { paths } }));
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toMatchObject({
+      code: "JSON_NOT_REPRESENTABLE",
+      message: `cannot write alltypes.AllTypes to JSON: alltypes.AllTypes.wkt_field_mask(148) is a google.protobuf.FieldMask with path ${JSON.stringify(shown)}, whose lowerCamelCase form does not read back as the same path; use lower_snake_case field names`,
+    });
+  });
+});
+
+describe("text with a lone surrogate is refused wherever it would be stored", () => {
+  test.each([
+    ["a FieldMask", '{"wktFieldMask": "ab\\ud800"}', "alltypes.AllTypes.wkt_field_mask(148) expects a well-formed string, with no lone surrogate"],
+    ["an Any's type URL", '{"wktAny": {"@type": "x\\udc00/alltypes.Leaf", "value": 1}}', 'alltypes.AllTypes.wkt_any(143) expects a well-formed "@type", with no lone surrogate'],
+  ])("%s", (_name, text, message) => {
+    let error: unknown;
+    try {
+      ser.fromJsonString(text, { registry });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toMatchObject({ code: "JSON_INVALID_VALUE" });
+    expect((error as Error).message.startsWith(HEAD + message)).toBe(true);
+  });
+});
+
+describe("Value numbers", () => {
+  test.each([
+    ["400 digits", `{"wktValue": ${"1".padEnd(400, "0")}}`, "JSON_INVALID_VALUE"],
+    ["-400 digits in a list", `{"wktListValue": [-${"1".padEnd(400, "0")}]}`, "JSON_INVALID_VALUE"],
+    ["1e400", '{"wktValue": 1e400}', "JSON_INVALID_VALUE"],
+    ["300 digits", `{"wktValue": ${"1".padEnd(300, "0")}}`, "ok"],
+  ])("%s", (_name, text, expected) => {
+    expect(code(() => ser.fromJsonString(text))).toBe(expected);
+  });
+});
