@@ -17,3 +17,30 @@ export function copyBytes(dst: Uint8Array, at: number, src: Uint8Array, off: num
   if (n < 32) for (let i = 0; i < n; i++) dst[at + i] = src[off + i]!;
   else dst.set(off === 0 && n === src.length ? src : src.subarray(off, off + n), at);
 }
+
+/** The parts joined into one new array: chunks read from a stream, records assembled from pieces. */
+export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
+  let n = 0;
+  for (const p of parts) n += p.length;
+  const out = new Uint8Array(n);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/**
+ * The base-128 varint of a non-negative safe integer, low group first. Arithmetic, not bit
+ * operators: a tag of field 536,870,911 (2^32 − 8 and up) is past 32 bits.
+ */
+export function varintBytes(n: number): number[] {
+  const out: number[] = [];
+  while (n >= 0x80) {
+    out.push((n % 0x80) | 0x80);
+    n = Math.floor(n / 0x80);
+  }
+  out.push(n);
+  return out;
+}

@@ -6,7 +6,7 @@ import { InvalidDescriptorError, InvalidObjectError, MissingTypeInfoError, isPro
 import { collectClosure } from "./descriptor/closure.js";
 import { isDynamicMessageClass, resolveRoot, type DescriptorInput } from "./descriptor/input.js";
 import { fingerprintOf, MAX_NORMALIZED_BYTES, NORMALIZATION_VERSION, normalizeClosure } from "./descriptor/normalize.js";
-import { rebuildRoot } from "./descriptor/rebuild.js";
+import { rebuildCounted, rebuildRoot } from "./descriptor/rebuild.js";
 import { checkClosure, checkRootName } from "./descriptor/rules.js";
 import { shortName } from "./descriptor/names.js";
 import { resolveSettings, settingsEqual, type Settings } from "./settings.js";
@@ -69,7 +69,7 @@ function validate(root: DescMessage): Validated {
   const closure = collectClosure(root);
   checkClosure(closure);
   const normalized = normalizeClosure(closure);
-  rebuildRoot(normalized, root.typeName);
+  rebuildCounted(normalized, root.typeName);
   return { root, normalized };
 }
 

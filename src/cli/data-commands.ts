@@ -3,6 +3,7 @@
 // them, so memory stays at one frame or line however large the file is.
 import { createReadStream } from "node:fs";
 import { CodecError, type JsonReadOptions, type JsonWriteOptions, type ProtobufSerializer } from "../index.js";
+import { concatBytes } from "../bytes.js";
 import { InputError, loadSchema, openInput, unreadable, type LoadedSchema } from "./inputs.js";
 import { Batch, type Output } from "./output.js";
 
@@ -101,13 +102,7 @@ async function readAll(input: Input, limit: number, what: string): Promise<Uint8
     if (n > limit) throw new DataError(`${input.name} has more than ${limit} bytes, above maxMessageBytes; ${what}`);
     chunks.push(c);
   }
-  const all = new Uint8Array(n);
-  let at = 0;
-  for (const c of chunks) {
-    all.set(c, at);
-    at += c.length;
-  }
-  return all;
+  return concatBytes(chunks);
 }
 
 /** Bad data (exit code 1), as opposed to bad usage or unreadable inputs (InputError, 2). */

@@ -2,7 +2,7 @@
 // --descriptor_set_out`), a snapshot (writeSnapshot), a type transfer file (type.toBytes()), or
 // .proto files (a file or a directory) compiled with buf when it is installed.
 import { spawnSync } from "node:child_process";
-import { closeSync, existsSync, fstatSync, mkdtempSync, openSync, readFileSync, rmSync, statSync } from "node:fs";
+import { closeSync, fstatSync, mkdtempSync, openSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { createFileRegistry, fromBinary, type FileRegistry } from "@bufbuild/protobuf";
@@ -134,7 +134,6 @@ function registryOf(bytes: Uint8Array, path: string): { set: FileDescriptorSet; 
 
 /** Reads a schema input; `message` names the root in a descriptor set or .proto source. */
 export function loadSchema(path: string, message: string | undefined, protoRoot: string | undefined): LoadedSchema {
-  if (!existsSync(path)) throw new InputError(`${path} does not exist`);
   let isDir: boolean;
   try {
     isDir = statSync(path).isDirectory();

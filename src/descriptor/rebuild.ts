@@ -19,6 +19,14 @@ export const RebuildCode = {
 export function rebuildRoot(normalized: Uint8Array, fullName: string): DescMessage {
   const { over } = scanDescriptorSet(normalized);
   if (over !== undefined) throw invalid(fullName, RebuildCode.REBUILD_FAILED, `the descriptor set holds ${over}, past what a normalized set may hold`);
+  return rebuildCounted(normalized, fullName);
+}
+
+/**
+ * `rebuildRoot` for bytes `normalizeClosure` has just made and counted: a second count of the same
+ * bytes was ~4% of a large type's construction (a 1.5 MB set: 16 ms of 430 ms).
+ */
+export function rebuildCounted(normalized: Uint8Array, fullName: string): DescMessage {
   let set: FileDescriptorSet;
   try {
     set = fromBinary(FileDescriptorSetSchema, normalized, { readUnknownFields: false });

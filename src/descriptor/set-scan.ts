@@ -7,6 +7,7 @@
 // keeps an explicit stack (nesting comes from the input) and allocates nothing per element.
 import type { DescField, DescMessage } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
+import { concatBytes, varintBytes } from "../bytes.js";
 
 /**
  * Most messages a descriptor set may hold (every file, type, field, enum value, option, range…):
@@ -55,6 +56,8 @@ function messageOf(f: DescField | undefined): DescMessage | undefined {
   if (f.fieldKind === "list" && f.listKind === "message") return f.message;
   return undefined;
 }
+
+const TOO_MANY_MESSAGES = `more than ${MAX_SET_MESSAGES.toLocaleString("en-US")} messages (files, types, fields, enum values, options…)`;
 
 /**
  * Counts the messages and values of a FileDescriptorSet, stopping as soon as a limit is passed.
@@ -149,10 +152,10 @@ export function scanDescriptorSet(bytes: Uint8Array, dropSourceInfo = false): Se
     }
     // An unknown field the decoder keeps is an object of its own.
     if (field === undefined) messages++;
-    if (messages > MAX_SET_MESSAGES) return result(`more than ${MAX_SET_MESSAGES.toLocaleString("en-US")} messages (files, types, fields, enum values, options…)`);
+    if (messages > MAX_SET_MESSAGES) return result(TOO_MANY_MESSAGES);
     if (values > MAX_SET_VALUES) return result(`more than ${MAX_SET_VALUES.toLocaleString("en-US")} values (names, numbers, unknown fields…)`);
   }
-  if (messages > MAX_SET_MESSAGES) return result(`more than ${MAX_SET_MESSAGES.toLocaleString("en-US")} messages (files, types, fields, enum values, options…)`);
+  if (messages > MAX_SET_MESSAGES) return result(TOO_MANY_MESSAGES);
   return result(undefined);
 }
 
@@ -160,11 +163,6 @@ export function scanDescriptorSet(bytes: Uint8Array, dropSourceInfo = false): Se
 function withoutDrops(bytes: Uint8Array, drops: readonly number[]): Uint8Array {
   if (drops.length === 0) return bytes;
   const parts: Uint8Array[] = [];
-  let total = 0;
-  const push = (p: Uint8Array): void => {
-    parts.push(p);
-    total += p.length;
-  };
   let copied = 0;
   for (let i = 0; i < drops.length; ) {
     const [fileStart, payload, end] = [drops[i]!, drops[i + 1]!, drops[i + 2]!];
@@ -178,28 +176,11 @@ function withoutDrops(bytes: Uint8Array, drops: readonly number[]): Uint8Array {
     }
     kept.push(bytes.subarray(from, end));
     keptLength += end - from;
-    push(bytes.subarray(copied, fileStart));
+    parts.push(bytes.subarray(copied, fileStart));
     // The record again as field 1, length-delimited, with the length of what it keeps.
-    push(Uint8Array.from([0x0a, ...varintBytes(keptLength)]));
-    for (const k of kept) push(k);
+    parts.push(Uint8Array.from([0x0a, ...varintBytes(keptLength)]), ...kept);
     copied = end;
   }
-  push(bytes.subarray(copied));
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
-
-function varintBytes(n: number): number[] {
-  const out: number[] = [];
-  while (n >= 0x80) {
-    out.push((n % 0x80) | 0x80);
-    n = Math.floor(n / 0x80);
-  }
-  out.push(n);
-  return out;
+  parts.push(bytes.subarray(copied));
+  return concatBytes(parts);
 }

@@ -10,6 +10,7 @@
 import type { DescField, DescMessage } from "@bufbuild/protobuf";
 import { StructTooDeep, structToMessage } from "./struct.js";
 import { isWrapperDesc } from "@bufbuild/protobuf/wkt";
+import { varintBytes } from "../bytes.js";
 import { CodecError } from "../errors.js";
 import { coerceValueField, describeValue, listForWrite, mapInput } from "../message/coerce.js";
 import { DynamicMessage } from "../message/dynamic-message.js";
@@ -107,16 +108,6 @@ class Trail {
 function writeError(t: Trail, code: string, what: string): CodecError {
   const path = t.toString();
   return new CodecError(code, `cannot write ${t.root}: ${what.replace("{path}", path)}`, { path });
-}
-
-function varintBytes(v: number): number[] {
-  const out: number[] = [];
-  while (v > 0x7f) {
-    out.push((v & 0x7f) | 0x80);
-    v = Math.floor(v / 128);
-  }
-  out.push(v);
-  return out;
 }
 
 function unknownFromEs(t: Trail, u: unknown, typeName: string): UnknownField[] | undefined {

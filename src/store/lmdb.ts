@@ -27,7 +27,7 @@ import {
   type StateSpecs,
   type ValueState,
 } from "./common.js";
-import { bytesEqual } from "../bytes.js";
+import { bytesEqual, concatBytes } from "../bytes.js";
 import { quoted, shortName } from "../descriptor/names.js";
 
 /** The part of lmdb's `RootDatabase` the store uses (lmdb 3.x). */
@@ -51,18 +51,6 @@ export interface LmdbStoreOptions {
 
 const META = 0x00;
 const DATA = 0x01;
-
-function concat(...parts: Uint8Array[]): Uint8Array {
-  let n = 0;
-  for (const p of parts) n += p.length;
-  const out = new Uint8Array(n);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
 
 const TAG_END = Uint8Array.of(0x02); // after every key tag (0 string, 1 bytes)
 const INDEX_END = Uint8Array.of(0xff, 0xff, 0xff, 0xff, 0xff);
@@ -125,7 +113,7 @@ export class LmdbStore<S extends StateSpecs = StateSpecs> {
         const serializer = spec.type.createSerializer();
         const snapshot = writeSnapshot(serializer.snapshotConfiguration());
         const nameKey = keyBytes(name);
-        const metaKey = concat(Uint8Array.of(META), nameKey);
+        const metaKey = concatBytes([Uint8Array.of(META), nameKey]);
         const stored = db.getBinary(metaKey);
         let current = false;
         if (stored !== undefined) {
@@ -150,7 +138,7 @@ export class LmdbStore<S extends StateSpecs = StateSpecs> {
           resolveOrThrow(name, serializer, saved);
           current = bytesEqual(savedBytes, snapshot);
         }
-        store.#slots.set(name, { name, kind: spec.kind, serializer, snapshot, metaKey, prefix: concat(Uint8Array.of(DATA), nameKey), current });
+        store.#slots.set(name, { name, kind: spec.kind, serializer, snapshot, metaKey, prefix: concatBytes([Uint8Array.of(DATA), nameKey]), current });
       }
     } catch (e) {
       await db.close();
@@ -233,7 +221,7 @@ export class LmdbStore<S extends StateSpecs = StateSpecs> {
       if (kindOfCode(stored[0] ?? 0) !== slot.kind) throw kindChanged(slot.name, kindOfCode(stored[0] ?? 0) ?? "value", slot.kind);
       resolveOrThrow(slot.name, slot.serializer, readSnapshot(new Uint8Array(stored.subarray(1))), "written");
     }
-    void this.#db.put(slot.metaKey, concat(Uint8Array.of(KIND_CODES[slot.kind]), slot.snapshot));
+    void this.#db.put(slot.metaKey, concatBytes([Uint8Array.of(KIND_CODES[slot.kind]), slot.snapshot]));
   }
 
   #encode(slot: Slot, key: StateKey, value: unknown): Uint8Array {
@@ -264,7 +252,7 @@ export class LmdbStore<S extends StateSpecs = StateSpecs> {
   #keysUnder(prefix: Uint8Array): StateKey[] {
     const out: StateKey[] = [];
     let last: Uint8Array | undefined;
-    for (const k of this.#db.getKeys({ start: prefix, end: concat(prefix, TAG_END) })) {
+    for (const k of this.#db.getKeys({ start: prefix, end: concatBytes([prefix, TAG_END]) })) {
       const r = readKey(k, prefix.length);
       if (r === undefined) continue;
       const raw = k.subarray(prefix.length, r.end);
@@ -311,7 +299,7 @@ export class LmdbStore<S extends StateSpecs = StateSpecs> {
         entries: (key) => {
           const p = at(key);
           const out: [StateKey, DynamicMessage][] = [];
-          for (const { key: k, value } of db.getRange({ start: p, end: concat(p, TAG_END) })) {
+          for (const { key: k, value } of db.getRange({ start: p, end: concatBytes([p, TAG_END]) })) {
             const r = readKey(k, p.length);
             if (r !== undefined) out.push([r.key, this.#decode(slot, key, value)]);
           }
@@ -319,7 +307,7 @@ export class LmdbStore<S extends StateSpecs = StateSpecs> {
         },
         clear: (key) => {
           const p = at(key);
-          return this.#write(slot, [], [...db.getKeys({ start: p, end: concat(p, TAG_END) })].map((k) => Uint8Array.from(k)));
+          return this.#write(slot, [], [...db.getKeys({ start: p, end: concatBytes([p, TAG_END]) })].map((k) => Uint8Array.from(k)));
         },
         keys: () => this.#keysUnder(slot.prefix),
       };
@@ -330,7 +318,7 @@ export class LmdbStore<S extends StateSpecs = StateSpecs> {
       get: (key) => {
         const p = at(key);
         const out: DynamicMessage[] = [];
-        for (const { value } of db.getRange({ start: p, end: concat(p, INDEX_END) })) out.push(this.#decode(slot, key, value));
+        for (const { value } of db.getRange({ start: p, end: concatBytes([p, INDEX_END]) })) out.push(this.#decode(slot, key, value));
         return out;
       },
       add: (key, value) => {
@@ -339,11 +327,11 @@ export class LmdbStore<S extends StateSpecs = StateSpecs> {
         // The next index is read and written in one transaction, so concurrent adds never collide.
         const append = (): void => {
           let next = 0;
-          for (const { key: k } of db.getRange({ start: concat(p, INDEX_END), end: p, reverse: true, limit: 1 })) {
+          for (const { key: k } of db.getRange({ start: concatBytes([p, INDEX_END]), end: p, reverse: true, limit: 1 })) {
             next = new DataView(k.buffer, k.byteOffset, k.byteLength).getUint32(p.length) + 1;
           }
           if (!slot.current) this.#storeSnapshot(slot);
-          void db.put(concat(p, u32be(next)), bytes);
+          void db.put(concatBytes([p, u32be(next)]), bytes);
         };
         if (this.#inTransaction > 0) append();
         else db.transactionSync(append);
@@ -352,7 +340,7 @@ export class LmdbStore<S extends StateSpecs = StateSpecs> {
       },
       clear: (key) => {
         const p = at(key);
-        return this.#write(slot, [], [...db.getKeys({ start: p, end: concat(p, INDEX_END) })].map((k) => Uint8Array.from(k)));
+        return this.#write(slot, [], [...db.getKeys({ start: p, end: concatBytes([p, INDEX_END]) })].map((k) => Uint8Array.from(k)));
       },
       keys: () => this.#keysUnder(slot.prefix),
     };
