@@ -250,5 +250,16 @@ describe("deliberate differences from @bufbuild/protobuf", () => {
     expect(() => ser.fromJson({ fInt64: 9007199254740993 })).toThrow(
       "cannot read alltypes.AllTypes from JSON: alltypes.AllTypes.f_int64(3) expects int64 as a decimal string (a number beyond 2^53 was already rounded when the JSON was parsed; read the text with fromJsonString, which keeps its digits), got number 9007199254740992; fix the value or read with the schema that wrote it",
     );
+    // From text, a rounded number can only come from a literal with a fraction: the message does
+    // not send the caller to the fromJsonString they are using.
+    for (const [literal, shown] of [
+      ["9007199254740993.5", "9007199254740994"],
+      ["12345678901234567890.5", "12345678901234567000"],
+      ["-1.00000000000000000005e17", "-100000000000000000"],
+    ]) {
+      expect(() => ser.fromJsonString(`{"fInt64": ${literal}}`)).toThrow(
+        `cannot read alltypes.AllTypes from JSON: alltypes.AllTypes.f_int64(3) expects int64 (an integer), got number ${shown} (shown rounded; the text has a non-zero fraction); fix the value or read with the schema that wrote it`,
+      );
+    }
   });
 });

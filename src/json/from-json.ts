@@ -243,6 +243,9 @@ export function messageFromJson(root: DescMessage, json: unknown, ctx: FromJsonC
     else if (typeof v === "number" && Number.isInteger(v)) {
       // Beyond 2^53 a parsed JSON number was already rounded: the value is not the writer's.
       if (!Number.isSafeInteger(v)) {
+        // fromJsonString keeps the digits of every integral literal, so a rounded number reaching
+        // here from it was written with a non-zero fraction (12345678901234567890.5).
+        if (ctx.api.startsWith("serializer.fromJsonString")) return invalid(path, `${name} (an integer)`, v, " (shown rounded; the text has a non-zero fraction)");
         return invalid(path, `${name} as a decimal string (a number beyond 2^53 was already rounded when the JSON was parsed; read the text with fromJsonString, which keeps its digits)`, v);
       }
       b = BigInt(v);
