@@ -5,6 +5,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { open } from "lmdb";
 import { describe, expect, test } from "vitest";
+import { checkpointHeader, encodeState, readCheckpoint, type SavedState, type StateEntries } from "../src/store/checkpoint.js";
 import { LmdbStore, MemoryStore } from "../src/store/index.js";
 import { V1, fill, scratch, specsOf } from "./support/store.js";
 
@@ -79,6 +80,24 @@ describe("memory checkpoint", () => {
     expect(e.message).toBe(
       `invalid checkpoint ${join(dir, "bad.ckpt")}, state "current" at byte ${SECOND_STATE + 2}: state #2 of 4 repeats the name of state #1 of 4; the store did not open: restore from an intact checkpoint`,
     );
+  });
+
+  // Each state re-encoded whole (a valid CRC) with one key repeated: the later entry won silently.
+  test.each([
+    ["a value state's key", "current", (d: StateEntries) => d.kind === "value" && d.entries.push([d.entries[0]![0], d.entries[1]![1]]), 'the key "r1" appears twice'],
+    ["a list state's key", "history", (d: StateEntries) => d.kind === "list" && d.entries.push([d.entries[0]![0], d.entries[0]![1]]), 'the key "dev" appears twice'],
+    ["a map state's key", "byDevice", (d: StateEntries) => d.kind === "map" && d.entries.push([d.entries[0]![0], []]), 'the key "dev" appears twice'],
+    ["a map's user key", "byDevice", (d: StateEntries) => d.kind === "map" && d.entries[0]![1].push([d.entries[0]![1][0]![0], d.entries[0]![1][1]![1]]), "the user key bytes(1) appears twice"],
+  ])("%s that repeats is refused, though the state passes its CRC", (_what, state, repeat, text) => {
+    const saved = readCheckpoint(BYTES, file);
+    const parts = [checkpointHeader(saved.length)];
+    for (const st of saved as SavedState[]) {
+      if (st.name === state) expect(repeat(st.data)).toBeGreaterThan(0);
+      parts.push(encodeState(st.name, st.data, st.snapshotBytes, st.snapshot.restoreSerializer()));
+    }
+    const e = restoreBytes(Uint8Array.from(parts.flatMap((p) => [...p]))) as { name: string; code: string; message: string };
+    expect(e).toMatchObject({ name: "SnapshotFormatError", code: "CHECKPOINT_CORRUPTED" });
+    expect(e.message).toMatch(new RegExp(`^invalid checkpoint .*bad\\.ckpt, state "${state}" at byte \\d+: ${text.replace(/[()]/g, "\\$&")}; the store did not open: restore from an intact checkpoint$`));
   });
 
   test("trailing bytes are refused", () => {

@@ -9,13 +9,14 @@
 //   A frame is the serializer's framing (varint length + message). Nothing may follow the last state.
 // Reading checks every state's CRC before decoding anything in it, and decodes every state before
 // the store opens: a truncated or corrupted file never yields partial data.
+import { concatBytes } from "../bytes.js";
 import { CodecError, RestoreError, SnapshotFormatError, StateStoreError, isProtokeelError } from "../errors.js";
 import type { DynamicMessage } from "../message/dynamic-message.js";
 import type { ProtobufSerializer } from "../serializer.js";
 import { crc32c } from "../snapshot/crc32c.js";
 import { readSnapshot } from "../snapshot/envelope.js";
 import type { SerializerSnapshot } from "../snapshot/types.js";
-import { KIND_CODES, keyBytes, kindOfCode, readKey, type StateKey, type StateKind } from "./common.js";
+import { KIND_CODES, keyBytes, keyId, kindOfCode, readKey, type StateKey, type StateKind } from "./common.js";
 import { quoted } from "../descriptor/names.js";
 
 const MAGIC = Uint8Array.of(0x50, 0x4b, 0x43, 0x50); // "PKCP"
@@ -54,13 +55,7 @@ class Out {
     this.push(b);
   }
   concat(): Uint8Array {
-    const out = new Uint8Array(this.length);
-    let p = 0;
-    for (const c of this.chunks) {
-      out.set(c, p);
-      p += c.length;
-    }
-    return out;
+    return concatBytes(this.chunks);
   }
 }
 
@@ -226,9 +221,15 @@ function readState(name: string, kind: StateKind, sec: Uint8Array, base: number,
     throw new StateStoreError("STATE_RESTORE_FAILED", `invalid checkpoint ${file}, state "${name}": ${e.message}`, { state: name, cause: e });
   }
   p += snapLength;
-  const key = (): StateKey => {
+  // A key read twice would have the later entry win silently, as a repeated state name did: each
+  // copy passes the state's CRC, so only a count of keys finds it.
+  const key = (seen: Set<string>, what: string): StateKey => {
+    const at = p;
     const k = readKey(sec, p);
     if (k === undefined) return fail(p, "a key is truncated or malformed");
+    const id = keyId(k.key);
+    if (seen.has(id)) fail(at, `the ${what} ${show(k.key)} appears twice`);
+    seen.add(id);
     p = k.end;
     return k.key;
   };
@@ -262,25 +263,27 @@ function readState(name: string, kind: StateKind, sec: Uint8Array, base: number,
     }
   };
   const n = u32("the entry count");
+  const keys = new Set<string>();
   let data: StateEntries;
   if (kind === "value") {
     const entries: [StateKey, DynamicMessage][] = [];
-    for (let i = 0; i < n; i++) entries.push([key(), frame()]);
+    for (let i = 0; i < n; i++) entries.push([key(keys, "key"), frame()]);
     data = { kind, entries };
   } else if (kind === "map") {
     const entries: [StateKey, [StateKey, DynamicMessage][]][] = [];
     for (let i = 0; i < n; i++) {
-      const k = key();
+      const k = key(keys, "key");
       const m = u32("a map's item count");
       const items: [StateKey, DynamicMessage][] = [];
-      for (let j = 0; j < m; j++) items.push([key(), frame()]);
+      const userKeys = new Set<string>();
+      for (let j = 0; j < m; j++) items.push([key(userKeys, "user key"), frame()]);
       entries.push([k, items]);
     }
     data = { kind, entries };
   } else {
     const entries: [StateKey, DynamicMessage[]][] = [];
     for (let i = 0; i < n; i++) {
-      const k = key();
+      const k = key(keys, "key");
       const m = u32("a list's length");
       const items: DynamicMessage[] = [];
       for (let j = 0; j < m; j++) items.push(frame());
