@@ -298,6 +298,9 @@ describe("files that cannot be read", () => {
     ["encode: a socket as data", () => ["encode", "--schema", "v1.snapshot", sock], () => `protokeel: ${sock} cannot be read (ENXIO); check the path and its permissions\n`],
     ["inspect: a socket", () => ["inspect", sock], () => `protokeel: ${sock} cannot be read (ENXIO); check the path and its permissions\n`],
     ["check: a socket", () => ["check", sock, "v1.snapshot"], () => `protokeel: ${sock} cannot be read (ENXIO); check the path and its permissions\n`],
+    // An endless file was read until the heap ran out (minutes, then an abort).
+    ["inspect: an endless file", () => ["inspect", "/dev/zero"], () => "protokeel: /dev/zero holds more than 268435456 bytes (256 MiB), more than any descriptor set, snapshot or type file; pass the schema file\n"],
+    ["decode: an endless schema", () => ["decode", "--schema", "/dev/zero", "missing.pb"], () => "protokeel: /dev/zero holds more than 268435456 bytes (256 MiB), more than any descriptor set, snapshot or type file; pass the schema file\n"],
   ])("%s: exit 2, one line", (_name, args, stderr) => {
     const r = run(args());
     expect([r.code, r.stdout, r.stderr]).toEqual([2, "", stderr()]);

@@ -2,11 +2,12 @@
 // --descriptor_set_out`), a snapshot (writeSnapshot), a type transfer file (type.toBytes()), or
 // .proto files (a file or a directory) compiled with buf when it is installed.
 import { spawnSync } from "node:child_process";
-import { closeSync, fstatSync, mkdtempSync, openSync, readFileSync, rmSync, statSync } from "node:fs";
+import { closeSync, fstatSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { createFileRegistry, fromBinary, type FileRegistry } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema, type FileDescriptorSet } from "@bufbuild/protobuf/wkt";
+import { concatBytes } from "../bytes.js";
 import { findBuf } from "../node/find-buf.js";
 import { ProtobufType, isProtokeelError, readSnapshot, type ProtobufDynamicSerializerSnapshot, type ProtobufGeneratedSerializerSnapshot } from "../index.js";
 import { withSettings } from "../type.js";
@@ -45,12 +46,31 @@ export function openInput(path: string): { fd: number; size: number } {
   }
 }
 
+/**
+ * The largest schema file read: a snapshot or a type file holds at most a 64 MiB set; four times
+ * that leaves room for descriptor sets with source info. Without a bound, /dev/zero or a FIFO
+ * that never ends was read until the heap ran out.
+ */
+export const MAX_SCHEMA_FILE_BYTES = 256 * 1024 * 1024;
+
 function readInput(path: string): Uint8Array {
   const { fd } = openInput(path);
   try {
-    return new Uint8Array(readFileSync(fd));
+    const chunks: Uint8Array[] = [];
+    let total = 0;
+    for (;;) {
+      const chunk = new Uint8Array(1 << 20);
+      const n = readSync(fd, chunk, 0, chunk.length, null);
+      if (n === 0) break;
+      total += n;
+      if (total > MAX_SCHEMA_FILE_BYTES) {
+        throw new InputError(`${path} holds more than ${MAX_SCHEMA_FILE_BYTES} bytes (256 MiB), more than any descriptor set, snapshot or type file; pass the schema file`);
+      }
+      chunks.push(n === chunk.length ? chunk : chunk.subarray(0, n));
+    }
+    return concatBytes(chunks);
   } catch (e) {
-    throw unreadable(path, e);
+    throw e instanceof InputError ? e : unreadable(path, e);
   } finally {
     closeSync(fd);
   }
