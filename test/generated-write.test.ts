@@ -13,6 +13,7 @@ const small = ProtobufType.newGeneratedBuilder(OrderSchema).maxMessageBytes(10).
 const shallow = ProtobufType.newGeneratedBuilder(NodeSchema).maxDepth(3).build().createSerializer();
 const deepNode = create(NodeSchema, { next: { next: { next: { value: 1 } } } });
 const order = () => create(OrderSchema);
+const all = ProtobufType.ofGenerated(AllTypesSchema).createSerializer();
 
 /** The CodecError that `fn` throws. */
 function codecError(fn: () => unknown): CodecError {
@@ -40,6 +41,16 @@ const REFUSED: [string, () => unknown, string, string, string][] = [
     'cannot write esfix.Order: value at esfix.Order.by_sku(3)["k"] is a protobuf-es message of esfix.Invoice, which the paired declaration esfix.Item does not accept: full name changed from esfix.Invoice to esfix.Item (MESSAGE_NAME_CHANGED at esfix.Item); build the value with create(ItemSchema, init)'],
   ["a property the schema does not declare, holding data", () => ser.toBinary({ ...order(), legacy: 5 } as never), "GENERATED_FIELD_NOT_DECLARED", "esfix.Order",
     'cannot write esfix.Order: value at esfix.Order has property "legacy" holding number 5, which esfix.Order does not declare (an object of another version of the schema?); the write would drop it, so remove it or write with a serializer of the schema that declares it'],
+  // A oneof case that names no member of its oneof (a member an earlier version had, or one of
+  // another oneof) was dropped without an error, as protobuf-es' toBinary drops it.
+  ["a oneof case the oneof does not declare", () => all.toBinary({ ...create(AllTypesSchema), choice: { case: "legacyMember", value: 5 } } as never), "GENERATED_FIELD_NOT_DECLARED", "alltypes.AllTypes",
+    `cannot write alltypes.AllTypes: value at alltypes.AllTypes has oneof choice set to case "legacyMember", which is not a member of alltypes.AllTypes's oneof choice (an object of another version of the schema?); the write would drop it, so set a declared member or write with a serializer of the schema that declares it`],
+  ["a oneof case of another oneof, nested", () => all.encode(create(AllTypesSchema, { children: [Object.assign(create(AllTypesSchema), { choice: { case: "ocBool", value: true } }) as never] })), "GENERATED_FIELD_NOT_DECLARED", "alltypes.AllTypes.children(123)[0]",
+    `cannot write alltypes.AllTypes: value at alltypes.AllTypes.children(123)[0] has oneof choice set to case "ocBool", which is not a member of alltypes.AllTypes's oneof choice (an object of another version of the schema?); the write would drop it, so set a declared member or write with a serializer of the schema that declares it`],
+  ["a oneof case that is not a string", () => all.encodeAll([create(AllTypesSchema), { ...create(AllTypesSchema), otherChoice: { case: 111, value: true } } as never]), "GENERATED_FIELD_NOT_DECLARED", "alltypes.AllTypes",
+    `cannot write alltypes.AllTypes: value at alltypes.AllTypes has oneof otherChoice set to case number 111, which is not a member of alltypes.AllTypes's oneof otherChoice (an object of another version of the schema?); the write would drop it, so set a declared member or write with a serializer of the schema that declares it`],
+  ["a oneof held as a bare value", () => all.toBinary({ ...create(AllTypesSchema), choice: "cString" } as never), "GENERATED_VALUE_INVALID", "alltypes.AllTypes",
+    'cannot write alltypes.AllTypes: oneof choice at alltypes.AllTypes is held as { case, value } by protobuf-es, got string "cString"; set { case: "<member>", value }'],
   ["an unknown field colliding with a declared one", () => ser.toBinary({ ...order(), $unknown: [{ no: 6, wireType: 2, data: new Uint8Array([1, 65]) }] }), "UNKNOWN_FIELD_COLLISION", "esfix.Order",
     "cannot write esfix.Order: unknown field 6 at esfix.Order collides with field esfix.Order.note(6) of the paired declaration; remove the unknown field before writing"],
   ["a malformed unknown field", () => ser.toBinary({ ...order(), $unknown: [{ no: 9, wireType: 0, data: new Uint8Array([0x80]) }] }), "UNKNOWN_FIELD_MALFORMED", "esfix.Order",
@@ -83,6 +94,18 @@ describe("accepted values", () => {
     // protobuf-es' create() of a version that still declared `legacy` sets it to its zero.
     const v = { ...create(OrderSchema, { id: 7n }), legacy: 0, legacyList: [], legacyMap: {}, legacyOneof: { case: undefined } };
     expect(fromBinary(OrderSchema, ser.toBinary(v as never))).toEqual(create(OrderSchema, { id: 7n }));
+  });
+
+  test.each<[string, unknown]>([
+    ["undefined", undefined],
+    ["null", null],
+    ["{ case: undefined }", { case: undefined }],
+    ["{ case: undefined, value } (protobuf-es writes no member)", { case: undefined, value: "stale" }],
+    ["an empty string", ""],
+    ["0", 0],
+  ])("a oneof held as %s is unset", (_name, choice) => {
+    const v = { ...create(AllTypesSchema, { fInt32: 3 }), choice };
+    expect(all.toBinary(v as never)).toEqual(toBinary(AllTypesSchema, create(AllTypesSchema, { fInt32: 3 })));
   });
 
   test("unknown fields in $unknown are written after the known fields", () => {
@@ -140,7 +163,6 @@ describe("depth: values are converted and read without JS recursion", () => {
 // values that set the first, the last, one oneof member, both ends or nothing of a wide type, on
 // the frame path (AllTypes is recursive) and the inline one (Leaf), write what protobuf-es writes.
 describe("values that set a few fields of a wide type write what protobuf-es writes", () => {
-  const all = ProtobufType.ofGenerated(AllTypesSchema).createSerializer();
   const CASES: [string, () => ReturnType<typeof create<typeof AllTypesSchema>>][] = [
     ["nothing", () => create(AllTypesSchema)],
     ["the first field", () => create(AllTypesSchema, { fDouble: 1.5 })],
@@ -164,7 +186,6 @@ describe("values that set a few fields of a wide type write what protobuf-es wri
 // values that switch members in turn, in both oneofs, nested, and a case string that is not a
 // member of its oneof (protobuf-es' toBinary writes no member for it either) write as protobuf-es.
 test("values that switch oneof members in turn write what protobuf-es writes, in a row and in a batch", () => {
-  const all = ProtobufType.ofGenerated(AllTypesSchema).createSerializer();
   const values = [
     create(AllTypesSchema, { choice: { case: "cString", value: "a" } }),
     create(AllTypesSchema, { choice: { case: "cInt64", value: -3n }, otherChoice: { case: "ocBool", value: true } }),
@@ -172,7 +193,7 @@ test("values that switch oneof members in turn write what protobuf-es writes, in
     create(AllTypesSchema, { choice: { case: "cString", value: "b" }, children: [create(AllTypesSchema, { choice: { case: "cBytes", value: new Uint8Array([7]) } })] }),
     create(AllTypesSchema, { choice: { case: "cEnum", value: 2 } }),
     create(AllTypesSchema, { choice: { case: "cString", value: "c" }, otherChoice: { case: "ocBool", value: true } }),
-    Object.assign(create(AllTypesSchema, { fInt32: 1 }), { choice: { case: "ocBool", value: true } }) as ReturnType<typeof create<typeof AllTypesSchema>>,
+    create(AllTypesSchema, { fInt32: 1, otherChoice: { case: "ocDouble", value: -1 } }),
   ];
   const expected = values.map((v) => toBinary(AllTypesSchema, v));
   for (const order of [values.keys(), [...values.keys()].reverse(), [0, 0, 5, 5, 1, 3, 1, 6, 5, 6]]) {

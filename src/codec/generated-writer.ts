@@ -352,13 +352,18 @@ function props(o: Obj, plan: GPlan, vals: unknown[], range: PropsRange): unknown
     } else if (code <= ONEOF_0) {
       // The set member's value goes where a field's would: no per-member case test later.
       const c = (v === null || v === undefined ? undefined : (v as { case?: unknown }).case) as unknown;
-      if (c === undefined) continue;
+      if (c === undefined) {
+        // A scalar where { case, value } belongs holds data the write would drop (named by the conversion path).
+        if (typeof v !== "object" && holdsData(v)) throw REFUSED;
+        continue;
+      }
       const oi = ONEOF_0 - code;
       let member: number | undefined;
       if (plan.lastCase[oi] === c) member = plan.lastMember[oi]!;
       else {
+        // A case this oneof does not declare: the conversion path names it.
         member = plan.members[oi]!.get(c as string);
-        if (member === undefined) continue;
+        if (member === undefined) throw REFUSED;
         plan.lastCase[oi] = c;
         plan.lastMember[oi] = member;
       }

@@ -16,7 +16,7 @@ import { coerceValueField, describeValue, listForWrite, mapInput } from "../mess
 import { DynamicMessage } from "../message/dynamic-message.js";
 import { K_LIST, K_MAP, K_MESSAGE, messageInfo, type FieldInfo } from "../message/field-info.js";
 import type { UnknownField } from "../message/unknown-fields.js";
-import { keySegment } from "../descriptor/names.js";
+import { keySegment, quoted } from "../descriptor/names.js";
 
 /** How a message-valued field is held by protobuf-es. */
 const M_PLAIN = 0;
@@ -44,6 +44,8 @@ interface GenPlan {
   readonly known: ReadonlySet<string>;
   /** Local names of the oneofs. */
   readonly oneofs: readonly string[];
+  /** Per oneof (as in `oneofs`), its members' local names: the cases it declares. */
+  readonly cases: readonly ReadonlySet<string>[];
 }
 
 const plans = new WeakMap<DescMessage, GenPlan>();
@@ -80,7 +82,14 @@ export function genPlanOf(desc: DescMessage): GenPlan {
     });
     const names = new Set<string>(["$typeName", "$unknown"]);
     for (const m of d.members) names.add(m.localName);
-    const plan: GenPlan = { desc: d, typeName: d.typeName, fields, known: names, oneofs: d.oneofs.map((x) => x.localName) };
+    const plan: GenPlan = {
+      desc: d,
+      typeName: d.typeName,
+      fields,
+      known: names,
+      oneofs: d.oneofs.map((x) => x.localName),
+      cases: d.oneofs.map((x) => new Set(x.fields.map((f) => f.localName))),
+    };
     fresh.set(d, plan);
     built.push(plan);
   }
@@ -175,7 +184,12 @@ function open(obj: unknown, plan: GenPlan, t: Trail, depth: number, maxDepth: nu
   // search for undeclared properties when there can be none.
   let present = o.$unknown === undefined ? 1 : 2;
   const oneofs = plan.oneofs;
-  for (let i = 0; i < oneofs.length; i++) if (o[oneofs[i]!] !== undefined) present++;
+  for (let i = 0; i < oneofs.length; i++) {
+    const c = o[oneofs[i]!];
+    if (c === undefined) continue;
+    present++;
+    oneofCase(c, oneofs[i]!, plan.cases[i]!, plan.typeName, t);
+  }
   return { o, plan, values: new Array<unknown>(plan.fields.length), depth, present, i: 0, items: undefined, keys: undefined, j: 0, acc: undefined };
 }
 
@@ -336,6 +350,26 @@ export function fromGenerated(obj: unknown, plan: GenPlan, t: Trail, maxDepth: n
       parent.values[parent.i++] = done;
     }
   }
+}
+
+/**
+ * Throws for a oneof that holds data the write would drop: a value that is not `{ case, value }`,
+ * or a case naming no member of this oneof (a member an earlier version of the schema had, or one
+ * of another oneof). protobuf-es' toBinary writes nothing for either; nothing is dropped silently.
+ */
+function oneofCase(c: unknown, oneof: string, cases: ReadonlySet<string>, typeName: string, t: Trail): void {
+  if (c === null) return;
+  if (typeof c !== "object") {
+    if (!holdsData(c)) return;
+    throw writeError(t, "GENERATED_VALUE_INVALID", `oneof ${oneof} at {path} is held as { case, value } by protobuf-es, got ${describeValue(c)}; set { case: "<member>", value }`);
+  }
+  const name = (c as { case?: unknown }).case;
+  if (name === undefined || (typeof name === "string" && cases.has(name))) return;
+  throw writeError(
+    t,
+    "GENERATED_FIELD_NOT_DECLARED",
+    `value at {path} has oneof ${oneof} set to case ${typeof name === "string" ? quoted(name) : describeValue(name)}, which is not a member of ${typeName}'s oneof ${oneof} (an object of another version of the schema?); the write would drop it, so set a declared member or write with a serializer of the schema that declares it`,
+  );
 }
 
 /** Throws for an own property that the declaration does not declare and that holds data. */
