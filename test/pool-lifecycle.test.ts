@@ -73,6 +73,27 @@ describe("transfer", () => {
     expect((await pending).map((m) => m.get("s"))).toEqual(["a", "b", "c", "d"]);
   });
 
+  // Items that share one ArrayBuffer, one viewing all of it and one a part: the buffer stays with
+  // the caller (copied), as for any array that views part of its buffer. Moving it for the whole
+  // view detached the part, which then read as the whole buffer (a wrong value, no error) when it
+  // came after the whole view, and was detached in the caller's hands when it came before.
+  const WHOLE = "\n\u0001c"; // t.Item { s } as 0a 03 0a 01 63: its bytes from 2 on are t.Item { s: "c" }
+  test.each<[string, (whole: Uint8Array, part: Uint8Array) => Uint8Array[], string[]]>([
+    ["the whole view, then a part", (whole, part) => [whole, part], [WHOLE, "c"]],
+    ["a part, then the whole view", (whole, part) => [part, whole], ["c", WHOLE]],
+    ["the whole view twice around a part", (whole, part) => [whole, part, new Uint8Array(whole.buffer)], [WHOLE, "c", WHOLE]],
+  ])("on: %s of one buffer: the values fromBinary gives, and no array is detached", async (_name, order, strings) => {
+    for (const as of ["object", "message"] as const) {
+      const whole = Uint8Array.from([0x0a, 0x03, 0x0a, 0x01, 0x63]);
+      const part = whole.subarray(2);
+      const items = order(whole, part);
+      const got = await pool.decode(items, { transfer: true, as });
+      const objects = as === "object" ? got : (got as { toObject(): unknown }[]).map((m) => m.toObject());
+      expect(objects).toEqual(strings.map((s) => ({ s, n: 0n })));
+      expect(items.map((b) => b.byteLength)).toEqual(items.map((b) => (b === part ? 3 : 5)));
+    }
+  });
+
   test("a pool created with transfer: true moves by default, and { transfer: false } overrides it", async () => {
     const moving = track(poolOf({ type, size: 1, transfer: true }));
     const a = framesOf(10);

@@ -313,13 +313,18 @@ export class CodecPool {
     for (const b of input) bytes += b.length + ITEM_WEIGHT;
     const runs = splitItems(input, chunkCount(bytes, MIN_CHUNK_BYTES, this.size), (b) => b.length + ITEM_WEIGHT);
     const moved = new Map<ArrayBufferLike, { buffer: ArrayBuffer; owner: number }>();
+    // A buffer that an item views only part of stays with the caller, also when another item views
+    // all of it: moving it would detach the part in the caller's hands, and a part read after the
+    // move reads as the whole buffer (a detached array's offset and length are 0).
+    const kept = new Set<ArrayBufferLike>();
+    if (transfer) for (const b of input) if (b.byteOffset !== 0 || b.byteLength !== b.buffer.byteLength) kept.add(b.buffer);
     return runs.map(([s, e], index) => {
       const part = input.slice(s, e);
       let items: Uint8Array[];
       const xfer = new Set<ArrayBuffer>();
       if (transfer) {
         items = part.map((b) => {
-          if (b.byteOffset !== 0 || b.byteLength !== b.buffer.byteLength) return copyOf(b, 0, b.length);
+          if (kept.has(b.buffer)) return copyOf(b, 0, b.length);
           let m = moved.get(b.buffer);
           if (m === undefined) moved.set(b.buffer, (m = { buffer: adopt(b).buffer as ArrayBuffer, owner: index }));
           if (m.owner !== index) return copyOf(new Uint8Array(m.buffer), 0, m.buffer.byteLength);
