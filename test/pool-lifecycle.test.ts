@@ -189,6 +189,33 @@ describe("under back-pressure", () => {
     expect(order.slice(0, 10)).toEqual(Array.from({ length: 10 }, (_, i) => `small ${i}`));
   });
 
+  // A chunk that postMessage refuses settles without running, leaving its worker idle: the
+  // dispatch moved on to the next worker instead of giving this one the next chunk, so with one
+  // worker every batch queued behind the refused one waited forever (the idle worker is unref'd,
+  // so the process could exit with them pending).
+  test.each([
+    ["one worker", 1],
+    ["two workers", 2],
+  ])("a batch that cannot be sent to a worker does not stall the batches queued behind it (%s)", async (_name, size) => {
+    const pool = track(poolOf({ type, size }));
+    const big = framesOf(1200); // cut into chunks that keep every worker busy
+    await pool.validate(big);
+    const before = pool.decode(big);
+    const refused = pool.encode([{ s: () => "b" }] as never).catch((e: PoolError) => e);
+    const after = [pool.decode(big), pool.encode(inits(3))];
+    let timer: NodeJS.Timeout | undefined;
+    const stalled = new Promise((resolve) => (timer = setTimeout(() => resolve("stalled"), 5_000)));
+    const settled = await Promise.race([Promise.all([before, refused, ...after]), stalled]);
+    clearTimeout(timer);
+    expect(settled).not.toBe("stalled");
+    const [a, e, b, c] = settled as [unknown, PoolError, unknown, unknown];
+    expect(e).toMatchObject({ name: "PoolError", code: "POOL_INPUT_NOT_CLONEABLE" });
+    expect(a).toEqual(objectsOf(big));
+    expect(b).toEqual(a);
+    expect(c).toEqual(ser.encodeAll(inits(3)));
+    await pool.close();
+  });
+
   test("many concurrent batches all come back, each in its own input order", async () => {
     const pool = track(poolOf({ type, size: 3 }));
     const batches = Array.from({ length: 40 }, (_, k) => ser.encodeAll(inits(20 + k * 7, 200 + k * 50)).slice());

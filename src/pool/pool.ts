@@ -350,10 +350,12 @@ export class CodecPool {
 
   #dispatch(): void {
     for (const slot of this.#slots) {
-      if (slot.running !== undefined) continue;
-      const chunk = this.#nextChunk();
-      if (chunk === undefined) return;
-      this.#post(slot, chunk);
+      // A chunk that cannot be posted settles at once and leaves the worker idle: it takes the next.
+      while (slot.running === undefined) {
+        const chunk = this.#nextChunk();
+        if (chunk === undefined) return;
+        this.#post(slot, chunk);
+      }
     }
   }
 
