@@ -304,5 +304,25 @@ export function checkBytes(bytes: unknown, root: DescMessage): Uint8Array {
       path: root.typeName,
     });
   }
+  // A detached array reads as empty, but copying from it throws the engine's TypeError. Only an
+  // empty array can be detached, so a non-empty input pays one comparison.
+  if (bytes.byteLength === 0 && isDetached(bytes)) {
+    throw new CodecError(
+      "NOT_BYTES",
+      `cannot decode ${root.typeName}: the Uint8Array is detached (its buffer was transferred, to a worker or by a pool call with transfer: true); pass bytes that are not transferred, or a copy made before the transfer`,
+      { path: root.typeName },
+    );
+  }
   return bytes;
+}
+
+/** @internal True when `bytes`' buffer was transferred (ArrayBuffer#detached is not in Node 20). */
+export function isDetached(bytes: Uint8Array): boolean {
+  if (bytes.byteLength !== 0) return false;
+  try {
+    new Uint8Array(bytes.buffer);
+    return false;
+  } catch {
+    return true;
+  }
 }

@@ -86,6 +86,40 @@ describe("frames: the error decodeAll and validateAll throw", () => {
   });
 });
 
+// A detached input (its buffer transferred earlier) failed in the pool with the engine's
+// TypeError from the copy into a chunk, and with transfer: true read as an empty input.
+describe("a detached Uint8Array: NOT_BYTES, as the single-thread calls", () => {
+  const detached = () => {
+    const b = wide.encode({ s: "gone" }).slice();
+    structuredClone(b.buffer, { transfer: [b.buffer] });
+    return b;
+  };
+  test.each([
+    ["frames", false],
+    ["frames, transfer: true", true],
+  ])("%s", async (_name, transfer) => {
+    await expectSameError(pool.decode(detached(), { transfer }), () => ser.decodeAll(detached()));
+    await expectSameError(pool.decode(detached(), { transfer, as: "message" }), () => ser.decodeAll(detached()));
+    await expectSameError(pool.validate(detached(), { transfer }), () => ser.validateAll(detached()));
+  });
+  test.each([
+    ["bare messages", false],
+    ["bare messages, transfer: true", true],
+  ])("%s", async (_name, transfer) => {
+    const items = () => [wide.toBinary({ s: "here" }).slice(), detached()];
+    await expectSameError(pool.decode(items(), { transfer }), () => items().map((b) => ser.fromBinary(b)));
+    await expectSameError(pool.validate(items(), { transfer }), () => items().forEach((b) => ser.validate(b)));
+  });
+  test("the message names the rule", async () => {
+    const e = (await pool.decode(detached()).catch((x: unknown) => x)) as CodecError;
+    expect([e.name, e.code, e.message]).toEqual([
+      "CodecError",
+      "NOT_BYTES",
+      "cannot decode t.Node: the Uint8Array is detached (its buffer was transferred, to a worker or by a pool call with transfer: true); pass bytes that are not transferred, or a copy made before the transfer",
+    ]);
+  });
+});
+
 describe("inputs around the sizes where a batch starts to be cut (chunks over 64 KiB, at least 128 KiB of work)", () => {
   /** Frames totalling exactly `total` bytes: 1,000-byte frames, then one frame holding the rest. */
   const exactly = (total: number) => {

@@ -19,7 +19,7 @@ import {
   type ProtobufType,
 } from "../index.js";
 import { fromWire, type Hello, type Reply, type ResultForm, type Task } from "./protocol.js";
-import { adopt, chunkCount, concat, copyOf, flat, MIN_CHUNK_BYTES, splitFrames, splitItems } from "./split.js";
+import { adopt, chunkCount, concat, copyOf, flat, isDetached, MIN_CHUNK_BYTES, splitFrames, splitItems } from "./split.js";
 
 /** Options of `createCodecPool`. */
 export interface CodecPoolOptions {
@@ -285,6 +285,8 @@ export class CodecPool {
     task: (bytes: Uint8Array, shift: number) => Chunk["task"],
     take: (part: { bodies: number[] | undefined }) => Chunk["take"],
   ): Omit<Chunk, "batch">[] {
+    // A detached input: the error the single-thread call gives (NOT_BYTES), thrown here.
+    if (isDetached(input)) this.#ser.validateAll(input);
     const parts = splitFrames(input, chunkCount(input.length, MIN_CHUNK_BYTES, this.size), withBodies);
     // Moved, the caller's buffer goes whole to the first chunk's worker; the other chunks are copies.
     const source = transfer ? adopt(input) : undefined;
@@ -306,9 +308,9 @@ export class CodecPool {
     task: (items: Uint8Array[]) => Chunk["task"],
     take: () => Chunk["take"],
   ): Omit<Chunk, "batch">[] {
-    // Input that is neither: the error the single-thread call gives (NOT_BYTES), thrown here.
+    // Input that is neither, or detached: the error the single-thread call gives (NOT_BYTES), thrown here.
     if (!Array.isArray(input)) this.#ser.validateAll(input as never);
-    for (const b of input) if (!(b instanceof Uint8Array)) this.#ser.validate(b as never);
+    for (const b of input) if (!(b instanceof Uint8Array) || isDetached(b)) this.#ser.validate(b as never);
     let bytes = 0;
     for (const b of input) bytes += b.length + ITEM_WEIGHT;
     const runs = splitItems(input, chunkCount(bytes, MIN_CHUNK_BYTES, this.size), (b) => b.length + ITEM_WEIGHT);

@@ -101,6 +101,20 @@ export function adopt(bytes: Uint8Array): Uint8Array {
 }
 
 /**
+ * True when `bytes`' buffer was transferred. The serializer's calls refuse such an array
+ * (NOT_BYTES); copying from it throws the engine's TypeError, and moving it posts nothing.
+ */
+export function isDetached(bytes: Uint8Array): boolean {
+  if (bytes.byteLength !== 0) return false;
+  try {
+    new Uint8Array(bytes.buffer);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/**
  * A copy of `bytes[start, end)` in a buffer of its own. Not `slice()`: a Node Buffer's slice is a
  * view, and transferring a view's buffer would move (detach) the caller's whole buffer; a buffer
  * that is already detached when a task is posted makes Node drop the message without an error.
