@@ -17,3 +17,14 @@ export function copyBytes(dst: Uint8Array, at: number, src: Uint8Array, off: num
   if (n < 32) for (let i = 0; i < n; i++) dst[at + i] = src[off + i]!;
   else dst.set(off === 0 && n === src.length ? src : src.subarray(off, off + n), at);
 }
+
+/** True when `bytes`' buffer was transferred (ArrayBuffer#detached is not in Node 20). */
+export function isDetached(bytes: Uint8Array): boolean {
+  if (bytes.byteLength !== 0) return false;
+  try {
+    new Uint8Array(bytes.buffer);
+    return false;
+  } catch {
+    return true;
+  }
+}

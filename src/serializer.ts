@@ -1,6 +1,7 @@
 // ProtobufSerializer (docs/design.md §8): the JS writer (src/codec/writer.ts) and the WASM tape reader
 // (src/codec/reader.ts) bound to one ProtobufType.
 import type { DescMessage } from "@bufbuild/protobuf";
+import { isDetached } from "./bytes.js";
 import { FrameReader, readFramePrefix } from "./codec/frame-reader.js";
 import { FrameWriter } from "./codec/frame-writer.js";
 import { BoundDecoder } from "./codec/reader.js";
@@ -316,13 +317,3 @@ export function checkBytes(bytes: unknown, root: DescMessage): Uint8Array {
   return bytes;
 }
 
-/** @internal True when `bytes`' buffer was transferred (ArrayBuffer#detached is not in Node 20). */
-export function isDetached(bytes: Uint8Array): boolean {
-  if (bytes.byteLength !== 0) return false;
-  try {
-    new Uint8Array(bytes.buffer);
-    return false;
-  } catch {
-    return true;
-  }
-}

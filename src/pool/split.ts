@@ -5,6 +5,8 @@
 // the error decodeAll would (its offsets shifted back by the chunk's start).
 import { readFramePrefix } from "../codec/frame-reader.js";
 
+export { isDetached } from "../bytes.js";
+
 // A chunk of a buffer that is cut is always larger than the largest input the serializer checks
 // again for a framing mix-up (MIX_UP_MAX_BYTES, 64 KiB, src/serializer.ts): so no worker adds a
 // "Note: the input is one frame…" hint that the single-thread call on the whole input would not
@@ -98,20 +100,6 @@ export function adopt(bytes: Uint8Array): Uint8Array {
   const buffer = bytes.buffer;
   if (buffer instanceof SharedArrayBuffer || bytes.byteOffset !== 0 || bytes.byteLength !== buffer.byteLength) return copyOf(bytes, 0, bytes.length);
   return new Uint8Array(structuredClone(buffer, { transfer: [buffer as ArrayBuffer] }));
-}
-
-/**
- * True when `bytes`' buffer was transferred. The serializer's calls refuse such an array
- * (NOT_BYTES); copying from it throws the engine's TypeError, and moving it posts nothing.
- */
-export function isDetached(bytes: Uint8Array): boolean {
-  if (bytes.byteLength !== 0) return false;
-  try {
-    new Uint8Array(bytes.buffer);
-    return false;
-  } catch {
-    return true;
-  }
 }
 
 /**
