@@ -124,6 +124,48 @@ describe("sources", () => {
     expect([e.code, e.message]).toEqual(["NOT_BYTES", "cannot decode Item: the stream gave a string (read the stream without an encoding) after byte 0; a stream of frames gives Uint8Array chunks"]);
   });
 
+  // undefined from a source that is not done was taken for the end of the stream: the frames
+  // after it were dropped without an error (and the source was never returned or cancelled).
+  test.each<[string, (chunks: unknown[]) => unknown]>([
+    ["an array", (chunks) => chunks],
+    ["an async generator", (chunks) => slowly(chunks as Uint8Array[])],
+    ["a ReadableStream", (chunks) => new ReadableStream({ start(c) { for (const x of chunks) c.enqueue(x); c.close(); } })],
+  ])("a chunk that is undefined, from %s: the values before it, then NOT_BYTES", async (_name, source) => {
+    const [a, b] = [ser.encode(VALUES[1]!), ser.encode(VALUES[3]!)];
+    for (const [chunks, before, at] of [
+      [[a, undefined, b], 1, a.length],
+      [[a.subarray(0, 2), undefined, a.subarray(2), b], 0, 2],
+    ] as const) {
+      const got: DynamicMessage[] = [];
+      const e = await failure(async () => {
+        for await (const v of ser.decodeStream(source([...chunks]) as never)) got.push(v);
+      });
+      expectValues(got, [VALUES[1]!].slice(0, before));
+      expect([e.code, e.offset, e.message]).toEqual(["NOT_BYTES", at, `cannot decode Item: the stream gave undefined after byte ${at}; a stream of frames gives Uint8Array chunks`]);
+    }
+  });
+
+  // A source whose next() throws is done (for await does not return it either): returning it
+  // anyway let a return() that throws too replace the source's own error.
+  test("a source whose next() throws is not returned: its own error arrives", async () => {
+    let returned = 0;
+    let pulls = 0;
+    const source: AsyncIterable<Uint8Array> = {
+      [Symbol.asyncIterator]: () => ({
+        next: async () => {
+          if (pulls++ > 0) throw new Error("disk gone");
+          return { done: false, value: INPUT.slice(0, 3) };
+        },
+        return: async () => {
+          returned++;
+          throw new Error("cannot close");
+        },
+      }),
+    };
+    await expect(collect(ser.decodeStream(source))).rejects.toThrow("disk gone");
+    expect(returned).toBe(0);
+  });
+
   test("something that is not a stream is a TypeError", () => {
     expect(() => ser.decodeStream(5 as never)).not.toThrow(); // the iterator is lazy
     return expect(collect(ser.decodeStream(5 as never))).rejects.toThrow("decodeStream(Item) expects a Node Readable, a ReadableStream or an (async) iterable of Uint8Array chunks");

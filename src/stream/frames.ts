@@ -21,7 +21,10 @@ export interface ReadableStreamLike<T> {
  */
 export type StreamSource = AsyncIterable<Uint8Array> | Iterable<Uint8Array> | ReadableStreamLike<Uint8Array> | Uint8Array;
 
-type Pull = () => Promise<Uint8Array | undefined>;
+/** The next chunk as the source gave it (anything: chunkOf checks it), or done. */
+type Pull = () => Promise<{ readonly done: true } | { readonly done: false; readonly value: unknown }>;
+
+const DONE = { done: true } as const;
 
 const EMPTY: Uint8Array = new Uint8Array(0);
 
@@ -41,7 +44,7 @@ function open(source: unknown, name: string): { pull: Pull; close: () => Promise
   if (source instanceof Uint8Array) {
     let given = false;
     return {
-      pull: async () => (given ? undefined : ((given = true), source)),
+      pull: async () => (given ? DONE : ((given = true), { done: false, value: source })),
       close: async () => {},
     };
   }
@@ -55,9 +58,9 @@ function open(source: unknown, name: string): { pull: Pull; close: () => Promise
         if (r.done) {
           done = true;
           reader.releaseLock();
-          return undefined;
+          return DONE;
         }
-        return r.value as Uint8Array;
+        return { done: false, value: r.value };
       },
       close: async () => {
         if (!done) {
@@ -80,12 +83,20 @@ function open(source: unknown, name: string): { pull: Pull; close: () => Promise
   let done = false;
   return {
     pull: async () => {
-      const r = await it.next();
+      let r: IteratorResult<unknown>;
+      try {
+        r = await it.next();
+      } catch (e) {
+        // An iterator whose next() throws is done (for await does not return it either): a
+        // return() that throws too would replace the source's own error.
+        done = true;
+        throw e;
+      }
       if (r.done) {
         done = true;
-        return undefined;
+        return DONE;
       }
-      return r.value as Uint8Array;
+      return { done: false, value: r.value };
     },
     close: async () => {
       if (!done) {
@@ -117,6 +128,7 @@ export async function* decodeFrames(ser: ProtobufSerializer, source: StreamSourc
   let buf = EMPTY; // the chunk being read
   let pos = 0; // next unread byte of buf
   let base = 0; // stream offset of buf[0]
+  let held = 0; // buf.length when it was pulled
   let finished = false;
 
   const truncated = (start: number, got: number, need: number | undefined): CodecError =>
@@ -140,14 +152,15 @@ export async function* decodeFrames(ser: ProtobufSerializer, source: StreamSourc
   /** The next non-empty chunk, or false at the end of the stream. */
   const next = async (): Promise<boolean> => {
     for (;;) {
-      const c = await src.pull();
-      if (c === undefined) {
+      const r = await src.pull();
+      if (r.done) {
         finished = true;
         return false;
       }
-      const chunk = chunkOf(c, name, base + buf.length);
-      base += buf.length;
+      const chunk = chunkOf(r.value, name, base + held);
+      base += held;
       buf = chunk;
+      held = chunk.length;
       pos = 0;
       if (chunk.length > 0) return true;
     }
