@@ -190,6 +190,26 @@ describe("encode: the error encodeAll throws", () => {
     );
   });
 
+  // A DynamicMessage below the top level failed structured clone on one of its methods, and the
+  // message quoted that method's source text instead of naming the value.
+  test.each<[string, () => unknown[], string]>([
+    ["a field", () => [{ s: "a" }, { s: "b", child: DynamicMessage.create(type.descriptor, { s: "c" }) }], "values[1].child"],
+    ["a nested field, in the second chunk of a large batch", () => {
+      const values: unknown[] = Array.from({ length: 1000 }, (_, i) => ({ s: `value ${i}` }));
+      values[900] = { child: { child: DynamicMessage.create(type.descriptor, {}) } };
+      return values;
+    }, "values[900].child.child"],
+  ])("a DynamicMessage in %s: POOL_INPUT_NOT_CLONEABLE naming where", async (_name, make, where) => {
+    const input = make();
+    expect(() => ser.encodeAll(input as never)).not.toThrow(); // the single thread takes it
+    const e = (await pool.encode(input as never).catch((x: unknown) => x)) as PoolError;
+    expect(e).toBeInstanceOf(PoolError);
+    expect([e.code, e.message]).toEqual([
+      "POOL_INPUT_NOT_CLONEABLE",
+      `cannot encode t.Node in a pool: ${where} is a DynamicMessage, which cannot cross to a worker; pass plain init objects, or encode DynamicMessage values with serializer.encodeAll on this thread`,
+    ]);
+  });
+
   test("a value holding a function cannot cross to a worker: POOL_INPUT_NOT_CLONEABLE", async () => {
     const e = (await pool.encode([{ s: "a" }, { s: () => "b" }] as never).catch((x: unknown) => x)) as PoolError;
     expect(e).toBeInstanceOf(PoolError);

@@ -76,6 +76,8 @@ interface Chunk {
   readonly batch: Batch;
   readonly index: number;
   readonly task: DistributiveOmit<Task, "id">;
+  /** The batch index of the chunk's first item (errors name items by it). */
+  readonly first?: number;
   readonly transfer: ArrayBuffer[];
   /** The chunk's result on the calling thread, from what its worker sent. */
   readonly take: (result: unknown) => unknown;
@@ -211,14 +213,9 @@ export class CodecPool {
     return this.#submit(`encode of ${this.type.fullName}`, (batch) => {
       if (!Array.isArray(values)) throw new TypeError("pool.encode expects an array of plain init objects");
       const at = values.findIndex((v) => isDynamicMessage(v));
-      if (at >= 0) {
-        throw new PoolError(
-          "POOL_INPUT_NOT_CLONEABLE",
-          `cannot encode ${this.type.fullName} in a pool: values[${at}] is a DynamicMessage, which cannot cross to a worker; pass plain init objects, or encode DynamicMessage values with serializer.encodeAll on this thread`,
-        );
-      }
+      if (at >= 0) throw this.#notCloneable(`values[${at}]`);
       const runs = splitItems(values, chunkCount(values.length, ENCODE_MIN_VALUES, this.size), () => 1);
-      return runs.map(([s, e], index) => ({ batch, index, task: { op: "encode", values: values.slice(s, e), form }, transfer: [], take: (r) => r }));
+      return runs.map(([s, e], index) => ({ batch, index, first: s, task: { op: "encode", values: values.slice(s, e), form }, transfer: [], take: (r) => r }));
     }, form === "frames" ? concat : flat) as Promise<Uint8Array | Uint8Array[]>;
   }
 
@@ -396,12 +393,26 @@ export class CodecPool {
     try {
       slot.worker.postMessage({ ...chunk.task, id }, chunk.transfer);
     } catch (e) {
-      this.#settle(chunk, undefined, new PoolError("POOL_INPUT_NOT_CLONEABLE", `cannot run ${chunk.batch.what} in a pool: the input cannot be sent to a worker (${(e as Error).message}); pass plain data (objects, arrays, Map, bigint, Uint8Array)`));
+      // A DynamicMessage below the top level fails the clone on one of its methods, whose source
+      // text the clone's message quotes: name the value instead (looked for only on failure).
+      const where = chunk.task.op === "encode" ? dynamicMessageIn(chunk.task.values, chunk.first ?? 0) : undefined;
+      const error =
+        where !== undefined
+          ? this.#notCloneable(where)
+          : new PoolError("POOL_INPUT_NOT_CLONEABLE", `cannot run ${chunk.batch.what} in a pool: the input cannot be sent to a worker (${(e as Error).message}); pass plain data (objects, arrays, Map, bigint, Uint8Array)`);
+      this.#settle(chunk, undefined, error);
       return;
     }
     slot.running = chunk;
     this.#byId.set(id, chunk);
     slot.worker.ref();
+  }
+
+  #notCloneable(where: string): PoolError {
+    return new PoolError(
+      "POOL_INPUT_NOT_CLONEABLE",
+      `cannot encode ${this.type.fullName} in a pool: ${where} is a DynamicMessage, which cannot cross to a worker; pass plain init objects, or encode DynamicMessage values with serializer.encodeAll on this thread`,
+    );
   }
 
   #settle(chunk: Chunk, result: unknown, error: Error | undefined): void {
@@ -535,6 +546,23 @@ interface Lazy {
 const ENCODE_MIN_VALUES = 64;
 /** What one bare message costs beyond its bytes when a batch is cut (its own call and result), in bytes of work. */
 const ITEM_WEIGHT = 256;
+
+/** Where the first DynamicMessage in `values` is (`values[i].field[2]`), depth first; `first` is values[0]'s batch index. */
+function dynamicMessageIn(values: readonly unknown[], first: number): string | undefined {
+  const seen = new Set<object>();
+  const stack: [unknown, string][] = [];
+  for (let i = values.length - 1; i >= 0; i--) stack.push([values[i], `values[${first + i}]`]);
+  while (stack.length > 0) {
+    const [v, path] = stack.pop()!;
+    if (v === null || typeof v !== "object" || seen.has(v) || ArrayBuffer.isView(v)) continue;
+    if (isDynamicMessage(v)) return path;
+    seen.add(v);
+    const entries: [string, unknown][] =
+      v instanceof Map ? [...v].map(([k, x]) => [`[${String(k)}]`, x]) : Array.isArray(v) ? v.map((x, i) => [`[${i}]`, x]) : Object.entries(v).map(([k, x]) => [`.${k}`, x]);
+    for (let i = entries.length - 1; i >= 0; i--) stack.push([entries[i]![1], path + entries[i]![0]]);
+  }
+  return undefined;
+}
 
 function checkForm(as: unknown): void {
   if (as !== "object" && as !== "message") throw new RangeError(`decode results must be "object" or "message", got ${String(as)}`);
