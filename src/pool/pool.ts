@@ -31,7 +31,8 @@ export interface CodecPoolOptions {
    * Move the input's buffers to the workers instead of copying them: after the call the caller's
    * `Uint8Array`s are detached (length 0) and must not be used. Only an array that views its whole
    * `ArrayBuffer` is moved; one that views part of a larger buffer (a `subarray`, a protokeel
-   * encoder's output, Node's small pooled `Buffer`s) is copied and left as it is. Per call with
+   * encoder's output, Node's small pooled `Buffer`s) is copied and left as it is, and so is every
+   * item over a buffer that another item views part of. Per call with
    * `{ transfer }`. Defaults to false.
    */
   readonly transfer?: boolean;
