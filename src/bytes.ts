@@ -44,3 +44,14 @@ export function varintBytes(n: number): number[] {
   out.push(n);
   return out;
 }
+
+/** True when `bytes`' buffer was transferred (ArrayBuffer#detached is not in Node 20). */
+export function isDetached(bytes: Uint8Array): boolean {
+  if (bytes.byteLength !== 0) return false;
+  try {
+    new Uint8Array(bytes.buffer);
+    return false;
+  } catch {
+    return true;
+  }
+}

@@ -1,6 +1,7 @@
 // ProtobufSerializer (docs/design.md §8): the JS writer (src/codec/writer.ts) and the WASM tape reader
 // (src/codec/reader.ts) bound to one ProtobufType.
 import type { DescMessage } from "@bufbuild/protobuf";
+import { isDetached } from "./bytes.js";
 import { FrameReader, readFramePrefix } from "./codec/frame-reader.js";
 import { FrameWriter } from "./codec/frame-writer.js";
 import { BoundDecoder } from "./codec/reader.js";
@@ -304,5 +305,15 @@ export function checkBytes(bytes: unknown, root: DescMessage): Uint8Array {
       path: root.typeName,
     });
   }
+  // A detached array reads as empty, but copying from it throws the engine's TypeError. Only an
+  // empty array can be detached, so a non-empty input pays one comparison.
+  if (bytes.byteLength === 0 && isDetached(bytes)) {
+    throw new CodecError(
+      "NOT_BYTES",
+      `cannot decode ${root.typeName}: the Uint8Array is detached (its buffer was transferred, to a worker or by a pool call with transfer: true); pass bytes that are not transferred, or a copy made before the transfer`,
+      { path: root.typeName },
+    );
+  }
   return bytes;
 }
+

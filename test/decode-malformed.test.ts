@@ -538,6 +538,29 @@ describe("frames and batches", () => {
       expect((e as CodecError).code).toBe("NOT_BYTES");
     }
   });
+
+  // A Uint8Array whose buffer was transferred (postMessage, a pool call with transfer: true) threw
+  // the engine's TypeError from the copy into the core, not a CodecError.
+  test("a detached Uint8Array is NOT_BYTES on every read", () => {
+    const bytes = new Uint8Array([8, 1]);
+    structuredClone(bytes.buffer, { transfer: [bytes.buffer] });
+    for (const op of [() => ser.fromBinary(bytes), () => ser.decode(bytes), () => ser.decodeAll(bytes), () => ser.validate(bytes), () => ser.validateAll(bytes)]) {
+      let e: CodecError | undefined;
+      try {
+        op();
+      } catch (x) {
+        e = x as CodecError;
+      }
+      expect(e).toBeInstanceOf(CodecError);
+      expect([e!.code, e!.path, e!.message]).toEqual([
+        "NOT_BYTES",
+        ROOT,
+        `cannot decode ${ROOT}: the Uint8Array is detached (its buffer was transferred, to a worker or by a pool call with transfer: true); pass bytes that are not transferred, or a copy made before the transfer`,
+      ]);
+    }
+    // An empty array that is not detached is still an empty input.
+    expect(ser.decodeAll(new Uint8Array(0))).toEqual([]);
+  });
 });
 
 // The generated kind reads with the same core (src/codec/generated-reader.ts): every input above

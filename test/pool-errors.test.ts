@@ -86,6 +86,40 @@ describe("frames: the error decodeAll and validateAll throw", () => {
   });
 });
 
+// A detached input (its buffer transferred earlier) failed in the pool with the engine's
+// TypeError from the copy into a chunk, and with transfer: true read as an empty input.
+describe("a detached Uint8Array: NOT_BYTES, as the single-thread calls", () => {
+  const detached = () => {
+    const b = wide.encode({ s: "gone" }).slice();
+    structuredClone(b.buffer, { transfer: [b.buffer] });
+    return b;
+  };
+  test.each([
+    ["frames", false],
+    ["frames, transfer: true", true],
+  ])("%s", async (_name, transfer) => {
+    await expectSameError(pool.decode(detached(), { transfer }), () => ser.decodeAll(detached()));
+    await expectSameError(pool.decode(detached(), { transfer, as: "message" }), () => ser.decodeAll(detached()));
+    await expectSameError(pool.validate(detached(), { transfer }), () => ser.validateAll(detached()));
+  });
+  test.each([
+    ["bare messages", false],
+    ["bare messages, transfer: true", true],
+  ])("%s", async (_name, transfer) => {
+    const items = () => [wide.toBinary({ s: "here" }).slice(), detached()];
+    await expectSameError(pool.decode(items(), { transfer }), () => items().map((b) => ser.fromBinary(b)));
+    await expectSameError(pool.validate(items(), { transfer }), () => items().forEach((b) => ser.validate(b)));
+  });
+  test("the message names the rule", async () => {
+    const e = (await pool.decode(detached()).catch((x: unknown) => x)) as CodecError;
+    expect([e.name, e.code, e.message]).toEqual([
+      "CodecError",
+      "NOT_BYTES",
+      "cannot decode t.Node: the Uint8Array is detached (its buffer was transferred, to a worker or by a pool call with transfer: true); pass bytes that are not transferred, or a copy made before the transfer",
+    ]);
+  });
+});
+
 describe("inputs around the sizes where a batch starts to be cut (chunks over 64 KiB, at least 128 KiB of work)", () => {
   /** Frames totalling exactly `total` bytes: 1,000-byte frames, then one frame holding the rest. */
   const exactly = (total: number) => {
@@ -154,6 +188,26 @@ describe("encode: the error encodeAll throws", () => {
     expect(e.message).toBe(
       "cannot encode t.Node in a pool: values[1] is a DynamicMessage, which cannot cross to a worker; pass plain init objects, or encode DynamicMessage values with serializer.encodeAll on this thread",
     );
+  });
+
+  // A DynamicMessage below the top level failed structured clone on one of its methods, and the
+  // message quoted that method's source text instead of naming the value.
+  test.each<[string, () => unknown[], string]>([
+    ["a field", () => [{ s: "a" }, { s: "b", child: DynamicMessage.create(type.descriptor, { s: "c" }) }], "values[1].child"],
+    ["a nested field, in the second chunk of a large batch", () => {
+      const values: unknown[] = Array.from({ length: 1000 }, (_, i) => ({ s: `value ${i}` }));
+      values[900] = { child: { child: DynamicMessage.create(type.descriptor, {}) } };
+      return values;
+    }, "values[900].child.child"],
+  ])("a DynamicMessage in %s: POOL_INPUT_NOT_CLONEABLE naming where", async (_name, make, where) => {
+    const input = make();
+    expect(() => ser.encodeAll(input as never)).not.toThrow(); // the single thread takes it
+    const e = (await pool.encode(input as never).catch((x: unknown) => x)) as PoolError;
+    expect(e).toBeInstanceOf(PoolError);
+    expect([e.code, e.message]).toEqual([
+      "POOL_INPUT_NOT_CLONEABLE",
+      `cannot encode t.Node in a pool: ${where} is a DynamicMessage, which cannot cross to a worker; pass plain init objects, or encode DynamicMessage values with serializer.encodeAll on this thread`,
+    ]);
   });
 
   test("a value holding a function cannot cross to a worker: POOL_INPUT_NOT_CLONEABLE", async () => {

@@ -73,6 +73,27 @@ describe("transfer", () => {
     expect((await pending).map((m) => m.get("s"))).toEqual(["a", "b", "c", "d"]);
   });
 
+  // Items that share one ArrayBuffer, one viewing all of it and one a part: the buffer stays with
+  // the caller (copied), as for any array that views part of its buffer. Moving it for the whole
+  // view detached the part, which then read as the whole buffer (a wrong value, no error) when it
+  // came after the whole view, and was detached in the caller's hands when it came before.
+  const WHOLE = "\n\u0001c"; // t.Item { s } as 0a 03 0a 01 63: its bytes from 2 on are t.Item { s: "c" }
+  test.each<[string, (whole: Uint8Array, part: Uint8Array) => Uint8Array[], string[]]>([
+    ["the whole view, then a part", (whole, part) => [whole, part], [WHOLE, "c"]],
+    ["a part, then the whole view", (whole, part) => [part, whole], ["c", WHOLE]],
+    ["the whole view twice around a part", (whole, part) => [whole, part, new Uint8Array(whole.buffer)], [WHOLE, "c", WHOLE]],
+  ])("on: %s of one buffer: the values fromBinary gives, and no array is detached", async (_name, order, strings) => {
+    for (const as of ["object", "message"] as const) {
+      const whole = Uint8Array.from([0x0a, 0x03, 0x0a, 0x01, 0x63]);
+      const part = whole.subarray(2);
+      const items = order(whole, part);
+      const got = await pool.decode(items, { transfer: true, as });
+      const objects = as === "object" ? got : (got as { toObject(): unknown }[]).map((m) => m.toObject());
+      expect(objects).toEqual(strings.map((s) => ({ s, n: 0n })));
+      expect(items.map((b) => b.byteLength)).toEqual(items.map((b) => (b === part ? 3 : 5)));
+    }
+  });
+
   test("a pool created with transfer: true moves by default, and { transfer: false } overrides it", async () => {
     const moving = track(poolOf({ type, size: 1, transfer: true }));
     const a = framesOf(10);
@@ -166,6 +187,33 @@ describe("under back-pressure", () => {
     await Promise.all(all);
     expect(order.indexOf("big")).toBe(10);
     expect(order.slice(0, 10)).toEqual(Array.from({ length: 10 }, (_, i) => `small ${i}`));
+  });
+
+  // A chunk that postMessage refuses settles without running, leaving its worker idle: the
+  // dispatch moved on to the next worker instead of giving this one the next chunk, so with one
+  // worker every batch queued behind the refused one waited forever (the idle worker is unref'd,
+  // so the process could exit with them pending).
+  test.each([
+    ["one worker", 1],
+    ["two workers", 2],
+  ])("a batch that cannot be sent to a worker does not stall the batches queued behind it (%s)", async (_name, size) => {
+    const pool = track(poolOf({ type, size }));
+    const big = framesOf(1200); // cut into chunks that keep every worker busy
+    await pool.validate(big);
+    const before = pool.decode(big);
+    const refused = pool.encode([{ s: () => "b" }] as never).catch((e: PoolError) => e);
+    const after = [pool.decode(big), pool.encode(inits(3))];
+    let timer: NodeJS.Timeout | undefined;
+    const stalled = new Promise((resolve) => (timer = setTimeout(() => resolve("stalled"), 5_000)));
+    const settled = await Promise.race([Promise.all([before, refused, ...after]), stalled]);
+    clearTimeout(timer);
+    expect(settled).not.toBe("stalled");
+    const [a, e, b, c] = settled as [unknown, PoolError, unknown, unknown];
+    expect(e).toMatchObject({ name: "PoolError", code: "POOL_INPUT_NOT_CLONEABLE" });
+    expect(a).toEqual(objectsOf(big));
+    expect(b).toEqual(a);
+    expect(c).toEqual(ser.encodeAll(inits(3)));
+    await pool.close();
   });
 
   test("many concurrent batches all come back, each in its own input order", async () => {

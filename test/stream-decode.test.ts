@@ -124,6 +124,67 @@ describe("sources", () => {
     expect([e.code, e.message]).toEqual(["NOT_BYTES", "cannot decode Item: the stream gave a string (read the stream without an encoding) after byte 0; a stream of frames gives Uint8Array chunks"]);
   });
 
+  // undefined from a source that is not done was taken for the end of the stream: the frames
+  // after it were dropped without an error (and the source was never returned or cancelled).
+  test.each<[string, (chunks: unknown[]) => unknown]>([
+    ["an array", (chunks) => chunks],
+    ["an async generator", (chunks) => slowly(chunks as Uint8Array[])],
+    ["a ReadableStream", (chunks) => new ReadableStream({ start(c) { for (const x of chunks) c.enqueue(x); c.close(); } })],
+  ])("a chunk that is undefined, from %s: the values before it, then NOT_BYTES", async (_name, source) => {
+    const [a, b] = [ser.encode(VALUES[1]!), ser.encode(VALUES[3]!)];
+    for (const [chunks, before, at] of [
+      [[a, undefined, b], 1, a.length],
+      [[a.subarray(0, 2), undefined, a.subarray(2), b], 0, 2],
+    ] as const) {
+      const got: DynamicMessage[] = [];
+      const e = await failure(async () => {
+        for await (const v of ser.decodeStream(source([...chunks]) as never)) got.push(v);
+      });
+      expectValues(got, [VALUES[1]!].slice(0, before));
+      expect([e.code, e.offset, e.message]).toEqual(["NOT_BYTES", at, `cannot decode Item: the stream gave undefined after byte ${at}; a stream of frames gives Uint8Array chunks`]);
+    }
+  });
+
+  // A chunk whose buffer was transferred before the stream got it reads as empty, and was skipped:
+  // the bytes it held were lost without an error.
+  test.each<[string, () => unknown]>([
+    ["a Uint8Array", () => new Uint8Array(ser.encode(VALUES[3]!))],
+    ["an ArrayBuffer", () => ser.encode(VALUES[3]!).slice().buffer],
+    ["a DataView", () => new DataView(ser.encode(VALUES[3]!).slice().buffer)],
+  ])("a detached chunk (%s): the values before it, then NOT_BYTES", async (_name, make) => {
+    const a = ser.encode(VALUES[1]!);
+    const gone = make() as { buffer?: ArrayBuffer };
+    const buffer = (gone.buffer ?? gone) as ArrayBuffer;
+    structuredClone(buffer, { transfer: [buffer] });
+    const got: DynamicMessage[] = [];
+    const e = await failure(async () => {
+      for await (const v of ser.decodeStream([a, gone, a] as never)) got.push(v);
+    });
+    expectValues(got, [VALUES[1]!]);
+    expect([e.code, e.offset, e.message]).toEqual(["NOT_BYTES", a.length, `cannot decode Item: the stream gave a detached chunk (its buffer was transferred) after byte ${a.length}; a stream of frames gives Uint8Array chunks`]);
+  });
+
+  // A source whose next() throws is done (for await does not return it either): returning it
+  // anyway let a return() that throws too replace the source's own error.
+  test("a source whose next() throws is not returned: its own error arrives", async () => {
+    let returned = 0;
+    let pulls = 0;
+    const source: AsyncIterable<Uint8Array> = {
+      [Symbol.asyncIterator]: () => ({
+        next: async () => {
+          if (pulls++ > 0) throw new Error("disk gone");
+          return { done: false, value: INPUT.slice(0, 3) };
+        },
+        return: async () => {
+          returned++;
+          throw new Error("cannot close");
+        },
+      }),
+    };
+    await expect(collect(ser.decodeStream(source))).rejects.toThrow("disk gone");
+    expect(returned).toBe(0);
+  });
+
   test("something that is not a stream is a TypeError", () => {
     expect(() => ser.decodeStream(5 as never)).not.toThrow(); // the iterator is lazy
     return expect(collect(ser.decodeStream(5 as never))).rejects.toThrow("decodeStream(Item) expects a Node Readable, a ReadableStream or an (async) iterable of Uint8Array chunks");
@@ -242,6 +303,48 @@ describe("backpressure", () => {
     const e = await pending;
     expect(e.code).toBe("FRAME_TRUNCATED");
     expect(held).toBeLessThan(1 << 20);
+  });
+});
+
+// A chunk the stream holds must keep its bytes until its frames are read. With aliasThreshold,
+// a value's bytes field views the chunk; a consumer that transferred it (postMessage with a
+// transfer list) detached the chunk under the stream, which then spun forever on the detached
+// array (its length 0 below the read position): a hang no timer could end.
+describe("a held chunk that is detached or shrinks", () => {
+  const aliasing = ProtobufType.newBuilder(type.descriptor).maxMessageBytes(1 << 20).aliasThreshold(16).build().createSerializer();
+  const blobs = [1, 2, 3].map((i) => DynamicMessage.create(Item, { blob: new Uint8Array(100).fill(i), qty: i }));
+  const frames = aliasing.encodeAll(blobs).slice();
+  const size = aliasing.encode(blobs[0]!).length;
+  test.each<[string, number, number, number[], number | undefined]>([
+    ["the first value's bytes (read alone, the chunk's first frame)", frames.length - 50, 1, [1], size],
+    ["the second value's bytes (read with the rest of the chunk's complete frames)", frames.length - 50, 2, [1, 2], 2 * size],
+    ["the third value's bytes, when the chunk holds nothing more: nothing is lost, no error", frames.length, 3, [1, 2, 3], undefined],
+    ["the second value's bytes, the rest of the chunk already decoded with it", frames.length, 2, [1, 2, 3], undefined],
+  ])("%s transferred: NOT_BYTES at the first unread byte, never a hang", async (_name, cutAt, detachAfter, values, offset) => {
+    async function* source(): AsyncGenerator<Uint8Array> {
+      yield frames.slice(0, cutAt);
+      yield frames.slice(cutAt);
+    }
+    const got: number[] = [];
+    const run = async () => {
+      for await (const v of aliasing.decodeStream(source())) {
+        got.push(v.get("qty") as number);
+        const blob = v.get("blob") as Uint8Array;
+        if (got.length === detachAfter) structuredClone(blob.buffer, { transfer: [blob.buffer as ArrayBuffer] });
+      }
+    };
+    if (offset === undefined) {
+      await run();
+      expect(got).toEqual(values);
+      return;
+    }
+    const e = await failure(run);
+    expect(got).toEqual(values);
+    expect([e.code, e.offset, e.message]).toEqual([
+      "NOT_BYTES",
+      offset,
+      `cannot decode Item: the chunk holding byte ${offset} of the stream was detached or resized before its frames were read (a value's bytes field views its chunk when aliasThreshold is set); copy a value's bytes before transferring them, and do not transfer or resize a chunk once the stream has it`,
+    ]);
   });
 });
 

@@ -19,7 +19,7 @@ import {
   type ProtobufType,
 } from "../index.js";
 import { fromWire, type Hello, type Reply, type ResultForm, type Task } from "./protocol.js";
-import { adopt, chunkCount, concat, copyOf, flat, MIN_CHUNK_BYTES, splitFrames, splitItems } from "./split.js";
+import { adopt, chunkCount, concat, copyOf, flat, isDetached, MIN_CHUNK_BYTES, splitFrames, splitItems } from "./split.js";
 
 /** Options of `createCodecPool`. */
 export interface CodecPoolOptions {
@@ -31,7 +31,8 @@ export interface CodecPoolOptions {
    * Move the input's buffers to the workers instead of copying them: after the call the caller's
    * `Uint8Array`s are detached (length 0) and must not be used. Only an array that views its whole
    * `ArrayBuffer` is moved; one that views part of a larger buffer (a `subarray`, a protokeel
-   * encoder's output, Node's small pooled `Buffer`s) is copied and left as it is. Per call with
+   * encoder's output, Node's small pooled `Buffer`s) is copied and left as it is, and so is every
+   * item over a buffer that another item views part of. Per call with
    * `{ transfer }`. Defaults to false.
    */
   readonly transfer?: boolean;
@@ -76,6 +77,8 @@ interface Chunk {
   readonly batch: Batch;
   readonly index: number;
   readonly task: DistributiveOmit<Task, "id">;
+  /** The batch index of the chunk's first item (errors name items by it). */
+  readonly first?: number;
   readonly transfer: ArrayBuffer[];
   /** The chunk's result on the calling thread, from what its worker sent. */
   readonly take: (result: unknown) => unknown;
@@ -211,14 +214,9 @@ export class CodecPool {
     return this.#submit(`encode of ${this.type.fullName}`, (batch) => {
       if (!Array.isArray(values)) throw new TypeError("pool.encode expects an array of plain init objects");
       const at = values.findIndex((v) => isDynamicMessage(v));
-      if (at >= 0) {
-        throw new PoolError(
-          "POOL_INPUT_NOT_CLONEABLE",
-          `cannot encode ${this.type.fullName} in a pool: values[${at}] is a DynamicMessage, which cannot cross to a worker; pass plain init objects, or encode DynamicMessage values with serializer.encodeAll on this thread`,
-        );
-      }
+      if (at >= 0) throw this.#notCloneable(`values[${at}]`);
       const runs = splitItems(values, chunkCount(values.length, ENCODE_MIN_VALUES, this.size), () => 1);
-      return runs.map(([s, e], index) => ({ batch, index, task: { op: "encode", values: values.slice(s, e), form }, transfer: [], take: (r) => r }));
+      return runs.map(([s, e], index) => ({ batch, index, first: s, task: { op: "encode", values: values.slice(s, e), form }, transfer: [], take: (r) => r }));
     }, form === "frames" ? concat : flat) as Promise<Uint8Array | Uint8Array[]>;
   }
 
@@ -285,6 +283,8 @@ export class CodecPool {
     task: (bytes: Uint8Array, shift: number) => Chunk["task"],
     take: (part: { bodies: number[] | undefined }) => Chunk["take"],
   ): Omit<Chunk, "batch">[] {
+    // A detached input: the error the single-thread call gives (NOT_BYTES), thrown here.
+    if (isDetached(input)) this.#ser.validateAll(input);
     const parts = splitFrames(input, chunkCount(input.length, MIN_CHUNK_BYTES, this.size), withBodies);
     // Moved, the caller's buffer goes whole to the first chunk's worker; the other chunks are copies.
     const source = transfer ? adopt(input) : undefined;
@@ -306,20 +306,25 @@ export class CodecPool {
     task: (items: Uint8Array[]) => Chunk["task"],
     take: () => Chunk["take"],
   ): Omit<Chunk, "batch">[] {
-    // Input that is neither: the error the single-thread call gives (NOT_BYTES), thrown here.
+    // Input that is neither, or detached: the error the single-thread call gives (NOT_BYTES), thrown here.
     if (!Array.isArray(input)) this.#ser.validateAll(input as never);
-    for (const b of input) if (!(b instanceof Uint8Array)) this.#ser.validate(b as never);
+    for (const b of input) if (!(b instanceof Uint8Array) || isDetached(b)) this.#ser.validate(b as never);
     let bytes = 0;
     for (const b of input) bytes += b.length + ITEM_WEIGHT;
     const runs = splitItems(input, chunkCount(bytes, MIN_CHUNK_BYTES, this.size), (b) => b.length + ITEM_WEIGHT);
     const moved = new Map<ArrayBufferLike, { buffer: ArrayBuffer; owner: number }>();
+    // A buffer that an item views only part of stays with the caller, also when another item views
+    // all of it: moving it would detach the part in the caller's hands, and a part read after the
+    // move reads as the whole buffer (a detached array's offset and length are 0).
+    const kept = new Set<ArrayBufferLike>();
+    if (transfer) for (const b of input) if (b.byteOffset !== 0 || b.byteLength !== b.buffer.byteLength) kept.add(b.buffer);
     return runs.map(([s, e], index) => {
       const part = input.slice(s, e);
       let items: Uint8Array[];
       const xfer = new Set<ArrayBuffer>();
       if (transfer) {
         items = part.map((b) => {
-          if (b.byteOffset !== 0 || b.byteLength !== b.buffer.byteLength) return copyOf(b, 0, b.length);
+          if (kept.has(b.buffer)) return copyOf(b, 0, b.length);
           let m = moved.get(b.buffer);
           if (m === undefined) moved.set(b.buffer, (m = { buffer: adopt(b).buffer as ArrayBuffer, owner: index }));
           if (m.owner !== index) return copyOf(new Uint8Array(m.buffer), 0, m.buffer.byteLength);
@@ -345,10 +350,12 @@ export class CodecPool {
 
   #dispatch(): void {
     for (const slot of this.#slots) {
-      if (slot.running !== undefined) continue;
-      const chunk = this.#nextChunk();
-      if (chunk === undefined) return;
-      this.#post(slot, chunk);
+      // A chunk that cannot be posted settles at once and leaves the worker idle: it takes the next.
+      while (slot.running === undefined) {
+        const chunk = this.#nextChunk();
+        if (chunk === undefined) return;
+        this.#post(slot, chunk);
+      }
     }
   }
 
@@ -387,12 +394,26 @@ export class CodecPool {
     try {
       slot.worker.postMessage({ ...chunk.task, id }, chunk.transfer);
     } catch (e) {
-      this.#settle(chunk, undefined, new PoolError("POOL_INPUT_NOT_CLONEABLE", `cannot run ${chunk.batch.what} in a pool: the input cannot be sent to a worker (${(e as Error).message}); pass plain data (objects, arrays, Map, bigint, Uint8Array)`));
+      // A DynamicMessage below the top level fails the clone on one of its methods, whose source
+      // text the clone's message quotes: name the value instead (looked for only on failure).
+      const where = chunk.task.op === "encode" ? dynamicMessageIn(chunk.task.values, chunk.first ?? 0) : undefined;
+      const error =
+        where !== undefined
+          ? this.#notCloneable(where)
+          : new PoolError("POOL_INPUT_NOT_CLONEABLE", `cannot run ${chunk.batch.what} in a pool: the input cannot be sent to a worker (${(e as Error).message}); pass plain data (objects, arrays, Map, bigint, Uint8Array)`);
+      this.#settle(chunk, undefined, error);
       return;
     }
     slot.running = chunk;
     this.#byId.set(id, chunk);
     slot.worker.ref();
+  }
+
+  #notCloneable(where: string): PoolError {
+    return new PoolError(
+      "POOL_INPUT_NOT_CLONEABLE",
+      `cannot encode ${this.type.fullName} in a pool: ${where} is a DynamicMessage, which cannot cross to a worker; pass plain init objects, or encode DynamicMessage values with serializer.encodeAll on this thread`,
+    );
   }
 
   #settle(chunk: Chunk, result: unknown, error: Error | undefined): void {
@@ -526,6 +547,23 @@ interface Lazy {
 const ENCODE_MIN_VALUES = 64;
 /** What one bare message costs beyond its bytes when a batch is cut (its own call and result), in bytes of work. */
 const ITEM_WEIGHT = 256;
+
+/** Where the first DynamicMessage in `values` is (`values[i].field[2]`), depth first; `first` is values[0]'s batch index. */
+function dynamicMessageIn(values: readonly unknown[], first: number): string | undefined {
+  const seen = new Set<object>();
+  const stack: [unknown, string][] = [];
+  for (let i = values.length - 1; i >= 0; i--) stack.push([values[i], `values[${first + i}]`]);
+  while (stack.length > 0) {
+    const [v, path] = stack.pop()!;
+    if (v === null || typeof v !== "object" || seen.has(v) || ArrayBuffer.isView(v)) continue;
+    if (isDynamicMessage(v)) return path;
+    seen.add(v);
+    const entries: [string, unknown][] =
+      v instanceof Map ? [...v].map(([k, x]) => [`[${String(k)}]`, x]) : Array.isArray(v) ? v.map((x, i) => [`[${i}]`, x]) : Object.entries(v).map(([k, x]) => [`.${k}`, x]);
+    for (let i = entries.length - 1; i >= 0; i--) stack.push([entries[i]![1], path + entries[i]![0]]);
+  }
+  return undefined;
+}
 
 function checkForm(as: unknown): void {
   if (as !== "object" && as !== "message") throw new RangeError(`decode results must be "object" or "message", got ${String(as)}`);

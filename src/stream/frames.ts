@@ -1,6 +1,7 @@
 // Streams of frames (framing v1) for serializer.decodeStream / encodeStream. Runtime-neutral: a
 // Node Readable is read as the async iterable it is, a WHATWG ReadableStream through its reader,
 // so no Node module is imported and the default entry stays loadable everywhere.
+import { isDetached } from "../bytes.js";
 import { CUT, OVERFLOW, readFramePrefix, TOO_LONG, type FramePrefix } from "../codec/frame-reader.js";
 import { CodecError } from "../errors.js";
 import type { DynamicInit, DynamicMessage } from "../message/dynamic-message.js";
@@ -21,15 +22,27 @@ export interface ReadableStreamLike<T> {
  */
 export type StreamSource = AsyncIterable<Uint8Array> | Iterable<Uint8Array> | ReadableStreamLike<Uint8Array> | Uint8Array;
 
-type Pull = () => Promise<Uint8Array | undefined>;
+/** The next chunk as the source gave it (anything: chunkOf checks it), or done. */
+type Pull = () => Promise<{ readonly done: true } | { readonly done: false; readonly value: unknown }>;
+
+const DONE = { done: true } as const;
 
 const EMPTY: Uint8Array = new Uint8Array(0);
 
 function chunkOf(c: unknown, name: string, at: number): Uint8Array {
-  if (c instanceof Uint8Array) return c;
-  if (c instanceof ArrayBuffer) return new Uint8Array(c);
-  if (ArrayBuffer.isView(c)) return new Uint8Array(c.buffer, c.byteOffset, c.byteLength);
-  const what = typeof c === "string" ? "a string (read the stream without an encoding)" : c === null ? "null" : typeof c;
+  let what: string;
+  if (c instanceof Uint8Array || c instanceof ArrayBuffer || ArrayBuffer.isView(c)) {
+    try {
+      const bytes = c instanceof Uint8Array ? c : c instanceof ArrayBuffer ? new Uint8Array(c) : new Uint8Array(c.buffer, c.byteOffset, c.byteLength);
+      if (!isDetached(bytes)) return bytes;
+    } catch {
+      // A view of a detached buffer cannot be made.
+    }
+    // A detached chunk reads as empty: skipping it would drop the bytes it held without an error.
+    what = "a detached chunk (its buffer was transferred)";
+  } else {
+    what = typeof c === "string" ? "a string (read the stream without an encoding)" : c === null ? "null" : typeof c;
+  }
   throw new CodecError("NOT_BYTES", `cannot decode ${name}: the stream gave ${what} after byte ${at}; a stream of frames gives Uint8Array chunks`, {
     path: name,
     offset: at,
@@ -41,7 +54,7 @@ function open(source: unknown, name: string): { pull: Pull; close: () => Promise
   if (source instanceof Uint8Array) {
     let given = false;
     return {
-      pull: async () => (given ? undefined : ((given = true), source)),
+      pull: async () => (given ? DONE : ((given = true), { done: false, value: source })),
       close: async () => {},
     };
   }
@@ -55,9 +68,9 @@ function open(source: unknown, name: string): { pull: Pull; close: () => Promise
         if (r.done) {
           done = true;
           reader.releaseLock();
-          return undefined;
+          return DONE;
         }
-        return r.value as Uint8Array;
+        return { done: false, value: r.value };
       },
       close: async () => {
         if (!done) {
@@ -80,12 +93,20 @@ function open(source: unknown, name: string): { pull: Pull; close: () => Promise
   let done = false;
   return {
     pull: async () => {
-      const r = await it.next();
+      let r: IteratorResult<unknown>;
+      try {
+        r = await it.next();
+      } catch (e) {
+        // An iterator whose next() throws is done (for await does not return it either): a
+        // return() that throws too would replace the source's own error.
+        done = true;
+        throw e;
+      }
       if (r.done) {
         done = true;
-        return undefined;
+        return DONE;
       }
-      return r.value as Uint8Array;
+      return { done: false, value: r.value };
     },
     close: async () => {
       if (!done) {
@@ -117,6 +138,7 @@ export async function* decodeFrames(ser: ProtobufSerializer, source: StreamSourc
   let buf = EMPTY; // the chunk being read
   let pos = 0; // next unread byte of buf
   let base = 0; // stream offset of buf[0]
+  let held = 0; // buf.length when it was pulled
   let finished = false;
 
   const truncated = (start: number, got: number, need: number | undefined): CodecError =>
@@ -137,17 +159,24 @@ export async function* decodeFrames(ser: ProtobufSerializer, source: StreamSourc
       `cannot decode ${name}: the length prefix of the frame at byte ${start} ${tooLong ? "is longer than 10 bytes" : "does not fit in 64 bits"}; the input is corrupt or is not a stream of ${name} frames`,
       { path: name, offset: start },
     );
+  const changed = (at: number): CodecError =>
+    new CodecError(
+      "NOT_BYTES",
+      `cannot decode ${name}: the chunk holding byte ${at} of the stream was detached or resized before its frames were read (a value's bytes field views its chunk when aliasThreshold is set); copy a value's bytes before transferring them, and do not transfer or resize a chunk once the stream has it`,
+      { path: name, offset: at },
+    );
   /** The next non-empty chunk, or false at the end of the stream. */
   const next = async (): Promise<boolean> => {
     for (;;) {
-      const c = await src.pull();
-      if (c === undefined) {
+      const r = await src.pull();
+      if (r.done) {
         finished = true;
         return false;
       }
-      const chunk = chunkOf(c, name, base + buf.length);
-      base += buf.length;
+      const chunk = chunkOf(r.value, name, base + held);
+      base += held;
       buf = chunk;
+      held = chunk.length;
       pos = 0;
       if (chunk.length > 0) return true;
     }
@@ -155,6 +184,17 @@ export async function* decodeFrames(ser: ProtobufSerializer, source: StreamSourc
 
   try {
     for (;;) {
+      // The consumer ran since the last read: a chunk it detached (by transferring a value's bytes
+      // field, which views the chunk with aliasThreshold) or resized has lost the bytes after
+      // `pos` (a chunk read to its end has lost nothing); reading on would spin on a detached
+      // array, whose length is 0 below `pos`.
+      if (buf.length !== held) {
+        if (pos < held) throw changed(base + pos);
+        base += held;
+        buf = EMPTY;
+        held = 0;
+        pos = 0;
+      }
       // Complete frames of the held chunk, decoded in one call. A bad length prefix after them is
       // thrown once they are yielded: decodeAll of the whole input reads frames in order, so an
       // earlier frame's error (or value) comes first.
