@@ -5,6 +5,8 @@
 // the error decodeAll would (its offsets shifted back by the chunk's start).
 import { readFramePrefix } from "../codec/frame-reader.js";
 
+import { concatBytes } from "../bytes.js";
+
 export { isDetached } from "../bytes.js";
 
 // A chunk of a buffer that is cut is always larger than the largest input the serializer checks
@@ -119,14 +121,5 @@ export function flat(results: unknown[]): unknown[] {
 
 export function concat(results: unknown[]): Uint8Array {
   const parts = results as Uint8Array[];
-  if (parts.length === 1) return parts[0]!;
-  let n = 0;
-  for (const p of parts) n += p.length;
-  const out = new Uint8Array(n);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return parts.length === 1 ? parts[0]! : concatBytes(parts);
 }
