@@ -286,3 +286,54 @@ describe("a hostile or broken registry", () => {
     expect(e).toMatchObject({ code: "REGISTRY_SCHEMA_UNUSABLE", message: "schema registry schema 1 cannot be read: its schemaType is AVRO, not PROTOBUF" });
   });
 });
+
+describe("a registry whose references name each other many times", () => {
+  // Every file's answer lists all n names again: the walk saw n * n references. They were queued
+  // whole and taken with shift(), which copies the queue once it is long: n = 1000 took 67 s.
+  test("each name is queued once, so 1,000 files that each reference all of them read in seconds", async () => {
+    const n = 1000;
+    const started = performance.now();
+    const b64 = (name: string, message: string) =>
+      Buffer.from(toBinary(FileDescriptorProtoSchema, create(FileDescriptorProtoSchema, { name, package: "p", syntax: "proto3", messageType: [{ name: message, field: [{ name: "v", number: 1, type: 5, label: 1, jsonName: "v" }] }] }))).toString("base64");
+    const refs = Array.from({ length: n }, (_, i) => ({ name: `f${i}.proto`, subject: `f${i}`, version: 1 }));
+    let fetched = 0;
+    const client: SchemaRegistryClient = {
+      register: async () => 1,
+      lookup: async () => {
+        throw new Error("unused");
+      },
+      getById: async (id) => ({ id, schema: b64("main.proto", "Main"), schemaType: "PROTOBUF", references: refs }),
+      getBySubjectVersion: async (subject, version) => {
+        fetched++;
+        // A macrotask between answers, as a network gives, so that the test's timeout can fire.
+        if (fetched % 50 === 0) await new Promise((r) => setImmediate(r));
+        return { id: 2, subject, version: version as number, schema: b64(`${subject}.proto`, subject.toUpperCase()), schemaType: "PROTOBUF", references: refs };
+      },
+      testCompatibility: async () => ({ isCompatible: true, messages: [] }),
+    };
+    const reader = ProtobufType.of({ fileDescriptorSet: compileProtoText({ "main.proto": 'syntax = "proto3"; package p; message Main { int32 v = 1; }' }), messageName: "p.Main" });
+    const back = await new RegistryDeserializer(reader, { client }).deserialize(undefined, new Uint8Array([...writeRegistryHeader(1, [0]), 0x08, 0x05]));
+    expect(back.get("v")).toBe(5);
+    expect(fetched).toBe(n);
+    expect(performance.now() - started).toBeLessThan(10_000);
+  }, 20_000);
+
+  test("an answer naming more than 10,000 files is refused before any is fetched", async () => {
+    let fetched = 0;
+    const client: SchemaRegistryClient = {
+      register: async () => 1,
+      lookup: async () => {
+        throw new Error("unused");
+      },
+      getById: async (id) => ({ id, schema: "x", schemaType: "PROTOBUF", references: Array.from({ length: 10_001 }, (_, i) => ({ name: `f${i}.proto`, subject: `f${i}`, version: 1 })) }),
+      getBySubjectVersion: async () => {
+        fetched++;
+        throw new Error("unused");
+      },
+      testCompatibility: async () => ({ isCompatible: true, messages: [] }),
+    };
+    const e = await errorOf(new RegistryDeserializer(typeOf(V1), { client }).deserialize(undefined, new Uint8Array([...writeRegistryHeader(1, [0]), 0x08, 0x05])));
+    expect(e).toMatchObject({ name: "CodecError", code: "REGISTRY_SCHEMA_UNUSABLE", message: "schema registry schema 1 cannot be read: it references more than 10000 files" });
+    expect(fetched).toBe(0);
+  });
+});
