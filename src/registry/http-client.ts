@@ -53,6 +53,18 @@ function schemaBody(s: SchemaInput): string {
   return JSON.stringify(body);
 }
 
+/**
+ * The subject as one path segment. fetch resolves "." and ".." segments, percent-encoded ones
+ * too, so register("..") posted to /versions and register(".") to /subjects/versions, the lookup
+ * of a subject named "versions", whose answer was taken as the registration's id.
+ */
+function subjectSegment(subject: string): string {
+  if (subject === "" || subject === "." || subject === "..") {
+    throw new TypeError(`HttpRegistryClient: subject ${JSON.stringify(subject)} cannot be sent in a URL path (an empty, "." or ".." segment does not reach /subjects/{subject}); use another subject name`);
+  }
+  return encodeURIComponent(subject);
+}
+
 /** An answer whose shape is not the REST API's: what it lacks, and the request. */
 function malformed(what: string, why: string): SchemaRegistryError {
   return new SchemaRegistryError("REGISTRY_RESPONSE_INVALID", `schema registry ${what} answered ${why}; check that the URL is a Confluent-compatible schema registry`, { status: 200 });
@@ -225,12 +237,12 @@ export class HttpRegistryClient implements SchemaRegistryClient {
   }
 
   async register(subject: string, schema: SchemaInput): Promise<number> {
-    const path = `/subjects/${encodeURIComponent(subject)}/versions`;
+    const path = `/subjects/${subjectSegment(subject)}/versions`;
     return schemaId((await this.#call("POST", path, schemaBody(schema))).id, `POST ${path}`);
   }
 
   async lookup(subject: string, schema: SchemaInput): Promise<SubjectVersion> {
-    const path = `/subjects/${encodeURIComponent(subject)}`;
+    const path = `/subjects/${subjectSegment(subject)}`;
     return subjectVersion(await this.#call("POST", path, schemaBody(schema)), `POST ${path}`);
   }
 
@@ -240,12 +252,12 @@ export class HttpRegistryClient implements SchemaRegistryClient {
   }
 
   async getBySubjectVersion(subject: string, version: number | "latest", format?: SchemaFormat): Promise<SubjectVersion> {
-    const path = `/subjects/${encodeURIComponent(subject)}/versions/${version}${format === undefined ? "" : `?format=${format}`}`;
+    const path = `/subjects/${subjectSegment(subject)}/versions/${version}${format === undefined ? "" : `?format=${format}`}`;
     return subjectVersion(await this.#call("GET", path), `GET ${path}`);
   }
 
   async testCompatibility(subject: string, version: number | "latest", schema: SchemaInput): Promise<CompatibilityVerdict> {
-    const r = await this.#call("POST", `/compatibility/subjects/${encodeURIComponent(subject)}/versions/${version}?verbose=true`, schemaBody(schema));
+    const r = await this.#call("POST", `/compatibility/subjects/${subjectSegment(subject)}/versions/${version}?verbose=true`, schemaBody(schema));
     return { isCompatible: r.is_compatible === true, messages: Array.isArray(r.messages) ? r.messages.map(String) : [] };
   }
 }
