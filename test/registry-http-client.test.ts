@@ -156,10 +156,13 @@ describe("subjects a URL path cannot carry", () => {
       () => client.lookup(subject, input(ITEM)),
       () => client.getBySubjectVersion(subject, 1),
       () => client.testCompatibility(subject, "latest", input(ITEM)),
-      () => new RegistrySerializer(ProtobufType.of({ fileDescriptorSet: compileProtoText({ "a.proto": 'syntax = "proto3"; message A { int32 v = 1; }' }), messageName: "A" }), { client, subject }).serialize("t", { v: 1 }),
     ]) {
       expect(await errorOf(call())).toMatchObject({ name: "TypeError", message });
     }
+    const type = ProtobufType.of({ fileDescriptorSet: compileProtoText({ "a.proto": 'syntax = "proto3"; message A { int32 v = 1; }' }), messageName: "A" });
+    // The serializer refuses an empty subject itself, before the client sees it.
+    const refused = subject === "" ? 'RegistrySerializer: options.subject gave an empty string for topic "t"; it must give a non-empty string' : message;
+    expect(await errorOf(new RegistrySerializer(type, { client, subject }).serialize("t", { v: 1 }))).toMatchObject({ name: "TypeError", message: refused });
     expect(paths).toEqual([]);
   });
 

@@ -6,6 +6,7 @@
 import { TYPE_BRAND, hasBrand } from "../brand.js";
 import { evaluateSchemaChange, type EvaluationResult } from "../compat/evaluate.js";
 import { formatFindings } from "../compat/format.js";
+import { quoted } from "../descriptor/names.js";
 import { CodecError, RegistryCode, isProtokeelError } from "../errors.js";
 import type { DynamicInit, DynamicMessage } from "../message/dynamic-message.js";
 import { checkBytes, shifted, type ProtobufSerializer } from "../serializer.js";
@@ -74,6 +75,16 @@ function cachedPromise<K, V>(map: Map<K, Promise<V>>, key: K, make: () => Promis
     if (map.get(key) === p) map.delete(key);
   });
   return p;
+}
+
+/**
+ * A subject that a strategy gave: a strategy returning undefined or a number registered the
+ * schema under "undefined" or "5", where no reader looks.
+ */
+function givenSubject(option: string, s: unknown, of: string): string {
+  if (typeof s === "string" && s !== "") return s;
+  const got = s === "" ? "an empty string" : s === null || s === undefined ? String(s) : typeof s;
+  throw new TypeError(`RegistrySerializer: options.${option} gave ${got} for ${of}; it must give a non-empty string`);
 }
 
 /** Writes values of one type in the Schema Registry wire format. */
@@ -148,9 +159,14 @@ export class RegistrySerializer {
   }
 
   #header(topic: string): Promise<Uint8Array> {
-    const subject = this.#subject(topic);
+    const subject = givenSubject("subject", this.#subject(topic), `topic ${quoted(String(topic))}`);
     return cachedPromise(this.#headers, subject, async () => {
       const schemas = registrySchemasOf(this.type);
+      // Every subject before anything is registered, so that a bad one registers nothing.
+      const subjectOf = new Map<string, string>();
+      for (const file of schemas.files) {
+        if (file !== schemas.main) subjectOf.set(file.name, givenSubject("referenceSubject", this.#referenceSubject(file.name), `import path ${quoted(file.name)}`));
+      }
       if (this.#checkLatest && this.#autoRegister) await this.#checkAgainstLatest(subject);
       const versions = new Map<string, number>();
       let id = 0;
@@ -159,9 +175,9 @@ export class RegistrySerializer {
         const input: SchemaInput = {
           schema: file.text,
           schemaType: "PROTOBUF",
-          references: file.references.map((name) => ({ name, subject: this.#referenceSubject(name), version: versions.get(name)! })),
+          references: file.references.map((name) => ({ name, subject: subjectOf.get(name)!, version: versions.get(name)! })),
         };
-        const fileSubject = isMain ? subject : this.#referenceSubject(file.name);
+        const fileSubject = isMain ? subject : subjectOf.get(file.name)!;
         if (this.#autoRegister) id = await this.#client.register(fileSubject, input);
         if (!isMain || !this.#autoRegister) {
           const found = await this.#client.lookup(fileSubject, input);
