@@ -179,3 +179,12 @@ describe("ids and versions that are not the REST API's shape", () => {
     if (call !== "version") expect(Buffer.from((await run()) as Uint8Array).toString("hex")).toBe("0000000003000807");
   });
 });
+
+test("an error answer's message is quoted by its head and length", async () => {
+  const url = await serve((_req, res) => {
+    res.writeHead(500, { "content-type": "application/json" });
+    res.end(JSON.stringify({ error_code: 50001, message: "m".repeat(100_000) }));
+  });
+  const e = await rejection(new HttpRegistryClient({ url }).getById(1));
+  expect(e).toMatchObject({ code: "REGISTRY_50001", message: `schema registry GET /schemas/ids/1 failed: 500 error_code 50001: ${"m".repeat(120)}…(100000 chars)` });
+});

@@ -354,3 +354,53 @@ describe("subject strategies that give no subject", () => {
     expect(client.subjects()).toEqual([]);
   });
 });
+
+describe("registry text in errors is bounded", () => {
+  // Names, types and messages the registry sends appear in errors by their head and length: a
+  // record whose indexes miss a file of 5,000 messages listed all 5,000 names in each error.
+  const N = 100_000;
+  const BIG = "k".repeat(N);
+  const HEAD = `${"k".repeat(120)}…(${N} chars)`;
+  const b64 = (init: Parameters<typeof create<typeof FileDescriptorProtoSchema>>[1]) => Buffer.from(toBinary(FileDescriptorProtoSchema, create(FileDescriptorProtoSchema, init))).toString("base64");
+  const many = b64({ name: "m.proto", package: "p", syntax: "proto3", messageType: Array.from({ length: 5000 }, (_, i) => ({ name: `M${i}` })) });
+  const client = (over: Partial<SchemaRegistryClient>): SchemaRegistryClient => ({
+    register: async () => 1,
+    lookup: async () => {
+      throw new Error("unused");
+    },
+    getById: async (id) => ({ id, schema: many, schemaType: "PROTOBUF", references: [] }),
+    getBySubjectVersion: async () => {
+      throw new Error(BIG);
+    },
+    testCompatibility: async () => ({ isCompatible: true, messages: [] }),
+    ...over,
+  });
+  test.each<[string, SchemaRegistryClient, number[], string, string]>([
+    [
+      "indexes past a file of 5,000 messages",
+      client({}),
+      [5000],
+      "REGISTRY_MESSAGE_INDEX_UNRESOLVED",
+      "schema registry header: message indexes [5000] do not resolve in schema 1 (index 1 names no message; the file declares 5000 messages at top level: p.M0, p.M1, p.M2, p.M3, p.M4, p.M5, p.M6, p.M7, p.M8, p.M9, …); the record does not belong to this schema",
+    ],
+    ["a huge schemaType", client({ getById: async (id) => ({ id, schema: many, schemaType: BIG, references: [] }) }), [0], "REGISTRY_SCHEMA_UNUSABLE", `schema registry schema 1 cannot be read: its schemaType is ${HEAD}, not PROTOBUF`],
+    [
+      "a huge reference name and subject, and a huge fetch error",
+      client({ getById: async (id) => ({ id, schema: many, schemaType: "PROTOBUF", references: [{ name: BIG, subject: BIG, version: 1 }] }) }),
+      [0],
+      "REGISTRY_SCHEMA_UNUSABLE",
+      `schema registry schema 1 cannot be read: its reference ${HEAD} (subject ${HEAD} version 1) cannot be fetched: ${HEAD}`,
+    ],
+    [
+      "a huge import that is not a reference",
+      client({ getById: async (id) => ({ id, schema: b64({ name: "a.proto", package: "p", syntax: "proto3", dependency: [BIG] }), schemaType: "PROTOBUF", references: [] }) }),
+      [0],
+      "REGISTRY_SCHEMA_UNUSABLE",
+      `schema registry schema 1 cannot be read: file a.proto imports ${HEAD}, which is neither a reference of the schema nor a well-known type`,
+    ],
+  ])("%s", async (_what, c, indexes, code, message) => {
+    const e = await errorOf(new RegistryDeserializer(typeOf(V1), { client: c }).deserialize(undefined, new Uint8Array([...writeRegistryHeader(1, indexes), 0x08, 0x01])));
+    expect(e).toMatchObject({ name: "CodecError", code, message });
+    expect((e.message as string).length).toBeLessThan(1000);
+  });
+});

@@ -1,7 +1,7 @@
 // The Schema Registry REST API over fetch (Node 18+, Deno, Bun, workerd, browsers): no Node module,
 // no HTTP library. Errors become SchemaRegistryError with the registry's error_code.
 import { SchemaRegistryError } from "../errors.js";
-import { quoted } from "../descriptor/names.js";
+import { quoted, shortName } from "../descriptor/names.js";
 import { encodeBase64 } from "../json/base64.js";
 import {
   registryError,
@@ -181,7 +181,7 @@ export class HttpRegistryClient implements SchemaRegistryClient {
     if (!res.ok) {
       const err = json as { error_code?: unknown; message?: unknown } | undefined;
       const errorCode = typeof err?.error_code === "number" ? err.error_code : undefined;
-      const message = typeof err?.message === "string" ? err.message : text.slice(0, 200);
+      const message = typeof err?.message === "string" ? shortName(err.message) : text.slice(0, 200);
       throw registryError(what, res.status, errorCode, message);
     }
     if (json === null || typeof json !== "object") {

@@ -6,6 +6,7 @@
 // which may return a FileDescriptorSet the caller built ahead of time.
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { FileDescriptorProtoSchema, FileDescriptorSetSchema, type FileDescriptorProto } from "@bufbuild/protobuf/wkt";
+import { shortName } from "../descriptor/names.js";
 import { protoFileText } from "../descriptor/proto-text.js";
 import { reason } from "../descriptor/rebuild.js";
 import { CodecError, RegistryCode, isProtokeelError } from "../errors.js";
@@ -64,6 +65,8 @@ function knownSchema(main: string, references: ReadonlyMap<string, string>, know
   return undefined;
 }
 
+// Names, types and errors the registry sends are quoted by their head and length (shortName):
+// a registry answer may hold 16 MiB strings, and each failing record repeats its error.
 function unusable(id: number, why: string, cause?: unknown): CodecError {
   return new CodecError(RegistryCode.REGISTRY_SCHEMA_UNUSABLE, `schema registry schema ${id} cannot be read: ${why}`, { cause });
 }
@@ -88,7 +91,7 @@ export async function resolveSchema(
     }
     throw e;
   }
-  if ((top.schemaType ?? "AVRO") !== "PROTOBUF") throw unusable(id, `its schemaType is ${top.schemaType || "AVRO"}, not PROTOBUF`);
+  if ((top.schemaType ?? "AVRO") !== "PROTOBUF") throw unusable(id, `its schemaType is ${shortName(top.schemaType || "AVRO")}, not PROTOBUF`);
 
   // The references, breadth first, each import path once. A name is queued only the first time
   // an answer names it: queuing every mention (each answer may list every file again) held n * n
@@ -111,7 +114,7 @@ export async function resolveSchema(
     try {
       version = await client.getBySubjectVersion(ref.subject, ref.version, "serialized");
     } catch (e) {
-      throw unusable(id, `its reference ${ref.name} (subject ${ref.subject} version ${ref.version}) cannot be fetched: ${reason(e)}`, e);
+      throw unusable(id, `its reference ${shortName(ref.name)} (subject ${shortName(ref.subject)} version ${ref.version}) cannot be fetched: ${shortName(reason(e))}`, e);
     }
     texts.set(ref.name, version.schema);
     enqueue(version.references);
@@ -150,10 +153,10 @@ export async function resolveSchema(
       bytes = await compile(sources, mainName);
       files = fromBinary(FileDescriptorSetSchema, bytes, { readUnknownFields: false }).file;
     } catch (e) {
-      throw unusable(id, `its .proto text does not compile: ${reason(e)}`, e);
+      throw unusable(id, `its .proto text does not compile: ${shortName(reason(e))}`, e);
     }
     const at = files.findIndex((f) => f.name === mainName);
-    if (at < 0) throw unusable(id, `the compiler's FileDescriptorSet has no file named ${mainName} (the schema's own file, where message indexes point); compile the files it is given, keeping their names`);
+    if (at < 0) throw unusable(id, `the compiler's FileDescriptorSet has no file named ${shortName(mainName)} (the schema's own file, where message indexes point); compile the files it is given, keeping their names`);
     files.push(...files.splice(at, 1));
   }
   // Well-known imports the registry provides without a reference.
@@ -166,7 +169,7 @@ export async function resolveSchema(
     for (const d of f.dependency) {
       if (have.has(d)) continue;
       const wk = wellKnownFile(d);
-      if (wk === undefined) throw unusable(id, `file ${f.name} imports ${d}, which is neither a reference of the schema nor a well-known type`);
+      if (wk === undefined) throw unusable(id, `file ${shortName(f.name)} imports ${shortName(d)}, which is neither a reference of the schema nor a well-known type`);
       files.push(wk);
       have.add(d);
     }

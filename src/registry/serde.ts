@@ -3,10 +3,11 @@
 // Writing registers (or looks up) the type's schema under the topic's subject once; reading
 // fetches the writer's schema by the record's id once, and reads its data with the reader's type
 // only after the evaluator accepts the pair (docs/design.md §9), before anything is decoded.
+import type { FileDescriptorProto } from "@bufbuild/protobuf/wkt";
 import { TYPE_BRAND, hasBrand } from "../brand.js";
 import { evaluateSchemaChange, type EvaluationResult } from "../compat/evaluate.js";
 import { formatFindings } from "../compat/format.js";
-import { quoted } from "../descriptor/names.js";
+import { quoted, shortName } from "../descriptor/names.js";
 import { CodecError, RegistryCode, isProtokeelError } from "../errors.js";
 import type { DynamicInit, DynamicMessage } from "../message/dynamic-message.js";
 import { checkBytes, shifted, type ProtobufSerializer } from "../serializer.js";
@@ -24,8 +25,20 @@ function typeOfSchema(schema: ResolvedSchema, id: number, at: { name: string }, 
     return withSettings(ProtobufType.newBuilder({ fileDescriptorSet: schema.fileDescriptorSet, messageName: at.name }), s).build();
   } catch (e) {
     if (!isProtokeelError(e)) throw e;
-    throw new CodecError(RegistryCode.REGISTRY_SCHEMA_UNUSABLE, `schema registry schema ${id} cannot be read: message ${at.name}: ${e.message}`, { cause: e });
+    throw new CodecError(RegistryCode.REGISTRY_SCHEMA_UNUSABLE, `schema registry schema ${id} cannot be read: message ${shortName(at.name)}: ${e.message}`, { cause: e });
   }
+}
+
+/** Top-level messages an index error lists; a file may declare thousands, and each bad record repeats the error. */
+const LISTED_MESSAGES = 10;
+
+/** The file's top-level messages for an error: all of a few, or their count and the first ones. */
+function declaredMessages(file: FileDescriptorProto): string {
+  const list = file.messageType;
+  if (list.length === 0) return "no message at top level";
+  const names = list.slice(0, LISTED_MESSAGES).map((m) => shortName(file.package === "" ? m.name : `${file.package}.${m.name}`));
+  if (list.length <= LISTED_MESSAGES) return `${names.join(", ")} at top level`;
+  return `${list.length} messages at top level: ${names.join(", ")}, …`;
 }
 
 /** The subject of a topic's values: `<topic>-value` (Confluent's TopicNameStrategy). */
@@ -261,10 +274,9 @@ export class RegistryDeserializer {
     const schema = await cachedPromise(this.#schemas, id, () => resolveSchema(this.#client, id, this.#compile, this.#known));
     const at = messageAtIndexes(schema.main, indexes);
     if ("missingAt" in at) {
-      const declared = schema.main.messageType.map((m) => (schema.main.package === "" ? m.name : `${schema.main.package}.${m.name}`));
       throw new CodecError(
         RegistryCode.REGISTRY_MESSAGE_INDEX_UNRESOLVED,
-        `schema registry header: message indexes [${indexes.join(", ")}] do not resolve in schema ${id} (index ${at.missingAt + 1} names no message; the file declares ${declared.length === 0 ? "no message" : declared.join(", ")} at top level); the record does not belong to this schema`,
+        `schema registry header: message indexes [${indexes.join(", ")}] do not resolve in schema ${id} (index ${at.missingAt + 1} names no message; the file declares ${declaredMessages(schema.main)}); the record does not belong to this schema`,
         { offset: 5 },
       );
     }
