@@ -131,3 +131,63 @@ message Order { int64 id = 1; repeated Line lines = 2; google.protobuf.Timestamp
   expect(registered.references).toEqual([{ name: "shop.Line.proto", subject: "shop.Line.proto", version: 1 }]);
   expect(registered.schema).toContain('import "google/protobuf/timestamp.proto";');
 });
+
+describe("subjects a URL path cannot carry", () => {
+  // fetch resolves "." and ".." path segments (percent-encoded ones too), so register("..")
+  // posted to /versions and register(".") to /subjects/versions: the lookup endpoint of a subject
+  // named "versions", whose answer was taken as the new registration's id.
+  const spy = () => {
+    const paths: string[] = [];
+    const client = new HttpRegistryClient({
+      url: "http://registry.invalid/prefix",
+      fetch: async (url, init) => {
+        paths.push(`${init?.method} ${new URL(String(url)).pathname}`);
+        return new Response(JSON.stringify({ id: 1, version: 1, subject: "s", schema: "", schemaType: "PROTOBUF" }));
+      },
+    });
+    return { paths, client };
+  };
+
+  test.each([".", "..", ""])("subject %j is refused before any request", async (subject) => {
+    const { paths, client } = spy();
+    const message = `HttpRegistryClient: subject ${JSON.stringify(subject)} cannot be sent in a URL path (an empty, "." or ".." segment does not reach /subjects/{subject}); use another subject name`;
+    for (const call of [
+      () => client.register(subject, input(ITEM)),
+      () => client.lookup(subject, input(ITEM)),
+      () => client.getBySubjectVersion(subject, 1),
+      () => client.testCompatibility(subject, "latest", input(ITEM)),
+    ]) {
+      expect(await errorOf(call())).toMatchObject({ name: "TypeError", message });
+    }
+    const type = ProtobufType.of({ fileDescriptorSet: compileProtoText({ "a.proto": 'syntax = "proto3"; message A { int32 v = 1; }' }), messageName: "A" });
+    // The serializer refuses an empty subject itself, before the client sees it.
+    const refused = subject === "" ? 'RegistrySerializer: options.subject gave an empty string for topic "t"; it must give a non-empty string' : message;
+    expect(await errorOf(new RegistrySerializer(type, { client, subject }).serialize("t", { v: 1 }))).toMatchObject({ name: "TypeError", message: refused });
+    expect(paths).toEqual([]);
+  });
+
+  test.each([
+    ["a/../b", "POST /prefix/subjects/a%2F..%2Fb/versions"],
+    ["..-value", "POST /prefix/subjects/..-value/versions"],
+    ["%2e%2e", "POST /prefix/subjects/%252e%252e/versions"],
+    ["x\ny?#", "POST /prefix/subjects/x%0Ay%3F%23/versions"],
+  ])("subject %j is one path segment", async (subject, path) => {
+    const { paths, client } = spy();
+    await client.register(subject, input(ITEM));
+    expect(paths).toEqual([path]);
+  });
+
+  test("a reference to subject .. from the registry makes the schema unusable, naming it", async () => {
+    const hostile = new HttpRegistryClient({
+      url: "http://registry.invalid",
+      fetch: async () => new Response(JSON.stringify({ schema: "x", schemaType: "PROTOBUF", references: [{ name: "a.proto", subject: "..", version: 1 }] })),
+    });
+    const type = ProtobufType.of({ fileDescriptorSet: compileProtoText({ "a.proto": 'syntax = "proto3"; message A { int32 v = 1; }' }), messageName: "A" });
+    const e = await errorOf(new RegistryDeserializer(type, { client: hostile }).deserialize(undefined, new Uint8Array([0, 0, 0, 0, 1, 0])));
+    expect(e).toMatchObject({
+      name: "CodecError",
+      code: "REGISTRY_SCHEMA_UNUSABLE",
+      message: `schema registry schema 1 cannot be read: its reference a.proto (subject .. version 1) cannot be fetched: HttpRegistryClient: subject ".." cannot be sent in a URL path (an empty, "." or ".." segment does not reach /subjects/{subject}); use another subject name`,
+    });
+  });
+});

@@ -1,8 +1,9 @@
 // HttpRegistryClient against registries that misbehave: one that accepts a request and never
 // answers (a deserializer caches a pending lookup per schema id, so one stalled request stalled
 // every later record of that id, forever), one that answers with an endless or huge body (read
-// whole: ~4x its size in memory before it failed), and answers whose references are not the REST
-// API's shape (a plain TypeError). Each ends in a SchemaRegistryError with a code, in bounded time.
+// whole: ~4x its size in memory before it failed), and answers whose references (a plain
+// TypeError), ids or versions (a null id read as schema 0) are not the REST API's shape. Each ends
+// in a SchemaRegistryError with a code, in bounded time.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
@@ -146,4 +147,44 @@ describe("references that are not the REST API's shape", () => {
     const url = await serve((_req, res) => answer(res, { schema: SCHEMA, schemaType: "PROTOBUF", references: null }));
     expect((await new HttpRegistryClient({ url }).getById(5)).references).toEqual([]);
   });
+});
+
+describe("ids and versions that are not the REST API's shape", () => {
+  // Number(answer.id) read a null id as 0 (every record then named schema 0) and a missing or
+  // out-of-range one as NaN or -1, which failed later as a plain RangeError of the header writer.
+  const ID = "an id that is not an integer in 0..4294967295";
+  const VERSION = "a version that is not an integer in 1..2147483647";
+  test.each<[string, "register" | "lookup" | "version", Record<string, unknown>, string]>([
+    ["register: no id", "register", {}, `POST /subjects/orders-value/versions answered ${ID} (got none)`],
+    ["register: a null id", "register", { id: null }, `POST /subjects/orders-value/versions answered ${ID} (got null)`],
+    ["register: a string id", "register", { id: "7" }, `POST /subjects/orders-value/versions answered ${ID} (got "7")`],
+    ["register: a negative id", "register", { id: -1 }, `POST /subjects/orders-value/versions answered ${ID} (got -1)`],
+    ["register: a fractional id", "register", { id: 1.5 }, `POST /subjects/orders-value/versions answered ${ID} (got 1.5)`],
+    ["register: an id past 32 bits", "register", { id: 2 ** 32 }, `POST /subjects/orders-value/versions answered ${ID} (got 4294967296)`],
+    ["lookup: a null id", "lookup", { id: null, version: 1 }, `POST /subjects/orders-value answered ${ID} (got null)`],
+    ["lookup: no version", "lookup", { id: 3 }, `POST /subjects/orders-value answered ${VERSION} (got none)`],
+    ["lookup: version 0", "lookup", { id: 3, version: 0 }, `POST /subjects/orders-value answered ${VERSION} (got 0)`],
+    ["get version: an object id", "version", { id: {}, version: 1, schema: SCHEMA, schemaType: "PROTOBUF" }, `GET /subjects/orders-value/versions/latest answered ${ID} (got object)`],
+  ])("%s", async (_name, call, body, why) => {
+    let healthy = false;
+    const url = await serve((_req, res) => answer(res, healthy ? { id: 3, version: 1, schema: SCHEMA, schemaType: "PROTOBUF" } : body));
+    const client = new HttpRegistryClient({ url });
+    const run = (): Promise<unknown> =>
+      call === "version"
+        ? client.getBySubjectVersion("orders-value", "latest")
+        : new RegistrySerializer(TYPE, { client, autoRegister: call === "register" }).serialize("orders", { id: 7n });
+    const e = await rejection(run());
+    expect(e).toMatchObject({ code: "REGISTRY_RESPONSE_INVALID", message: `schema registry ${why}; check that the URL is a Confluent-compatible schema registry` });
+    healthy = true;
+    if (call !== "version") expect(Buffer.from((await run()) as Uint8Array).toString("hex")).toBe("0000000003000807");
+  });
+});
+
+test("an error answer's message is quoted by its head and length", async () => {
+  const url = await serve((_req, res) => {
+    res.writeHead(500, { "content-type": "application/json" });
+    res.end(JSON.stringify({ error_code: 50001, message: "m".repeat(100_000) }));
+  });
+  const e = await rejection(new HttpRegistryClient({ url }).getById(1));
+  expect(e).toMatchObject({ code: "REGISTRY_50001", message: `schema registry GET /schemas/ids/1 failed: 500 error_code 50001: ${"m".repeat(120)}…(100000 chars)` });
 });

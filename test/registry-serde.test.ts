@@ -286,3 +286,121 @@ describe("a hostile or broken registry", () => {
     expect(e).toMatchObject({ code: "REGISTRY_SCHEMA_UNUSABLE", message: "schema registry schema 1 cannot be read: its schemaType is AVRO, not PROTOBUF" });
   });
 });
+
+describe("a registry whose references name each other many times", () => {
+  // Every file's answer lists all n names again: the walk saw n * n references. They were queued
+  // whole and taken with shift(), which copies the queue once it is long: n = 1000 took 67 s.
+  test("each name is queued once, so 1,000 files that each reference all of them read in seconds", async () => {
+    const n = 1000;
+    const started = performance.now();
+    const b64 = (name: string, message: string) =>
+      Buffer.from(toBinary(FileDescriptorProtoSchema, create(FileDescriptorProtoSchema, { name, package: "p", syntax: "proto3", messageType: [{ name: message, field: [{ name: "v", number: 1, type: 5, label: 1, jsonName: "v" }] }] }))).toString("base64");
+    const refs = Array.from({ length: n }, (_, i) => ({ name: `f${i}.proto`, subject: `f${i}`, version: 1 }));
+    let fetched = 0;
+    const client: SchemaRegistryClient = {
+      register: async () => 1,
+      lookup: async () => {
+        throw new Error("unused");
+      },
+      getById: async (id) => ({ id, schema: b64("main.proto", "Main"), schemaType: "PROTOBUF", references: refs }),
+      getBySubjectVersion: async (subject, version) => {
+        fetched++;
+        // A macrotask between answers, as a network gives, so that the test's timeout can fire.
+        if (fetched % 50 === 0) await new Promise((r) => setImmediate(r));
+        return { id: 2, subject, version: version as number, schema: b64(`${subject}.proto`, subject.toUpperCase()), schemaType: "PROTOBUF", references: refs };
+      },
+      testCompatibility: async () => ({ isCompatible: true, messages: [] }),
+    };
+    const reader = ProtobufType.of({ fileDescriptorSet: compileProtoText({ "main.proto": 'syntax = "proto3"; package p; message Main { int32 v = 1; }' }), messageName: "p.Main" });
+    const back = await new RegistryDeserializer(reader, { client }).deserialize(undefined, new Uint8Array([...writeRegistryHeader(1, [0]), 0x08, 0x05]));
+    expect(back.get("v")).toBe(5);
+    expect(fetched).toBe(n);
+    expect(performance.now() - started).toBeLessThan(10_000);
+  }, 20_000);
+
+  test("an answer naming more than 10,000 files is refused before any is fetched", async () => {
+    let fetched = 0;
+    const client: SchemaRegistryClient = {
+      register: async () => 1,
+      lookup: async () => {
+        throw new Error("unused");
+      },
+      getById: async (id) => ({ id, schema: "x", schemaType: "PROTOBUF", references: Array.from({ length: 10_001 }, (_, i) => ({ name: `f${i}.proto`, subject: `f${i}`, version: 1 })) }),
+      getBySubjectVersion: async () => {
+        fetched++;
+        throw new Error("unused");
+      },
+      testCompatibility: async () => ({ isCompatible: true, messages: [] }),
+    };
+    const e = await errorOf(new RegistryDeserializer(typeOf(V1), { client }).deserialize(undefined, new Uint8Array([...writeRegistryHeader(1, [0]), 0x08, 0x05])));
+    expect(e).toMatchObject({ name: "CodecError", code: "REGISTRY_SCHEMA_UNUSABLE", message: "schema registry schema 1 cannot be read: it references more than 10000 files" });
+    expect(fetched).toBe(0);
+  });
+});
+
+describe("subject strategies that give no subject", () => {
+  // A strategy that returned undefined or a number registered the schema under "undefined" or
+  // "5" (String() of it in the request path), where no reader looks.
+  test.each<[string, Record<string, unknown>, string]>([
+    ["subject gives undefined", { subject: () => undefined }, "RegistrySerializer: options.subject gave undefined for topic \"orders\"; it must give a non-empty string"],
+    ["subject gives a number", { subject: () => 5 }, "RegistrySerializer: options.subject gave number for topic \"orders\"; it must give a non-empty string"],
+    ["subject gives an empty string", { subject: () => "" }, "RegistrySerializer: options.subject gave an empty string for topic \"orders\"; it must give a non-empty string"],
+    ["subject is an empty string", { subject: "" }, "RegistrySerializer: options.subject gave an empty string for topic \"orders\"; it must give a non-empty string"],
+    ["referenceSubject gives null", { referenceSubject: () => null }, "RegistrySerializer: options.referenceSubject gave null for import path \"acme.Item.proto\"; it must give a non-empty string"],
+  ])("%s: a TypeError, nothing registered", async (_what, options, message) => {
+    const client = new MemoryRegistryClient();
+    const e = await errorOf(new RegistrySerializer(typeOf(V1), { client, ...options }).serialize("orders", { id: 1n }));
+    expect(e).toMatchObject({ name: "TypeError", message });
+    expect(client.subjects()).toEqual([]);
+  });
+});
+
+describe("registry text in errors is bounded", () => {
+  // Names, types and messages the registry sends appear in errors by their head and length: a
+  // record whose indexes miss a file of 5,000 messages listed all 5,000 names in each error.
+  const N = 100_000;
+  const BIG = "k".repeat(N);
+  const HEAD = `${"k".repeat(120)}…(${N} chars)`;
+  const b64 = (init: Parameters<typeof create<typeof FileDescriptorProtoSchema>>[1]) => Buffer.from(toBinary(FileDescriptorProtoSchema, create(FileDescriptorProtoSchema, init))).toString("base64");
+  const many = b64({ name: "m.proto", package: "p", syntax: "proto3", messageType: Array.from({ length: 5000 }, (_, i) => ({ name: `M${i}` })) });
+  const client = (over: Partial<SchemaRegistryClient>): SchemaRegistryClient => ({
+    register: async () => 1,
+    lookup: async () => {
+      throw new Error("unused");
+    },
+    getById: async (id) => ({ id, schema: many, schemaType: "PROTOBUF", references: [] }),
+    getBySubjectVersion: async () => {
+      throw new Error(BIG);
+    },
+    testCompatibility: async () => ({ isCompatible: true, messages: [] }),
+    ...over,
+  });
+  test.each<[string, SchemaRegistryClient, number[], string, string]>([
+    [
+      "indexes past a file of 5,000 messages",
+      client({}),
+      [5000],
+      "REGISTRY_MESSAGE_INDEX_UNRESOLVED",
+      "schema registry header: message indexes [5000] do not resolve in schema 1 (index 1 names no message; the file declares 5000 messages at top level: p.M0, p.M1, p.M2, p.M3, p.M4, p.M5, p.M6, p.M7, p.M8, p.M9, …); the record does not belong to this schema",
+    ],
+    ["a huge schemaType", client({ getById: async (id) => ({ id, schema: many, schemaType: BIG, references: [] }) }), [0], "REGISTRY_SCHEMA_UNUSABLE", `schema registry schema 1 cannot be read: its schemaType is ${HEAD}, not PROTOBUF`],
+    [
+      "a huge reference name and subject, and a huge fetch error",
+      client({ getById: async (id) => ({ id, schema: many, schemaType: "PROTOBUF", references: [{ name: BIG, subject: BIG, version: 1 }] }) }),
+      [0],
+      "REGISTRY_SCHEMA_UNUSABLE",
+      `schema registry schema 1 cannot be read: its reference ${HEAD} (subject ${HEAD} version 1) cannot be fetched: ${HEAD}`,
+    ],
+    [
+      "a huge import that is not a reference",
+      client({ getById: async (id) => ({ id, schema: b64({ name: "a.proto", package: "p", syntax: "proto3", dependency: [BIG] }), schemaType: "PROTOBUF", references: [] }) }),
+      [0],
+      "REGISTRY_SCHEMA_UNUSABLE",
+      `schema registry schema 1 cannot be read: file a.proto imports ${HEAD}, which is neither a reference of the schema nor a well-known type`,
+    ],
+  ])("%s", async (_what, c, indexes, code, message) => {
+    const e = await errorOf(new RegistryDeserializer(typeOf(V1), { client: c }).deserialize(undefined, new Uint8Array([...writeRegistryHeader(1, indexes), 0x08, 0x01])));
+    expect(e).toMatchObject({ name: "CodecError", code, message });
+    expect((e.message as string).length).toBeLessThan(1000);
+  });
+});

@@ -1,6 +1,7 @@
 // The Schema Registry REST API over fetch (Node 18+, Deno, Bun, workerd, browsers): no Node module,
 // no HTTP library. Errors become SchemaRegistryError with the registry's error_code.
 import { SchemaRegistryError } from "../errors.js";
+import { quoted, shortName } from "../descriptor/names.js";
 import { encodeBase64 } from "../json/base64.js";
 import {
   registryError,
@@ -43,11 +44,25 @@ function positiveInteger(name: string, v: unknown, fallback: number): number {
 }
 
 const CONTENT_TYPE = "application/vnd.schemaregistry.v1+json";
+/** The registry's largest version number (a Java int). */
+const MAX_VERSION = 2 ** 31 - 1;
 
 function schemaBody(s: SchemaInput): string {
   const body: Record<string, unknown> = { schemaType: s.schemaType, schema: s.schema };
   if (s.references.length > 0) body.references = s.references.map((r) => ({ name: r.name, subject: r.subject, version: r.version }));
   return JSON.stringify(body);
+}
+
+/**
+ * The subject as one path segment. fetch resolves "." and ".." segments, percent-encoded ones
+ * too, so register("..") posted to /versions and register(".") to /subjects/versions, the lookup
+ * of a subject named "versions", whose answer was taken as the registration's id.
+ */
+function subjectSegment(subject: string): string {
+  if (subject === "" || subject === "." || subject === "..") {
+    throw new TypeError(`HttpRegistryClient: subject ${JSON.stringify(subject)} cannot be sent in a URL path (an empty, "." or ".." segment does not reach /subjects/{subject}); use another subject name`);
+  }
+  return encodeURIComponent(subject);
 }
 
 /** An answer whose shape is not the REST API's: what it lacks, and the request. */
@@ -67,13 +82,32 @@ function references(x: unknown, what: string): SchemaReference[] {
   });
 }
 
+/** The answer's value as an error quotes it: a number, null, a short string or a type. */
+function shown(x: unknown): string {
+  if (x === undefined) return "none";
+  if (x === null || typeof x === "number") return String(x);
+  return typeof x === "string" ? quoted(x) : typeof x;
+}
+
+// Checked, not converted: Number(null) is 0, so an answer without an id wrote records that name
+// schema 0, and a missing or negative one failed later as a plain RangeError of the header writer.
+function schemaId(x: unknown, what: string): number {
+  if (typeof x !== "number" || !Number.isInteger(x) || x < 0 || x > 0xffffffff) throw malformed(what, `an id that is not an integer in 0..4294967295 (got ${shown(x)})`);
+  return x;
+}
+
+function versionOf(x: unknown, what: string): number {
+  if (typeof x !== "number" || !Number.isInteger(x) || x < 1 || x > MAX_VERSION) throw malformed(what, `a version that is not an integer in 1..${MAX_VERSION} (got ${shown(x)})`);
+  return x;
+}
+
 function registered(x: Record<string, unknown>, id: number, what: string): RegisteredSchema {
   // The registry leaves schemaType out for AVRO, its default.
   return { id, schema: String(x.schema ?? ""), schemaType: typeof x.schemaType === "string" ? x.schemaType : "AVRO", references: references(x.references, what) };
 }
 
 function subjectVersion(x: Record<string, unknown>, what: string): SubjectVersion {
-  return { ...registered(x, Number(x.id), what), subject: String(x.subject), version: Number(x.version) };
+  return { ...registered(x, schemaId(x.id, what), what), subject: String(x.subject), version: versionOf(x.version, what) };
 }
 
 /** The REST client: `new HttpRegistryClient({ url: "http://localhost:8081" })`. */
@@ -147,7 +181,7 @@ export class HttpRegistryClient implements SchemaRegistryClient {
     if (!res.ok) {
       const err = json as { error_code?: unknown; message?: unknown } | undefined;
       const errorCode = typeof err?.error_code === "number" ? err.error_code : undefined;
-      const message = typeof err?.message === "string" ? err.message : text.slice(0, 200);
+      const message = typeof err?.message === "string" ? shortName(err.message) : text.slice(0, 200);
       throw registryError(what, res.status, errorCode, message);
     }
     if (json === null || typeof json !== "object") {
@@ -203,12 +237,12 @@ export class HttpRegistryClient implements SchemaRegistryClient {
   }
 
   async register(subject: string, schema: SchemaInput): Promise<number> {
-    const r = await this.#call("POST", `/subjects/${encodeURIComponent(subject)}/versions`, schemaBody(schema));
-    return Number(r.id);
+    const path = `/subjects/${subjectSegment(subject)}/versions`;
+    return schemaId((await this.#call("POST", path, schemaBody(schema))).id, `POST ${path}`);
   }
 
   async lookup(subject: string, schema: SchemaInput): Promise<SubjectVersion> {
-    const path = `/subjects/${encodeURIComponent(subject)}`;
+    const path = `/subjects/${subjectSegment(subject)}`;
     return subjectVersion(await this.#call("POST", path, schemaBody(schema)), `POST ${path}`);
   }
 
@@ -218,12 +252,12 @@ export class HttpRegistryClient implements SchemaRegistryClient {
   }
 
   async getBySubjectVersion(subject: string, version: number | "latest", format?: SchemaFormat): Promise<SubjectVersion> {
-    const path = `/subjects/${encodeURIComponent(subject)}/versions/${version}${format === undefined ? "" : `?format=${format}`}`;
+    const path = `/subjects/${subjectSegment(subject)}/versions/${version}${format === undefined ? "" : `?format=${format}`}`;
     return subjectVersion(await this.#call("GET", path), `GET ${path}`);
   }
 
   async testCompatibility(subject: string, version: number | "latest", schema: SchemaInput): Promise<CompatibilityVerdict> {
-    const r = await this.#call("POST", `/compatibility/subjects/${encodeURIComponent(subject)}/versions/${version}?verbose=true`, schemaBody(schema));
+    const r = await this.#call("POST", `/compatibility/subjects/${subjectSegment(subject)}/versions/${version}?verbose=true`, schemaBody(schema));
     return { isCompatible: r.is_compatible === true, messages: Array.isArray(r.messages) ? r.messages.map(String) : [] };
   }
 }

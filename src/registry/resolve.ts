@@ -6,11 +6,12 @@
 // which may return a FileDescriptorSet the caller built ahead of time.
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { FileDescriptorProtoSchema, FileDescriptorSetSchema, type FileDescriptorProto } from "@bufbuild/protobuf/wkt";
+import { shortName } from "../descriptor/names.js";
 import { protoFileText } from "../descriptor/proto-text.js";
 import { reason } from "../descriptor/rebuild.js";
 import { CodecError, RegistryCode, isProtokeelError } from "../errors.js";
 import { decodeBase64 } from "../json/base64.js";
-import type { RegisteredSchema, SchemaRegistryClient } from "./client.js";
+import type { RegisteredSchema, SchemaReference, SchemaRegistryClient } from "./client.js";
 import type { ProtobufType } from "../type.js";
 import { registrySchemasOf } from "./schema-files.js";
 import { wellKnownFile } from "./well-known.js";
@@ -64,6 +65,8 @@ function knownSchema(main: string, references: ReadonlyMap<string, string>, know
   return undefined;
 }
 
+// Names, types and errors the registry sends are quoted by their head and length (shortName):
+// a registry answer may hold 16 MiB strings, and each failing record repeats its error.
 function unusable(id: number, why: string, cause?: unknown): CodecError {
   return new CodecError(RegistryCode.REGISTRY_SCHEMA_UNUSABLE, `schema registry schema ${id} cannot be read: ${why}`, { cause });
 }
@@ -88,23 +91,33 @@ export async function resolveSchema(
     }
     throw e;
   }
-  if ((top.schemaType ?? "AVRO") !== "PROTOBUF") throw unusable(id, `its schemaType is ${top.schemaType || "AVRO"}, not PROTOBUF`);
+  if ((top.schemaType ?? "AVRO") !== "PROTOBUF") throw unusable(id, `its schemaType is ${shortName(top.schemaType || "AVRO")}, not PROTOBUF`);
 
-  // The references, breadth first, each import path once.
+  // The references, breadth first, each import path once. A name is queued only the first time
+  // an answer names it: queuing every mention (each answer may list every file again) held n * n
+  // entries, and shift() copies a long queue each time, so 1,000 such files took a minute.
   const texts = new Map<string, string>();
-  const queue = [...top.references];
-  while (queue.length > 0) {
-    const ref = queue.shift()!;
-    if (texts.has(ref.name)) continue;
-    if (texts.size >= MAX_SCHEMA_FILES) throw unusable(id, `it references more than ${MAX_SCHEMA_FILES} files`);
+  const queue: SchemaReference[] = [];
+  const named = new Set<string>();
+  const enqueue = (refs: readonly SchemaReference[]): void => {
+    for (const r of refs) {
+      if (named.has(r.name)) continue;
+      if (named.size >= MAX_SCHEMA_FILES) throw unusable(id, `it references more than ${MAX_SCHEMA_FILES} files`);
+      named.add(r.name);
+      queue.push(r);
+    }
+  };
+  enqueue(top.references);
+  for (let next = 0; next < queue.length; next++) {
+    const ref = queue[next]!;
     let version;
     try {
       version = await client.getBySubjectVersion(ref.subject, ref.version, "serialized");
     } catch (e) {
-      throw unusable(id, `its reference ${ref.name} (subject ${ref.subject} version ${ref.version}) cannot be fetched: ${reason(e)}`, e);
+      throw unusable(id, `its reference ${shortName(ref.name)} (subject ${shortName(ref.subject)} version ${ref.version}) cannot be fetched: ${shortName(reason(e))}`, e);
     }
     texts.set(ref.name, version.schema);
-    for (const r of version.references) queue.push(r);
+    enqueue(version.references);
   }
 
   const mainProto = serialized(top.schema);
@@ -140,10 +153,10 @@ export async function resolveSchema(
       bytes = await compile(sources, mainName);
       files = fromBinary(FileDescriptorSetSchema, bytes, { readUnknownFields: false }).file;
     } catch (e) {
-      throw unusable(id, `its .proto text does not compile: ${reason(e)}`, e);
+      throw unusable(id, `its .proto text does not compile: ${shortName(reason(e))}`, e);
     }
     const at = files.findIndex((f) => f.name === mainName);
-    if (at < 0) throw unusable(id, `the compiler's FileDescriptorSet has no file named ${mainName} (the schema's own file, where message indexes point); compile the files it is given, keeping their names`);
+    if (at < 0) throw unusable(id, `the compiler's FileDescriptorSet has no file named ${shortName(mainName)} (the schema's own file, where message indexes point); compile the files it is given, keeping their names`);
     files.push(...files.splice(at, 1));
   }
   // Well-known imports the registry provides without a reference.
@@ -156,7 +169,7 @@ export async function resolveSchema(
     for (const d of f.dependency) {
       if (have.has(d)) continue;
       const wk = wellKnownFile(d);
-      if (wk === undefined) throw unusable(id, `file ${f.name} imports ${d}, which is neither a reference of the schema nor a well-known type`);
+      if (wk === undefined) throw unusable(id, `file ${shortName(f.name)} imports ${shortName(d)}, which is neither a reference of the schema nor a well-known type`);
       files.push(wk);
       have.add(d);
     }

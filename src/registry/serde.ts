@@ -3,9 +3,11 @@
 // Writing registers (or looks up) the type's schema under the topic's subject once; reading
 // fetches the writer's schema by the record's id once, and reads its data with the reader's type
 // only after the evaluator accepts the pair (docs/design.md §9), before anything is decoded.
+import type { FileDescriptorProto } from "@bufbuild/protobuf/wkt";
 import { TYPE_BRAND, hasBrand } from "../brand.js";
 import { evaluateSchemaChange, type EvaluationResult } from "../compat/evaluate.js";
 import { formatFindings } from "../compat/format.js";
+import { quoted, shortName } from "../descriptor/names.js";
 import { CodecError, RegistryCode, isProtokeelError } from "../errors.js";
 import type { DynamicInit, DynamicMessage } from "../message/dynamic-message.js";
 import { checkBytes, shifted, type ProtobufSerializer } from "../serializer.js";
@@ -23,8 +25,20 @@ function typeOfSchema(schema: ResolvedSchema, id: number, at: { name: string }, 
     return withSettings(ProtobufType.newBuilder({ fileDescriptorSet: schema.fileDescriptorSet, messageName: at.name }), s).build();
   } catch (e) {
     if (!isProtokeelError(e)) throw e;
-    throw new CodecError(RegistryCode.REGISTRY_SCHEMA_UNUSABLE, `schema registry schema ${id} cannot be read: message ${at.name}: ${e.message}`, { cause: e });
+    throw new CodecError(RegistryCode.REGISTRY_SCHEMA_UNUSABLE, `schema registry schema ${id} cannot be read: message ${shortName(at.name)}: ${e.message}`, { cause: e });
   }
+}
+
+/** Top-level messages an index error lists; a file may declare thousands, and each bad record repeats the error. */
+const LISTED_MESSAGES = 10;
+
+/** The file's top-level messages for an error: all of a few, or their count and the first ones. */
+function declaredMessages(file: FileDescriptorProto): string {
+  const list = file.messageType;
+  if (list.length === 0) return "no message at top level";
+  const names = list.slice(0, LISTED_MESSAGES).map((m) => shortName(file.package === "" ? m.name : `${file.package}.${m.name}`));
+  if (list.length <= LISTED_MESSAGES) return `${names.join(", ")} at top level`;
+  return `${list.length} messages at top level: ${names.join(", ")}, …`;
 }
 
 /** The subject of a topic's values: `<topic>-value` (Confluent's TopicNameStrategy). */
@@ -74,6 +88,16 @@ function cachedPromise<K, V>(map: Map<K, Promise<V>>, key: K, make: () => Promis
     if (map.get(key) === p) map.delete(key);
   });
   return p;
+}
+
+/**
+ * A subject that a strategy gave: a strategy returning undefined or a number registered the
+ * schema under "undefined" or "5", where no reader looks.
+ */
+function givenSubject(option: string, s: unknown, of: string): string {
+  if (typeof s === "string" && s !== "") return s;
+  const got = s === "" ? "an empty string" : s === null || s === undefined ? String(s) : typeof s;
+  throw new TypeError(`RegistrySerializer: options.${option} gave ${got} for ${of}; it must give a non-empty string`);
 }
 
 /** Writes values of one type in the Schema Registry wire format. */
@@ -148,9 +172,14 @@ export class RegistrySerializer {
   }
 
   #header(topic: string): Promise<Uint8Array> {
-    const subject = this.#subject(topic);
+    const subject = givenSubject("subject", this.#subject(topic), `topic ${quoted(String(topic))}`);
     return cachedPromise(this.#headers, subject, async () => {
       const schemas = registrySchemasOf(this.type);
+      // Every subject before anything is registered, so that a bad one registers nothing.
+      const subjectOf = new Map<string, string>();
+      for (const file of schemas.files) {
+        if (file !== schemas.main) subjectOf.set(file.name, givenSubject("referenceSubject", this.#referenceSubject(file.name), `import path ${quoted(file.name)}`));
+      }
       if (this.#checkLatest && this.#autoRegister) await this.#checkAgainstLatest(subject);
       const versions = new Map<string, number>();
       let id = 0;
@@ -159,9 +188,9 @@ export class RegistrySerializer {
         const input: SchemaInput = {
           schema: file.text,
           schemaType: "PROTOBUF",
-          references: file.references.map((name) => ({ name, subject: this.#referenceSubject(name), version: versions.get(name)! })),
+          references: file.references.map((name) => ({ name, subject: subjectOf.get(name)!, version: versions.get(name)! })),
         };
-        const fileSubject = isMain ? subject : this.#referenceSubject(file.name);
+        const fileSubject = isMain ? subject : subjectOf.get(file.name)!;
         if (this.#autoRegister) id = await this.#client.register(fileSubject, input);
         if (!isMain || !this.#autoRegister) {
           const found = await this.#client.lookup(fileSubject, input);
@@ -245,10 +274,9 @@ export class RegistryDeserializer {
     const schema = await cachedPromise(this.#schemas, id, () => resolveSchema(this.#client, id, this.#compile, this.#known));
     const at = messageAtIndexes(schema.main, indexes);
     if ("missingAt" in at) {
-      const declared = schema.main.messageType.map((m) => (schema.main.package === "" ? m.name : `${schema.main.package}.${m.name}`));
       throw new CodecError(
         RegistryCode.REGISTRY_MESSAGE_INDEX_UNRESOLVED,
-        `schema registry header: message indexes [${indexes.join(", ")}] do not resolve in schema ${id} (index ${at.missingAt + 1} names no message; the file declares ${declared.length === 0 ? "no message" : declared.join(", ")} at top level); the record does not belong to this schema`,
+        `schema registry header: message indexes [${indexes.join(", ")}] do not resolve in schema ${id} (index ${at.missingAt + 1} names no message; the file declares ${declaredMessages(schema.main)}); the record does not belong to this schema`,
         { offset: 5 },
       );
     }
