@@ -289,10 +289,11 @@ describe("a hostile or broken registry", () => {
 
 describe("a registry whose references name each other many times", () => {
   // Every file's answer lists all n names again: the walk saw n * n references. They were queued
-  // whole and taken with shift(), which copies the queue once it is long: n = 1000 took 67 s.
-  test("each name is queued once, so 1,000 files that each reference all of them read in seconds", async () => {
+  // whole and taken with shift(), which copies the queue once it is long: n = 1000 took 67 s, past
+  // the test's time limit. The growth is judged by the stress family registry-references-repeated
+  // (ratios, not times).
+  test("each name is queued once and fetched once, for 1,000 files that each reference all of them", async () => {
     const n = 1000;
-    const started = performance.now();
     const b64 = (name: string, message: string) =>
       Buffer.from(toBinary(FileDescriptorProtoSchema, create(FileDescriptorProtoSchema, { name, package: "p", syntax: "proto3", messageType: [{ name: message, field: [{ name: "v", number: 1, type: 5, label: 1, jsonName: "v" }] }] }))).toString("base64");
     const refs = Array.from({ length: n }, (_, i) => ({ name: `f${i}.proto`, subject: `f${i}`, version: 1 }));
@@ -315,8 +316,7 @@ describe("a registry whose references name each other many times", () => {
     const back = await new RegistryDeserializer(reader, { client }).deserialize(undefined, new Uint8Array([...writeRegistryHeader(1, [0]), 0x08, 0x05]));
     expect(back.get("v")).toBe(5);
     expect(fetched).toBe(n);
-    expect(performance.now() - started).toBeLessThan(10_000);
-  }, 20_000);
+  });
 
   test("an answer naming more than 10,000 files is refused before any is fetched", async () => {
     let fetched = 0;
