@@ -3,9 +3,8 @@
 // frame boundaries that its prefixes announce; everything from the first prefix that does not
 // announce a complete frame on goes, as is, into the last chunk, whose worker then throws exactly
 // the error decodeAll would (its offsets shifted back by the chunk's start).
-import { readFramePrefix } from "../codec/frame-reader.js";
-
 import { concatBytes } from "../bytes.js";
+import { readFramePrefix } from "../codec/frame-reader.js";
 
 export { isDetached } from "../bytes.js";
 

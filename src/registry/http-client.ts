@@ -1,5 +1,6 @@
 // The Schema Registry REST API over fetch (Node 18+, Deno, Bun, workerd, browsers): no Node module,
 // no HTTP library. Errors become SchemaRegistryError with the registry's error_code.
+import { concatBytes } from "../bytes.js";
 import { SchemaRegistryError } from "../errors.js";
 import { quoted, shortName } from "../descriptor/names.js";
 import { encodeBase64 } from "../json/base64.js";
@@ -227,13 +228,7 @@ export class HttpRegistryClient implements SchemaRegistryClient {
       }
       chunks.push(value);
     }
-    const all = new Uint8Array(total);
-    let at = 0;
-    for (const c of chunks) {
-      all.set(c, at);
-      at += c.byteLength;
-    }
-    return new TextDecoder().decode(all);
+    return new TextDecoder().decode(concatBytes(chunks));
   }
 
   async register(subject: string, schema: SchemaInput): Promise<number> {
