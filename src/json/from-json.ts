@@ -16,6 +16,7 @@ import {
   JS_NUMBER_RANGE,
   UINT32_MAX,
   UINT64_MAX,
+  decimalBigInt,
   describeValue,
   isImplicitZero,
   isWellFormed,
@@ -238,8 +239,8 @@ export function messageFromJson(root: DescMessage, json: unknown, ctx: FromJsonC
   const int64 = (t: ScalarType, v: unknown, path: JsonPath): bigint => {
     const name = ScalarType[t]!.toLowerCase();
     let b: bigint;
-    if (typeof v === "string" && INTEGER_TEXT.test(v)) b = BigInt(v);
-    else if (v instanceof JsonBigInteger) b = BigInt(v.text);
+    if (typeof v === "string" && INTEGER_TEXT.test(v)) b = decimalBigInt(v);
+    else if (v instanceof JsonBigInteger) b = decimalBigInt(v.text);
     else if (typeof v === "number" && Number.isInteger(v)) {
       // Beyond 2^53 a parsed JSON number was already rounded: the value is not the writer's.
       if (!Number.isSafeInteger(v)) {
