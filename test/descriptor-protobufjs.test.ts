@@ -54,3 +54,40 @@ message Order {
     expect(fromText(text, false, "acme.Pay").equals(buf)).toBe(false);
   });
 });
+
+/** A protobufjs type from a JSON descriptor of package `a` (Root.fromJSON types are proto3). */
+function fromJson(nested: object, name = "a.M"): protobuf.Type {
+  return protobuf.Root.fromJSON({ nested: { a: { nested } } } as protobuf.INamespace).lookupType(name);
+}
+
+describe("protobufjs input that protobufjs accepts and a descriptor cannot hold", () => {
+  const enumOf = (values: Record<string, number>) => ({ M: { fields: { e: { type: "E", id: 1 } } }, E: { values } });
+  const reservedOf = (reserved: unknown[]) => ({ M: { fields: { x: { type: "int32", id: 1 } }, reserved } });
+  const INT32 = "an integer in -2147483648..2147483647";
+  test.each([
+    ["an enum value of 1.5", enumOf({ Z: 0, B: 1.5 }), `enum a.E value B is 1.5, not ${INT32}; give it a 32-bit integer value`],
+    ["an enum value of 2^31", enumOf({ Z: 0, B: 2 ** 31 }), `enum a.E value B is 2147483648, not ${INT32}; give it a 32-bit integer value`],
+    ["an enum value below -2^31", enumOf({ Z: 0, B: -(2 ** 31) - 1 }), `enum a.E value B is -2147483649, not ${INT32}; give it a 32-bit integer value`],
+    ["an enum value NaN", enumOf({ Z: 0, B: NaN }), `enum a.E value B is NaN, not ${INT32}; give it a 32-bit integer value`],
+    [
+      "a message reserved range past 2^31 - 2",
+      reservedOf([[1000, 2 ** 31 - 1]]),
+      "message a.M reserves 1000 to 2147483647, which a descriptor cannot hold; reserve field numbers in 1..536870911 (max)",
+    ],
+    [
+      "a message reserved range of fractions",
+      reservedOf([[1.5, 3]]),
+      "message a.M reserves 1.5 to 3, which a descriptor cannot hold; reserve field numbers in 1..536870911 (max)",
+    ],
+    [
+      "an enum reserved range past 2^31 - 1",
+      { ...enumOf({ Z: 0 }), E: { values: { Z: 0 }, reserved: [[5, 2 ** 31]] } },
+      "enum a.E reserves 5 to 2147483648, which a descriptor cannot hold; reserve enum numbers in -2147483648..2147483647 (max)",
+    ],
+  ])("%s is INPUT_INVALID, not a plain error from the encoder", (_name, nested, rest) => {
+    expect(() => ProtobufType.of(fromJson(nested))).toThrow(
+      expect.objectContaining({ name: "InvalidDescriptorError", code: "INPUT_INVALID", message: `invalid descriptor a.M: ${rest}` }),
+    );
+  });
+
+});

@@ -31,7 +31,7 @@ import { mapEntryName, protocJsonName, shortName } from "./names.js";
 import { MAX_NESTING_DEPTH, nestingTooDeep } from "./closure.js";
 import { groupIntoFiles } from "./file-groups.js";
 import { invalid } from "./invalid.js";
-import { RuleCode } from "./rules.js";
+import { MAX_FIELD_NUMBER, RuleCode } from "./rules.js";
 import { reason } from "./rebuild.js";
 
 type Options = Record<string, unknown> | undefined;
@@ -92,6 +92,10 @@ const SCALARS: Readonly<Record<string, FieldType>> = {
   sint32: FieldType.SINT32,
   sint64: FieldType.SINT64,
 };
+
+const INT32_MIN = -(2 ** 31);
+const INT32_MAX = 2 ** 31 - 1;
+const isInt32 = (n: unknown): n is number => Number.isInteger(n) && (n as number) >= INT32_MIN && (n as number) <= INT32_MAX;
 
 const EDITIONS: Readonly<Record<string, Edition>> = {
   "2023": Edition.EDITION_2023,
@@ -206,7 +210,9 @@ export function lowerProtobufjsType(input: unknown): DescMessage {
     while (stack.length > 0) {
       const { o, depth } = stack.pop()!;
       if (depth > MAX_NESTING_DEPTH) throw nestingTooDeep(rootName, `${kindOf(o)} ${shortName(names.fullName(o))}`, depth);
+      if (isEnum(o)) checkEnumNumbers(rootName, names, o);
       if (!isType(o)) continue;
+      checkReservedNumbers(rootName, names, o);
       for (const f of o.fieldsArray) {
         if (SCALARS[f.type] !== undefined) continue;
         let target = f.resolvedType;
@@ -291,6 +297,39 @@ export function lowerProtobufjsType(input: unknown): DescMessage {
 
 function fieldName(f: PbField): string {
   return f.protoName ?? f.name;
+}
+
+// protobufjs keeps any number a JSON descriptor holds; DescriptorProto holds 32-bit integers, and
+// its encoder throws a plain Error on anything else.
+function checkEnumNumbers(rootName: string, names: Names, e: PbEnum): void {
+  for (const [name, number] of Object.entries(e.values)) {
+    if (isInt32(number)) continue;
+    throw invalid(
+      rootName,
+      "INPUT_INVALID",
+      `enum ${shortName(names.fullName(e))} value ${shortName(name)} is ${number}, not an integer in ${INT32_MIN}..${INT32_MAX}; give it a 32-bit integer value`,
+    );
+  }
+  for (const r of e.reserved ?? []) {
+    if (typeof r === "string" || (isInt32(r[0]) && isInt32(r[1]))) continue;
+    throw invalid(
+      rootName,
+      "INPUT_INVALID",
+      `enum ${shortName(names.fullName(e))} reserves ${r[0]} to ${r[1]}, which a descriptor cannot hold; reserve enum numbers in ${INT32_MIN}..${INT32_MAX} (max)`,
+    );
+  }
+}
+
+function checkReservedNumbers(rootName: string, names: Names, t: PbType): void {
+  for (const r of t.reserved ?? []) {
+    // The end is stored exclusive, so the inclusive end must stay below INT32_MAX.
+    if (typeof r === "string" || (isInt32(r[0]) && isInt32(r[1]) && r[1] < INT32_MAX)) continue;
+    throw invalid(
+      rootName,
+      "INPUT_INVALID",
+      `message ${shortName(names.fullName(t))} reserves ${r[0]} to ${r[1]}, which a descriptor cannot hold; reserve field numbers in 1..${MAX_FIELD_NUMBER} (max)`,
+    );
+  }
 }
 
 /** DescriptorProtos of protobufjs types, with the names and resolved field types of one lowering. */
