@@ -90,4 +90,17 @@ describe("protobufjs input that protobufjs accepts and a descriptor cannot hold"
     );
   });
 
+  test.each([
+    ["float", "field M.m has map key type float; map keys are integer, bool or string types, use one of them"],
+    ["double", "field M.m has map key type double; map keys are integer, bool or string types, use one of them"],
+    ["bytes", "field M.m has map key type bytes; map keys are integer, bool or string types, use one of them"],
+    ["N", "field M.m has map key type N; map keys are integer, bool or string types, use one of them"],
+  ])("a MapField built with key type %s", (keyType, rest) => {
+    // MapField's constructor checks only that the key type is a string; Root.fromJSON and parse refuse these.
+    const root = protobuf.Root.fromJSON({ nested: { M: { fields: {} }, N: { fields: {} } } });
+    const type = root.lookupType("M").add(new protobuf.MapField("m", 1, keyType, "int32"));
+    expect(() => ProtobufType.of(type)).toThrow(
+      expect.objectContaining({ name: "InvalidDescriptorError", code: "INPUT_INVALID", message: `invalid descriptor M: ${rest}` }),
+    );
+  });
 });

@@ -93,6 +93,22 @@ const SCALARS: Readonly<Record<string, FieldType>> = {
   sint64: FieldType.SINT64,
 };
 
+/** protoc's map key types: any scalar but floating point and bytes. */
+const MAP_KEYS: ReadonlySet<string> = new Set([
+  "int32",
+  "int64",
+  "uint32",
+  "uint64",
+  "sint32",
+  "sint64",
+  "fixed32",
+  "fixed64",
+  "sfixed32",
+  "sfixed64",
+  "bool",
+  "string",
+]);
+
 const INT32_MIN = -(2 ** 31);
 const INT32_MAX = 2 ** 31 - 1;
 const isInt32 = (n: unknown): n is number => Number.isInteger(n) && (n as number) >= INT32_MIN && (n as number) <= INT32_MAX;
@@ -214,6 +230,13 @@ export function lowerProtobufjsType(input: unknown): DescMessage {
       if (!isType(o)) continue;
       checkReservedNumbers(rootName, names, o);
       for (const f of o.fieldsArray) {
+        if (f.map && !MAP_KEYS.has(f.keyType ?? "")) {
+          throw invalid(
+            rootName,
+            "INPUT_INVALID",
+            `field ${shortName(`${names.fullName(o)}.${fieldName(f)}`)} has map key type ${shortName(String(f.keyType))}; map keys are integer, bool or string types, use one of them`,
+          );
+        }
         if (SCALARS[f.type] !== undefined) continue;
         let target = f.resolvedType;
         if (target === null) {
