@@ -104,3 +104,48 @@ describe("protobufjs input that protobufjs accepts and a descriptor cannot hold"
     );
   });
 });
+
+describe("protobufjs extensions of a payload type", () => {
+  // protobufjs copies each extension field into the extended type's fields, named `.a.tag`.
+  test.each([
+    [
+      "extended, with an extension range",
+      { M: { fields: { x: { type: "int32", id: 1 } }, extensions: [[100, 199]] }, tag: { type: "string", id: 100, extend: "M" } },
+      "a.M",
+      "EXTENSION_RANGE_DECLARED",
+      "invalid descriptor a.M: message a.M declares extension range 100..199; payload types cannot be extended, remove the extensions statement",
+    ],
+    [
+      "extended without an extension range (JSON only)",
+      { M: { fields: { x: { type: "int32", id: 1 } } }, tag: { type: "string", id: 100, extend: "M" } },
+      "a.M",
+      "EXTENSION_DECLARED",
+      "invalid descriptor a.M: message a.M is extended by a.tag; payload types cannot be extended, remove the extend block",
+    ],
+    [
+      "reached through a field",
+      { R: { fields: { m: { type: "M", id: 1 } } }, M: { fields: { x: { type: "int32", id: 1 } } }, tag: { type: "string", id: 100, extend: "M" } },
+      "a.R",
+      "EXTENSION_DECLARED",
+      "invalid descriptor a.R: message a.M is extended by a.tag; payload types cannot be extended, remove the extend block",
+    ],
+  ])("%s", (_name, nested, root, code, message) => {
+    expect(() => ProtobufType.of(fromJson(nested, root))).toThrow(expect.objectContaining({ name: "InvalidDescriptorError", code, message }));
+  });
+
+  test("a proto2 message extended by a custom option is SYNTAX_NOT_PROTO3, as from the FileDescriptorSet", () => {
+    const root = protobuf.parse(
+      `syntax = "proto2"; package a; message Opts { extensions 1000 to max; }
+       extend Opts { optional string label = 1000; }`,
+      { keepCase: true },
+    ).root;
+    root.resolveAll();
+    expect(() => ProtobufType.of(root.lookupType("a.Opts"))).toThrow(
+      expect.objectContaining({
+        code: "SYNTAX_NOT_PROTO3",
+        message:
+          'invalid descriptor a.Opts: message a.Opts is declared in proto2 file a.Opts.proto; payload types must be declared in a proto3 file (syntax = "proto3")',
+      }),
+    );
+  });
+});

@@ -70,6 +70,8 @@ interface PbField extends PbObject {
   readonly protoName?: string;
   readonly jsonName?: string;
   readonly resolvedType: PbObject | null;
+  /** Set on the copy protobufjs adds to an extended type's fields: the extension it copies. */
+  readonly declaringField?: PbField | null;
 }
 interface PbOneOf {
   readonly name: string;
@@ -230,6 +232,17 @@ export function lowerProtobufjsType(input: unknown): DescMessage {
       if (!isType(o)) continue;
       checkReservedNumbers(rootName, names, o);
       for (const f of o.fieldsArray) {
+        if (f.declaringField) {
+          // The type's own declarations decide, as they do from a descriptor set (where an
+          // extension lives only in its scope): an extension range is EXTENSION_RANGE_DECLARED, a
+          // proto2 file SYNTAX_NOT_PROTO3. Only a JSON descriptor can extend a type without a range.
+          if ((o.extensions ?? []).some((r) => typeof r !== "string")) continue;
+          throw invalid(
+            rootName,
+            RuleCode.EXTENSION_DECLARED,
+            `message ${shortName(names.fullName(o))} is extended by ${shortName(names.fullName(f.declaringField))}; payload types cannot be extended, remove the extend block`,
+          );
+        }
         if (f.map && !MAP_KEYS.has(f.keyType ?? "")) {
           throw invalid(
             rootName,
@@ -387,7 +400,7 @@ class Lowering {
     const oneofIndex = new Map<PbOneOf, number>();
     t.oneofsArray.forEach((o, i) => oneofIndex.set(o, i));
     const entries: DescriptorProto[] = [];
-    const fields = t.fieldsArray.map((f) => {
+    const fields = t.fieldsArray.filter((f) => !f.declaringField).map((f) => {
       const target = this.resolved.get(f);
       const fp = fieldProto(this.names.fullName(t), f, target === undefined ? undefined : this.names.fullName(target), target);
       if (f.map) entries.push(mapEntryProto(f, target === undefined ? undefined : this.names.fullName(target), target));
