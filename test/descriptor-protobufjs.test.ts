@@ -149,3 +149,21 @@ describe("protobufjs extensions of a payload type", () => {
     );
   });
 });
+
+describe("protobufjs types reached from different Roots", () => {
+  test("two distinct types with one full name are INPUT_INVALID, not one silently standing for both", () => {
+    const root = protobuf.parse('syntax = "proto3"; package a; message M { N n = 1; O o = 2; } message N { string s = 1; } message O {}', { keepCase: true }).root;
+    root.resolveAll();
+    const other = protobuf.parse('syntax = "proto3"; package a; message N { int32 s = 1; }', { keepCase: true }).root;
+    const type = root.lookupType("a.M");
+    (type.fields.o as { resolvedType: unknown }).resolvedType = other.lookupType("a.N");
+    expect(() => ProtobufType.of(type)).toThrow(
+      expect.objectContaining({
+        name: "InvalidDescriptorError",
+        code: "INPUT_INVALID",
+        message:
+          "invalid descriptor a.M: two different protobufjs types are named a.N (field a.M.o reaches the second); resolve every type against one Root",
+      }),
+    );
+  });
+});

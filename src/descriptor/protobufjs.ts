@@ -208,9 +208,21 @@ export function lowerProtobufjsType(input: unknown): DescMessage {
   const tops = new Set<PbObject>();
   const edges = new Map<PbObject, Set<PbObject>>();
   const queue: PbObject[] = [];
-  const reach = (o: PbObject): PbObject => {
+  // Two protobufjs objects can carry one full name when a field was resolved against another
+  // Root; one descriptor would then silently stand for both.
+  const topByName = new Map<string, PbObject>();
+  const reach = (o: PbObject, via?: string): PbObject => {
     const top = topOf(rootName, names, o);
     if (!tops.has(top)) {
+      const name = names.fullName(top);
+      if (topByName.has(name)) {
+        throw invalid(
+          rootName,
+          "INPUT_INVALID",
+          `two different protobufjs types are named ${shortName(name)} (${via} reaches the second); resolve every type against one Root`,
+        );
+      }
+      topByName.set(name, top);
       tops.add(top);
       queue.push(top);
     }
@@ -267,7 +279,7 @@ export function lowerProtobufjsType(input: unknown): DescMessage {
           );
         }
         resolved.set(f, target);
-        out.add(reach(target));
+        out.add(reach(target, `field ${shortName(`${names.fullName(o)}.${fieldName(f)}`)}`));
       }
       for (const n of o.nestedArray) {
         const kind = n.constructor.className;
