@@ -167,3 +167,12 @@ describe("protobufjs types reached from different Roots", () => {
     );
   });
 });
+
+describe("protobufjs proto3_optional", () => {
+  test("without its synthetic oneof binds implicit presence, as protobufjs encodes it", () => {
+    const type = fromJson({ M: { fields: { x: { type: "int32", id: 1, options: { proto3_optional: true } } } } });
+    const bound = ProtobufType.of(type);
+    expect(bound.createSerializer().toBinary({ x: 0 })).toEqual(new Uint8Array(type.encode({ x: 0 }).finish()));
+    expect(bound.equals(fromBuf('syntax = "proto3"; package a; message M { int32 x = 1; }', "a.M"))).toBe(true);
+  });
+});

@@ -464,7 +464,9 @@ function fieldProto(parentName: string, f: PbField, targetName: string | undefin
   } else {
     out.type = SCALARS[f.type]!;
   }
-  if (opts?.proto3_optional === true) out.proto3Optional = true;
+  // protobufjs gives presence by oneof membership; the option alone (a JSON descriptor without the
+  // synthetic oneof) leaves the field implicit when protobufjs encodes it.
+  if (opts?.proto3_optional === true && f.partOf !== null) out.proto3Optional = true;
   if (opts?.default !== undefined) out.defaultValue = String(opts.default);
   const options: { packed?: boolean; jstype?: FieldOptions_JSType; deprecated?: boolean } = {};
   if (opts?.packed === false) options.packed = false;
