@@ -54,3 +54,125 @@ message Order {
     expect(fromText(text, false, "acme.Pay").equals(buf)).toBe(false);
   });
 });
+
+/** A protobufjs type from a JSON descriptor of package `a` (Root.fromJSON types are proto3). */
+function fromJson(nested: object, name = "a.M"): protobuf.Type {
+  return protobuf.Root.fromJSON({ nested: { a: { nested } } } as protobuf.INamespace).lookupType(name);
+}
+
+describe("protobufjs input that protobufjs accepts and a descriptor cannot hold", () => {
+  const enumOf = (values: Record<string, number>) => ({ M: { fields: { e: { type: "E", id: 1 } } }, E: { values } });
+  const reservedOf = (reserved: unknown[]) => ({ M: { fields: { x: { type: "int32", id: 1 } }, reserved } });
+  const INT32 = "an integer in -2147483648..2147483647";
+  test.each([
+    ["an enum value of 1.5", enumOf({ Z: 0, B: 1.5 }), `enum a.E value B is 1.5, not ${INT32}; give it a 32-bit integer value`],
+    ["an enum value of 2^31", enumOf({ Z: 0, B: 2 ** 31 }), `enum a.E value B is 2147483648, not ${INT32}; give it a 32-bit integer value`],
+    ["an enum value below -2^31", enumOf({ Z: 0, B: -(2 ** 31) - 1 }), `enum a.E value B is -2147483649, not ${INT32}; give it a 32-bit integer value`],
+    ["an enum value NaN", enumOf({ Z: 0, B: NaN }), `enum a.E value B is NaN, not ${INT32}; give it a 32-bit integer value`],
+    [
+      "a message reserved range past 2^31 - 2",
+      reservedOf([[1000, 2 ** 31 - 1]]),
+      "message a.M reserves 1000 to 2147483647, which a descriptor cannot hold; reserve field numbers in 1..536870911 (max)",
+    ],
+    [
+      "a message reserved range of fractions",
+      reservedOf([[1.5, 3]]),
+      "message a.M reserves 1.5 to 3, which a descriptor cannot hold; reserve field numbers in 1..536870911 (max)",
+    ],
+    [
+      "an enum reserved range past 2^31 - 1",
+      { ...enumOf({ Z: 0 }), E: { values: { Z: 0 }, reserved: [[5, 2 ** 31]] } },
+      "enum a.E reserves 5 to 2147483648, which a descriptor cannot hold; reserve enum numbers in -2147483648..2147483647 (max)",
+    ],
+  ])("%s is INPUT_INVALID, not a plain error from the encoder", (_name, nested, rest) => {
+    expect(() => ProtobufType.of(fromJson(nested))).toThrow(
+      expect.objectContaining({ name: "InvalidDescriptorError", code: "INPUT_INVALID", message: `invalid descriptor a.M: ${rest}` }),
+    );
+  });
+
+  test.each([
+    ["float", "field M.m has map key type float; map keys are integer, bool or string types, use one of them"],
+    ["double", "field M.m has map key type double; map keys are integer, bool or string types, use one of them"],
+    ["bytes", "field M.m has map key type bytes; map keys are integer, bool or string types, use one of them"],
+    ["N", "field M.m has map key type N; map keys are integer, bool or string types, use one of them"],
+  ])("a MapField built with key type %s", (keyType, rest) => {
+    // MapField's constructor checks only that the key type is a string; Root.fromJSON and parse refuse these.
+    const root = protobuf.Root.fromJSON({ nested: { M: { fields: {} }, N: { fields: {} } } });
+    const type = root.lookupType("M").add(new protobuf.MapField("m", 1, keyType, "int32"));
+    expect(() => ProtobufType.of(type)).toThrow(
+      expect.objectContaining({ name: "InvalidDescriptorError", code: "INPUT_INVALID", message: `invalid descriptor M: ${rest}` }),
+    );
+  });
+});
+
+describe("protobufjs extensions of a payload type", () => {
+  // protobufjs copies each extension field into the extended type's fields, named `.a.tag`.
+  test.each([
+    [
+      "extended, with an extension range",
+      { M: { fields: { x: { type: "int32", id: 1 } }, extensions: [[100, 199]] }, tag: { type: "string", id: 100, extend: "M" } },
+      "a.M",
+      "EXTENSION_RANGE_DECLARED",
+      "invalid descriptor a.M: message a.M declares extension range 100..199; payload types cannot be extended, remove the extensions statement",
+    ],
+    [
+      "extended without an extension range (JSON only)",
+      { M: { fields: { x: { type: "int32", id: 1 } } }, tag: { type: "string", id: 100, extend: "M" } },
+      "a.M",
+      "EXTENSION_DECLARED",
+      "invalid descriptor a.M: message a.M is extended by a.tag; payload types cannot be extended, remove the extend block",
+    ],
+    [
+      "reached through a field",
+      { R: { fields: { m: { type: "M", id: 1 } } }, M: { fields: { x: { type: "int32", id: 1 } } }, tag: { type: "string", id: 100, extend: "M" } },
+      "a.R",
+      "EXTENSION_DECLARED",
+      "invalid descriptor a.R: message a.M is extended by a.tag; payload types cannot be extended, remove the extend block",
+    ],
+  ])("%s", (_name, nested, root, code, message) => {
+    expect(() => ProtobufType.of(fromJson(nested, root))).toThrow(expect.objectContaining({ name: "InvalidDescriptorError", code, message }));
+  });
+
+  test("a proto2 message extended by a custom option is SYNTAX_NOT_PROTO3, as from the FileDescriptorSet", () => {
+    const root = protobuf.parse(
+      `syntax = "proto2"; package a; message Opts { extensions 1000 to max; }
+       extend Opts { optional string label = 1000; }`,
+      { keepCase: true },
+    ).root;
+    root.resolveAll();
+    expect(() => ProtobufType.of(root.lookupType("a.Opts"))).toThrow(
+      expect.objectContaining({
+        code: "SYNTAX_NOT_PROTO3",
+        message:
+          'invalid descriptor a.Opts: message a.Opts is declared in proto2 file a.Opts.proto; payload types must be declared in a proto3 file (syntax = "proto3")',
+      }),
+    );
+  });
+});
+
+describe("protobufjs types reached from different Roots", () => {
+  test("two distinct types with one full name are INPUT_INVALID, not one silently standing for both", () => {
+    const root = protobuf.parse('syntax = "proto3"; package a; message M { N n = 1; O o = 2; } message N { string s = 1; } message O {}', { keepCase: true }).root;
+    root.resolveAll();
+    const other = protobuf.parse('syntax = "proto3"; package a; message N { int32 s = 1; }', { keepCase: true }).root;
+    const type = root.lookupType("a.M");
+    (type.fields.o as { resolvedType: unknown }).resolvedType = other.lookupType("a.N");
+    expect(() => ProtobufType.of(type)).toThrow(
+      expect.objectContaining({
+        name: "InvalidDescriptorError",
+        code: "INPUT_INVALID",
+        message:
+          "invalid descriptor a.M: two different protobufjs types are named a.N (field a.M.o reaches the second); resolve every type against one Root",
+      }),
+    );
+  });
+});
+
+describe("protobufjs proto3_optional", () => {
+  test("without its synthetic oneof binds implicit presence, as protobufjs encodes it", () => {
+    const type = fromJson({ M: { fields: { x: { type: "int32", id: 1, options: { proto3_optional: true } } } } });
+    const bound = ProtobufType.of(type);
+    expect(bound.createSerializer().toBinary({ x: 0 })).toEqual(new Uint8Array(type.encode({ x: 0 }).finish()));
+    expect(bound.equals(fromBuf('syntax = "proto3"; package a; message M { int32 x = 1; }', "a.M"))).toBe(true);
+  });
+});

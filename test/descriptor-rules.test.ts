@@ -365,3 +365,23 @@ function catchError(fn: () => unknown): InvalidDescriptorError {
   }
   throw new Error("expected an error");
 }
+
+describe("a DescMessage built by hand with numbers a descriptor cannot hold", () => {
+  // create() and createFileRegistry keep any JS number; the FileDescriptorSet encoder throws a plain Error.
+  test.each([
+    [
+      "an enum value of 1.5",
+      [acme({ messageType: [{ name: "Order", field: [{ name: "s", number: 1, type: T.ENUM, typeName: ".acme.S", label: L.OPTIONAL }] }], enumType: [{ name: "S", value: [{ name: "Z", number: 0 }, { name: "B", number: 1.5 }] }] })],
+      "invalid descriptor acme.Order: the descriptor does not encode as a FileDescriptorSet (cannot encode field google.protobuf.EnumValueDescriptorProto.number to binary: invalid int32: 1.5); numbers in a descriptor are 32-bit integers",
+    ],
+    [
+      "a field number of 1.5",
+      [acme({ messageType: [{ name: "Order", field: [scalar("id", 1.5)] }] })],
+      "invalid descriptor acme.Order: the descriptor does not encode as a FileDescriptorSet (cannot encode field google.protobuf.FieldDescriptorProto.number to binary: invalid int32: 1.5); numbers in a descriptor are 32-bit integers",
+    ],
+  ])("%s is INPUT_INVALID", (_name, files, message) => {
+    expect(() => ProtobufType.of(messageOf(files as FileInit[], "acme.Order"))).toThrow(
+      expect.objectContaining({ name: "InvalidDescriptorError", code: "INPUT_INVALID", message }),
+    );
+  });
+});

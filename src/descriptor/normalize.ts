@@ -37,6 +37,7 @@ import { collectClosure, compareNames, isMapEntry, type Closure, type Decl } fro
 import { mapEntryName, protocJsonName } from "./names.js";
 import { groupIntoFiles } from "./file-groups.js";
 import { invalid } from "./invalid.js";
+import { reason } from "./rebuild.js";
 import { scanDescriptorSet } from "./set-scan.js";
 
 export const NORMALIZATION_VERSION = 1;
@@ -59,10 +60,19 @@ export function normalize(root: DescMessage): Uint8Array {
 
 export function normalizeClosure(closure: Closure): Uint8Array {
   const files = buildFiles(closure);
-  const bytes = toBinary(FileDescriptorSetSchema, create(FileDescriptorSetSchema, { file: files }), {
-    writeUnknownFields: false,
-  });
   const root = closure.root.typeName;
+  let bytes: Uint8Array;
+  try {
+    bytes = toBinary(FileDescriptorSetSchema, create(FileDescriptorSetSchema, { file: files }), { writeUnknownFields: false });
+  } catch (e) {
+    // A DescMessage built with create() keeps any JS number (a field or enum number of 1.5),
+    // which the payload rules compare but the encoder refuses with a plain Error.
+    throw invalid(
+      root,
+      "INPUT_INVALID",
+      `the descriptor does not encode as a FileDescriptorSet (${reason(e)}); numbers in a descriptor are 32-bit integers`,
+    );
+  }
   if (bytes.length === 0) {
     throw invalid(root, NormalizeCode.NORMALIZED_SET_EMPTY, "the normalized descriptor set is empty");
   }

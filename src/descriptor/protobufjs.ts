@@ -31,7 +31,7 @@ import { mapEntryName, protocJsonName, shortName } from "./names.js";
 import { MAX_NESTING_DEPTH, nestingTooDeep } from "./closure.js";
 import { groupIntoFiles } from "./file-groups.js";
 import { invalid } from "./invalid.js";
-import { RuleCode } from "./rules.js";
+import { MAX_FIELD_NUMBER, RuleCode } from "./rules.js";
 import { reason } from "./rebuild.js";
 
 type Options = Record<string, unknown> | undefined;
@@ -70,6 +70,8 @@ interface PbField extends PbObject {
   readonly protoName?: string;
   readonly jsonName?: string;
   readonly resolvedType: PbObject | null;
+  /** Set on the copy protobufjs adds to an extended type's fields: the extension it copies. */
+  readonly declaringField?: PbField | null;
 }
 interface PbOneOf {
   readonly name: string;
@@ -92,6 +94,26 @@ const SCALARS: Readonly<Record<string, FieldType>> = {
   sint32: FieldType.SINT32,
   sint64: FieldType.SINT64,
 };
+
+/** protoc's map key types: any scalar but floating point and bytes. */
+const MAP_KEYS: ReadonlySet<string> = new Set([
+  "int32",
+  "int64",
+  "uint32",
+  "uint64",
+  "sint32",
+  "sint64",
+  "fixed32",
+  "fixed64",
+  "sfixed32",
+  "sfixed64",
+  "bool",
+  "string",
+]);
+
+const INT32_MIN = -(2 ** 31);
+const INT32_MAX = 2 ** 31 - 1;
+const isInt32 = (n: unknown): n is number => Number.isInteger(n) && (n as number) >= INT32_MIN && (n as number) <= INT32_MAX;
 
 const EDITIONS: Readonly<Record<string, Edition>> = {
   "2023": Edition.EDITION_2023,
@@ -186,9 +208,21 @@ export function lowerProtobufjsType(input: unknown): DescMessage {
   const tops = new Set<PbObject>();
   const edges = new Map<PbObject, Set<PbObject>>();
   const queue: PbObject[] = [];
-  const reach = (o: PbObject): PbObject => {
+  // Two protobufjs objects can carry one full name when a field was resolved against another
+  // Root; one descriptor would then silently stand for both.
+  const topByName = new Map<string, PbObject>();
+  const reach = (o: PbObject, via?: string): PbObject => {
     const top = topOf(rootName, names, o);
     if (!tops.has(top)) {
+      const name = names.fullName(top);
+      if (topByName.has(name)) {
+        throw invalid(
+          rootName,
+          "INPUT_INVALID",
+          `two different protobufjs types are named ${shortName(name)} (${via} reaches the second); resolve every type against one Root`,
+        );
+      }
+      topByName.set(name, top);
       tops.add(top);
       queue.push(top);
     }
@@ -206,8 +240,28 @@ export function lowerProtobufjsType(input: unknown): DescMessage {
     while (stack.length > 0) {
       const { o, depth } = stack.pop()!;
       if (depth > MAX_NESTING_DEPTH) throw nestingTooDeep(rootName, `${kindOf(o)} ${shortName(names.fullName(o))}`, depth);
+      if (isEnum(o)) checkEnumNumbers(rootName, names, o);
       if (!isType(o)) continue;
+      checkReservedNumbers(rootName, names, o);
       for (const f of o.fieldsArray) {
+        if (f.declaringField) {
+          // The type's own declarations decide, as they do from a descriptor set (where an
+          // extension lives only in its scope): an extension range is EXTENSION_RANGE_DECLARED, a
+          // proto2 file SYNTAX_NOT_PROTO3. Only a JSON descriptor can extend a type without a range.
+          if ((o.extensions ?? []).some((r) => typeof r !== "string")) continue;
+          throw invalid(
+            rootName,
+            RuleCode.EXTENSION_DECLARED,
+            `message ${shortName(names.fullName(o))} is extended by ${shortName(names.fullName(f.declaringField))}; payload types cannot be extended, remove the extend block`,
+          );
+        }
+        if (f.map && !MAP_KEYS.has(f.keyType ?? "")) {
+          throw invalid(
+            rootName,
+            "INPUT_INVALID",
+            `field ${shortName(`${names.fullName(o)}.${fieldName(f)}`)} has map key type ${shortName(String(f.keyType))}; map keys are integer, bool or string types, use one of them`,
+          );
+        }
         if (SCALARS[f.type] !== undefined) continue;
         let target = f.resolvedType;
         if (target === null) {
@@ -225,7 +279,7 @@ export function lowerProtobufjsType(input: unknown): DescMessage {
           );
         }
         resolved.set(f, target);
-        out.add(reach(target));
+        out.add(reach(target, `field ${shortName(`${names.fullName(o)}.${fieldName(f)}`)}`));
       }
       for (const n of o.nestedArray) {
         const kind = n.constructor.className;
@@ -293,6 +347,39 @@ function fieldName(f: PbField): string {
   return f.protoName ?? f.name;
 }
 
+// protobufjs keeps any number a JSON descriptor holds; DescriptorProto holds 32-bit integers, and
+// its encoder throws a plain Error on anything else.
+function checkEnumNumbers(rootName: string, names: Names, e: PbEnum): void {
+  for (const [name, number] of Object.entries(e.values)) {
+    if (isInt32(number)) continue;
+    throw invalid(
+      rootName,
+      "INPUT_INVALID",
+      `enum ${shortName(names.fullName(e))} value ${shortName(name)} is ${number}, not an integer in ${INT32_MIN}..${INT32_MAX}; give it a 32-bit integer value`,
+    );
+  }
+  for (const r of e.reserved ?? []) {
+    if (typeof r === "string" || (isInt32(r[0]) && isInt32(r[1]))) continue;
+    throw invalid(
+      rootName,
+      "INPUT_INVALID",
+      `enum ${shortName(names.fullName(e))} reserves ${r[0]} to ${r[1]}, which a descriptor cannot hold; reserve enum numbers in ${INT32_MIN}..${INT32_MAX} (max)`,
+    );
+  }
+}
+
+function checkReservedNumbers(rootName: string, names: Names, t: PbType): void {
+  for (const r of t.reserved ?? []) {
+    // The end is stored exclusive, so the inclusive end must stay below INT32_MAX.
+    if (typeof r === "string" || (isInt32(r[0]) && isInt32(r[1]) && r[1] < INT32_MAX)) continue;
+    throw invalid(
+      rootName,
+      "INPUT_INVALID",
+      `message ${shortName(names.fullName(t))} reserves ${r[0]} to ${r[1]}, which a descriptor cannot hold; reserve field numbers in 1..${MAX_FIELD_NUMBER} (max)`,
+    );
+  }
+}
+
 /** DescriptorProtos of protobufjs types, with the names and resolved field types of one lowering. */
 class Lowering {
   constructor(
@@ -325,7 +412,7 @@ class Lowering {
     const oneofIndex = new Map<PbOneOf, number>();
     t.oneofsArray.forEach((o, i) => oneofIndex.set(o, i));
     const entries: DescriptorProto[] = [];
-    const fields = t.fieldsArray.map((f) => {
+    const fields = t.fieldsArray.filter((f) => !f.declaringField).map((f) => {
       const target = this.resolved.get(f);
       const fp = fieldProto(this.names.fullName(t), f, target === undefined ? undefined : this.names.fullName(target), target);
       if (f.map) entries.push(mapEntryProto(f, target === undefined ? undefined : this.names.fullName(target), target));
@@ -377,7 +464,9 @@ function fieldProto(parentName: string, f: PbField, targetName: string | undefin
   } else {
     out.type = SCALARS[f.type]!;
   }
-  if (opts?.proto3_optional === true) out.proto3Optional = true;
+  // protobufjs gives presence by oneof membership; the option alone (a JSON descriptor without the
+  // synthetic oneof) leaves the field implicit when protobufjs encodes it.
+  if (opts?.proto3_optional === true && f.partOf !== null) out.proto3Optional = true;
   if (opts?.default !== undefined) out.defaultValue = String(opts.default);
   const options: { packed?: boolean; jstype?: FieldOptions_JSType; deprecated?: boolean } = {};
   if (opts?.packed === false) options.packed = false;
