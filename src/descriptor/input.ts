@@ -1,12 +1,12 @@
 // The three inputs of ProtobufType.of / newBuilder (docs/design.md §4.1), resolved to a root DescMessage.
 import { MESSAGE_BRAND, TYPE_BRAND, hasBrand, isBrandedClass } from "../brand.js";
-import { createFileRegistry, fromBinary, type DescMessage, type FileRegistry } from "@bufbuild/protobuf";
+import { createFileRegistry, equals, fromBinary, type DescMessage, type FileRegistry } from "@bufbuild/protobuf";
 import { bytesEqual } from "../bytes.js";
 import { crc32c } from "../snapshot/crc32c.js";
-import { FileDescriptorSetSchema, type FileDescriptorProto, type FileDescriptorSet } from "@bufbuild/protobuf/wkt";
+import { FileDescriptorProtoSchema, FileDescriptorSetSchema, type FileDescriptorProto, type FileDescriptorSet } from "@bufbuild/protobuf/wkt";
 import { invalid } from "./invalid.js";
 import { isProtobufjsType, lowerProtobufjsType, protobufjsClassName } from "./protobufjs.js";
-import { reason } from "./rebuild.js";
+import { forEachDeclaration, reason } from "./rebuild.js";
 import { shortName } from "./names.js";
 import { scanDescriptorSet } from "./set-scan.js";
 
@@ -188,7 +188,8 @@ function parseSet(name: string, bytes: Uint8Array): FileRegistry {
       `the file descriptor set does not decode (${reason(e)}); pass the bytes written by protoc --descriptor_set_out or buf build`,
     );
   }
-  set.file = inDependencyOrder(name, set.file);
+  set.file = inDependencyOrder(name, withoutCopies(name, set.file));
+  declaredOnce(name, set);
   try {
     return createFileRegistry(set);
   } catch (e) {
@@ -202,6 +203,51 @@ function parseSet(name: string, bytes: Uint8Array): FileRegistry {
     }
     throw invalid(name, InputCode.DESCRIPTOR_SET_INVALID, `the file descriptor set is not valid (${why})`);
   }
+}
+
+/**
+ * The files with a repeated file dropped when it is the same file again (sets joined by
+ * concatenation repeat their shared imports, which protoc accepts), refused when it differs:
+ * createFileRegistry kept the later file silently, so which version bound depended on the order.
+ */
+function withoutCopies(root: string, files: readonly FileDescriptorProto[]): FileDescriptorProto[] {
+  const byName = new Map<string, FileDescriptorProto>();
+  const out: FileDescriptorProto[] = [];
+  for (const f of files) {
+    const first = byName.get(f.name);
+    if (first === undefined) {
+      byName.set(f.name, f);
+      out.push(f);
+      continue;
+    }
+    if (equals(FileDescriptorProtoSchema, first, f)) continue;
+    throw invalid(
+      root,
+      InputCode.DESCRIPTOR_SET_INVALID,
+      `the file descriptor set holds two different files named ${shortName(f.name)} (joined sets of two versions of a schema?); pass the set of one build (protoc --descriptor_set_out, buf build)`,
+    );
+  }
+  return out;
+}
+
+/**
+ * Refuses a name declared twice (a message, enum or service), as protoc does ("already
+ * defined"): createFileRegistry let the later declaration replace the earlier silently, so a
+ * root, a field's type or a registry's message index could bind the other one.
+ */
+function declaredOnce(root: string, set: FileDescriptorSet): void {
+  const seen = new Set<string>();
+  forEachDeclaration(set, (declared) => {
+    if (!seen.has(declared)) {
+      seen.add(declared);
+      return;
+    }
+    throw invalid(
+      root,
+      InputCode.DESCRIPTOR_SET_INVALID,
+      `the file descriptor set declares ${shortName(declared)} more than once; protobuf names are unique, pass the set that protoc or buf wrote`,
+    );
+  });
 }
 
 /**
