@@ -150,6 +150,28 @@ describe("protobufjs extensions of a payload type", () => {
   });
 });
 
+describe("protobufjs objects without a syntax", () => {
+  // protobufjs encodes a Type outside any Root as proto2 (explicit presence, unpacked lists); the
+  // error said "declared in proto2 file M.proto", a file that does not exist.
+  test("a Type built with new Type() and no Root is SYNTAX_NOT_PROTO3 saying where its syntax comes from", () => {
+    const bare = new protobuf.Type("M").add(new protobuf.Field("a", 1, "int32"));
+    expect(() => ProtobufType.of(bare)).toThrow(
+      expect.objectContaining({
+        code: "SYNTAX_NOT_PROTO3",
+        message:
+          "invalid descriptor M: message M is a protobufjs object outside any Root and without a syntax (built with new Type()), which protobufjs encodes as proto2; payload types must be proto3: load them from proto3 source (protobuf.parse, load) or from JSON descriptors (Root.fromJSON)",
+      }),
+    );
+  });
+
+  test("JSON descriptors are proto3, as protobufjs reads them", () => {
+    const root = protobuf.Root.fromJSON({ nested: { p: { nested: { M: { fields: { a: { type: "int32", id: 1 }, r: { rule: "repeated", type: "int32", id: 2 } } } } } } });
+    const type = ProtobufType.of(root.lookupType("p.M"));
+    const m = DynamicMessage.create(type.descriptor, { a: 0, r: [1, 2] });
+    expect(Buffer.from(type.createSerializer().toBinary(m))).toEqual(Buffer.from(root.lookupType("p.M").encode({ a: 0, r: [1, 2] }).finish()));
+  });
+});
+
 describe("protobufjs types reached from different Roots", () => {
   test("two distinct types with one full name are INPUT_INVALID, not one silently standing for both", () => {
     const root = protobuf.parse('syntax = "proto3"; package a; message M { N n = 1; O o = 2; } message N { string s = 1; } message O {}', { keepCase: true }).root;

@@ -139,6 +139,15 @@ const isType = (o: PbObject): o is PbType => o.constructor.className === "Type";
 const isEnum = (o: PbObject): o is PbEnum => o.constructor.className === "Enum";
 
 /**
+ * The edition of objects no namespace gives one: a Type built with `new Type()` and never added to
+ * a Root (adding it sets "proto2", as a parsed proto2 file does). protobufjs encodes them as
+ * proto2 (explicit presence, unpacked), so they are proto2 here too, with an error that says where
+ * the syntax comes from: the file name in the generic one ("declared in proto2 file M.proto") is
+ * made up.
+ */
+const NO_SYNTAX = "none";
+
+/**
  * Names and editions of protobufjs objects, computed once per object for one lowering.
  * protobufjs's own `fullName` rebuilds the whole path on every read (an unshift per parent), and
  * the edition is found by climbing to the file's namespace, so both are memoized along the way
@@ -153,9 +162,9 @@ class Names {
     return this.#up(o, this.#full, (t, parent) => (parent ? `${parent}.${t.name}` : t.name));
   }
 
-  /** The edition of the file that declares `o`: proto2 unless a namespace says otherwise. */
+  /** The edition of the file that declares `o`: NO_SYNTAX (proto2) unless a namespace says otherwise. */
   edition(o: PbObject): string {
-    return this.#up(o, this.#edition, (t, parent) => t._edition || (parent ?? "proto2"));
+    return this.#up(o, this.#edition, (t, parent) => t._edition || (parent ?? NO_SYNTAX));
   }
 
   /** `value(t, value of t.parent)` for `o`, filling the cache for every object climbed past. */
@@ -315,6 +324,14 @@ export function lowerProtobufjsType(input: unknown): DescMessage {
     // A file has one syntax: when members came from files of different syntax, keep the one
     // the payload rules reject so that the violation is reported, not hidden.
     const edition = g.members.map((m) => names.edition(m)).find((e) => e !== "proto3") ?? "proto3";
+    if (edition === NO_SYNTAX) {
+      const first = g.members.find((m) => names.edition(m) === NO_SYNTAX)!;
+      throw invalid(
+        rootName,
+        RuleCode.SYNTAX_NOT_PROTO3,
+        `${kindOf(first)} ${shortName(names.fullName(first))} is a protobufjs object outside any Root and without a syntax (built with new Type()), which protobufjs encodes as proto2; payload types must be proto3: load them from proto3 source (protobuf.parse, load) or from JSON descriptors (Root.fromJSON)`,
+      );
+    }
     if (edition === "proto3" || edition === "proto2") {
       file.syntax = edition;
     } else {
