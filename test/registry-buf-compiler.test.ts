@@ -2,6 +2,9 @@
 // refuses import paths that leave its temporary folder, and says what to install without buf.
 import { fromBinary } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
+import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, expect, test, vi } from "vitest";
 import { bufCompiler } from "../src/registry/buf.js";
 
@@ -32,4 +35,23 @@ test("text that does not compile rejects with buf's message", async () => {
 test("PROTOKEEL_BUF naming no file is an error at construction", () => {
   vi.stubEnv("PROTOKEEL_BUF", "/nonexistent/buf");
   expect(() => bufCompiler()).toThrow("PROTOKEEL_BUF names /nonexistent/buf, which does not exist; point it at a buf executable or unset it");
+});
+
+test("a buf that never finishes is stopped after timeoutMs, and the next compilation runs", async () => {
+  // A stand-in for a build that does not end: the registry's text comes from whoever registered it.
+  const dir = mkdtempSync(join(tmpdir(), "protokeel-slow-buf-"));
+  const slow = join(dir, "buf");
+  writeFileSync(slow, "#!/bin/sh\nexec sleep 30\n");
+  chmodSync(slow, 0o755);
+  vi.stubEnv("PROTOKEEL_BUF", slow);
+  await expect(bufCompiler({ timeoutMs: 300 })({ "main.proto": 'syntax = "proto3";' }, "main.proto")).rejects.toThrow(
+    "buf did not finish within 300 ms (timeoutMs) and was stopped; check the schema, or raise timeoutMs",
+  );
+  vi.unstubAllEnvs();
+  const bytes = await bufCompiler({ timeoutMs: 60_000 })({ "main.proto": 'syntax = "proto3"; package a; message A {}' }, "main.proto");
+  expect(fromBinary(FileDescriptorSetSchema, bytes).file.map((f) => f.name)).toEqual(["main.proto"]);
+});
+
+test.each([[0], [-1], [1.5], [Number.NaN]])("timeoutMs %s is a RangeError", (timeoutMs) => {
+  expect(() => bufCompiler({ timeoutMs })).toThrow(`bufCompiler: timeoutMs must be a positive integer of milliseconds, got ${timeoutMs}`);
 });

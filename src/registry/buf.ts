@@ -8,20 +8,35 @@ import { findBuf } from "../node/find-buf.js";
 import type { SchemaCompiler } from "./resolve.js";
 import { quoted } from "../descriptor/names.js";
 
-function run(argv: string[]): Promise<void> {
+/** How long one `buf build` may run by default: the registry's text is not the application's. */
+const DEFAULT_TIMEOUT_MS = 60_000;
+
+function run(argv: string[], timeoutMs: number): Promise<void> {
   return new Promise((done, fail) => {
-    execFile(argv[0]!, argv.slice(1), { encoding: "utf8", maxBuffer: 16 * 1024 * 1024 }, (error, _stdout, stderr) => {
+    execFile(argv[0]!, argv.slice(1), { encoding: "utf8", maxBuffer: 16 * 1024 * 1024, timeout: timeoutMs, killSignal: "SIGKILL" }, (error, _stdout, stderr) => {
       if (error === null) done();
+      else if (error.killed) fail(new Error(`buf did not finish within ${timeoutMs} ms (timeoutMs) and was stopped; check the schema, or raise timeoutMs`));
       else fail(new Error(`buf failed: ${stderr.trim() || error.message}`));
     });
   });
+}
+
+export interface BufCompilerOptions {
+  /**
+   * The longest one compilation may run, in milliseconds (default 60,000): a schema a registry
+   * serves comes from whoever registered it, and without a bound a build that never ends
+   * stalled every record of its schema id.
+   */
+  readonly timeoutMs?: number;
 }
 
 /**
  * A SchemaCompiler that runs `buf build` on the files in a temporary folder (buf from
  * PROTOKEEL_BUF, an installed @bufbuild/buf, or PATH). Throws when buf is not installed.
  */
-export function bufCompiler(): SchemaCompiler {
+export function bufCompiler(options: BufCompilerOptions = {}): SchemaCompiler {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw new RangeError(`bufCompiler: timeoutMs must be a positive integer of milliseconds, got ${String(timeoutMs)}`);
   const buf = findBuf((m) => new Error(m));
   if (buf === undefined) {
     throw new Error("bufCompiler: buf is not installed; run npm install --save-dev @bufbuild/buf (or put buf on PATH, or set PROTOKEEL_BUF)");
@@ -38,7 +53,7 @@ export function bufCompiler(): SchemaCompiler {
         await writeFile(path, text);
       }
       const out = join(dir, "set.binpb");
-      await run([...buf, "build", src, "--path", resolve(src, main), "--as-file-descriptor-set", "--exclude-source-info", "-o", out]);
+      await run([...buf, "build", src, "--path", resolve(src, main), "--as-file-descriptor-set", "--exclude-source-info", "-o", out], timeoutMs);
       return new Uint8Array(await readFile(out));
     } finally {
       await rm(dir, { recursive: true, force: true });
