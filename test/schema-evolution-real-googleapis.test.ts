@@ -75,3 +75,33 @@ describe("google.iam.v1.Policy: enum value aliases (allow_alias) in AuditLogConf
     expect(ser.toJson(read)).toEqual({ auditConfigs: [{ service: "s", auditLogConfigs: [{ logType: "READS" }] }] });
   });
 });
+
+describe("google.longrunning.Operation: a json_name equal to another field's proto name", () => {
+  // name gets json_name "done" and done gets json_name "finished" (buf accepts it): saved JSON
+  // {"name", "done"} names two fields, as the evaluator's JSON walk pairs them (compatible).
+  const OPS = readFileSync(join(protos, "google/longrunning/operations.proto"), "utf8");
+  /** operations.proto with its import closure from the corpus (buf supplies google/protobuf/). */
+  const files = (text: string): Record<string, string> => {
+    const out: Record<string, string> = {};
+    const todo: [string, string | undefined][] = [["google/longrunning/operations.proto", text]];
+    while (todo.length > 0) {
+      const [name, given] = todo.pop()!;
+      if (out[name] !== undefined || name.startsWith("google/protobuf/")) continue;
+      const t = (out[name] = given ?? readFileSync(join(protos, name), "utf8"));
+      for (const m of t.matchAll(/^import\s+(?:public\s+)?"([^"]+)";/gm)) todo.push([m[1]!, undefined]);
+    }
+    return out;
+  };
+  const op = (text: string): DescMessage =>
+    createFileRegistry(fromBinary(FileDescriptorSetSchema, compileProtoText(files(text)))).getMessage("google.longrunning.Operation")!;
+
+  test("the parser reads each property into its own field instead of refusing JSON_FIELD_SET_TWICE", () => {
+    const saved = op(OPS);
+    const current = op(OPS.replace("string name = 1;", 'string name = 1 [json_name = "done"];').replace("bool done = 3;", 'bool done = 3 [json_name = "finished"];'));
+    expect(evaluateSchemaChange(saved, current, { boundary: "json" }).compatible).toBe(true);
+    const json = toJson(saved, create(saved, { name: "operations/1", done: true }));
+    expect(json).toEqual({ name: "operations/1", done: true });
+    const read = ProtobufType.of(current).createSerializer().fromJson(json as never);
+    expect(read.toObject()).toMatchObject({ name: "operations/1", done: true });
+  });
+});
