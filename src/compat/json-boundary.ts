@@ -10,6 +10,7 @@ import type { Settings } from "../settings.js";
 import { jsNumberAdded, numbersByName, type EvaluationResult, type Finding } from "./evaluate.js";
 import {
   jsonEnumValueAdded,
+  jsonEnumValueOutputNameChanged,
   jsonEnumValueRemoved,
   jsonEnumValueRemovedNotReserved,
   jsonEnumValueRenamed,
@@ -416,6 +417,11 @@ function evaluateJson(saved: DescMessage, current: DescMessage, savedSettings: S
         const vpath = new PathNode(path, `.${cv.name}(${n})`);
         if (savedReserved.has(v.name)) bad("ENUM_RESERVED_NAME_REUSED", vpath, enumReservedNameReused(vpath, v.name, s.typeName));
         else if (v === cv && sv === undefined) note("JSON_ENUM_VALUE_ADDED", vpath, jsonEnumValueAdded(vpath, v.name));
+        // The number's first name, which ProtoJSON writes, is new while the saved name stays an
+        // alias: saved JSON reads, current output carries a name the saved schema does not know.
+        else if (v === cv && sv !== undefined && currentNames.has(sv.name)) {
+          note("JSON_OUTPUT_NAME_CHANGED", vpath, jsonEnumValueOutputNameChanged(vpath, sv.name, v.name));
+        }
       }
     }
   };

@@ -85,6 +85,10 @@ export function jsonEnumValueAdded(path: Path, name: string): string {
   return `enum value ${path} is new: current JSON with "${name}" is rejected by a strict old consumer (one that ignores unknown fields drops it); update consumers before producers write it`;
 }
 
+export function jsonEnumValueOutputNameChanged(path: Path, from: string, to: string): string {
+  return `enum value ${path} is now written as "${to}", saved "${from}": the current parser still reads "${from}" (an alias of the same number), but a strict consumer of the saved schema rejects "${to}" (one that ignores unknown fields drops the value); declare ${from} first to keep the saved output, or update consumers before producers write "${to}"`;
+}
+
 export function jsonFieldNamesSwapped(path: Path, sf: DescField, cf: DescField, property: string, other: Path): string {
   return `field ${path} was ${sf.name} in the saved schema, and its current JSON property "${property}" names saved field ${other}: data stored as binary is read by number and served under that property, so a JSON consumer of the saved schema reads this field's values as ${other}'s; keep the saved names, or rename to a name the saved schema never used`;
 }

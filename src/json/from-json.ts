@@ -419,7 +419,8 @@ export function messageFromJson(root: DescMessage, json: unknown, ctx: FromJsonC
         continue;
       }
       const other = key === fi.name ? fi.field.jsonName : fi.name;
-      if (other !== key && Object.hasOwn(json, other)) {
+      // `other` counts only when it names this field too (a proto name can be another field's JSON name).
+      if (other !== key && Object.hasOwn(json, other) && j.byProperty.get(other) === fi) {
         fail("JSON_FIELD_SET_TWICE", node.path, `{path} sets field ${fi.name} twice, as ${JSON.stringify(fi.name)} and as ${JSON.stringify(fi.field.jsonName)}`, "give each field once");
       }
       field(node, fi, json[key]);
