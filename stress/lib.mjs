@@ -92,3 +92,30 @@ export function warm(pair) {
   pk.evaluateSchemaChange(pair[0], pair[1]);
   return pair;
 }
+
+/**
+ * A ProtobufType for `message` of proto3 `text` that may import the well-known types (Any,
+ * Struct, FieldMask, Duration, Timestamp), for the ProtoJSON families. maxDepth and maxMessageBytes
+ * are the largest allowed unless `settings` says otherwise.
+ */
+export function jsonTypeOf(text, message, settings = {}) {
+  const root = new protobuf.Root();
+  for (const f of ["any", "struct", "field_mask", "duration", "timestamp", "wrappers"]) root.addJSON(protobuf.common[`google/protobuf/${f}.proto`].nested);
+  protobuf.parse(text, root, { keepCase: true });
+  let b = pk.ProtobufType.newBuilder(root.lookupType(message)).maxDepth(10_000).maxMessageBytes(0x7fff_ffff);
+  for (const [k, v] of Object.entries(settings)) b = b[k](v);
+  return { type: b.build(), root };
+}
+
+/** The ProtoJSON families' schema: every shape the families send, on one message `J`. */
+export const JSON_SCHEMA = `syntax = "proto3";
+import "google/protobuf/any.proto"; import "google/protobuf/struct.proto"; import "google/protobuf/field_mask.proto";
+import "google/protobuf/duration.proto"; import "google/protobuf/timestamp.proto";
+enum E { E_ZERO = 0; E_ONE = 1; }
+message J {
+  int32 a = 1; string my_field = 2; map<string, int32> ms = 3; map<int64, int32> mi = 4; map<int32, int32> m32 = 5;
+  repeated E es = 6; repeated bytes bs = 7; repeated int64 i64 = 8; repeated string ss = 9; string s = 10;
+  google.protobuf.Struct st = 11; google.protobuf.Value v = 12; google.protobuf.Any any = 13;
+  google.protobuf.FieldMask fm = 14; google.protobuf.Duration d = 15; google.protobuf.Timestamp t = 16;
+  repeated J kids = 17; J next = 18; int64 big = 19; double dbl = 20; map<string, J> mj = 21;
+}`;

@@ -79,6 +79,46 @@ describe("content", () => {
     expect(e.message).toMatch(/^cannot write alltypes\.AllTypes to JSON: the content of google\.protobuf\.Any at alltypes\.AllTypes\.wkt_any\(143\): cannot decode alltypes\.Leaf: /);
   });
 
+  // Paths are joined into text only for an error (a path per Any made deep chains quadratic,
+  // see stress/families/json-any-per-level.mjs): errors two Anys down still name the whole path.
+  const inAny = (type_url: string, value: Uint8Array) => toBinary(AnySchema, create(AnySchema, { typeUrl: type_url, value }));
+  const proto2 = () => messageOf([acme({ syntax: "proto2", messageType: [{ name: "Old", field: [{ name: "a", number: 1, type: T.INT32, label: L.OPTIONAL }] }] })], "acme.Old");
+  const OUTER = "alltypes.AllTypes.wkt_any(143)";
+  const INNER = `${OUTER}<google.protobuf.Any>`;
+  test.each([
+    [
+      "toJson: content that is not a valid Leaf, two Anys down",
+      () => ser.toJson(withAny(ANY_URL, inAny(LEAF_URL, new Uint8Array([0x0a, 0x05]))), { registry }),
+      "LENGTH_PAST_END",
+      `${INNER}/alltypes.Leaf.name(1)`,
+      `cannot write alltypes.AllTypes to JSON: the content of google.protobuf.Any at ${INNER}: cannot decode alltypes.Leaf: `,
+    ],
+    [
+      "toJson: a content type that breaks the payload rules, two Anys down",
+      () => ser.toJson(withAny(ANY_URL, inAny("type.googleapis.com/acme.Old", new Uint8Array([0x08, 0x01]))), { registry: [AnyDesc, proto2()] }),
+      "JSON_ANY_TYPE_INVALID",
+      INNER,
+      `cannot write alltypes.AllTypes to JSON: ${INNER} is a google.protobuf.Any of type acme.Old, whose schema protokeel cannot use: `,
+    ],
+    [
+      "fromJson: a content type that breaks the payload rules, two Anys down",
+      () => ser.fromJson({ wktAny: { "@type": ANY_URL, value: { "@type": "type.googleapis.com/acme.Old", a: 1 } } }, { registry: [AnyDesc, proto2()] }),
+      "JSON_ANY_TYPE_INVALID",
+      INNER,
+      `cannot read alltypes.AllTypes from JSON: ${INNER} is a google.protobuf.Any of type acme.Old, whose schema protokeel cannot use: `,
+    ],
+  ])("%s names the whole path", (_name, run, code, path, head) => {
+    let caught: unknown;
+    try {
+      run();
+    } catch (e) {
+      caught = e;
+    }
+    expect(caught).toBeInstanceOf(CodecError);
+    expect(caught).toMatchObject({ code, path });
+    expect((caught as CodecError).message.startsWith(head)).toBe(true);
+  });
+
   test("a content type that breaks the payload rules is JSON_ANY_TYPE_INVALID", () => {
     const proto2 = messageOf([acme({ syntax: "proto2", messageType: [{ name: "Old", field: [{ name: "a", number: 1, type: T.INT32, label: L.OPTIONAL }] }] })], "acme.Old");
     const value = withAny("type.googleapis.com/acme.Old", new Uint8Array([0x08, 0x01]));

@@ -51,7 +51,7 @@ export interface FromJsonContext {
   readonly maxDepth: number;
   readonly resolve: ((typeName: string) => DescMessage | undefined) | undefined;
   /** The binary form of an Any's content (checked by a serializer of its type); errors name `path`. */
-  readonly pack: (desc: DescMessage, value: DynamicMessage, path: string) => Uint8Array;
+  readonly pack: (desc: DescMessage, value: DynamicMessage, path: JsonPath) => Uint8Array;
   /** How the caller passes options, for error hints: "serializer.fromJson(json, { … })". */
   readonly api: string;
 }
@@ -528,7 +528,7 @@ export function messageFromJson(root: DescMessage, json: unknown, ctx: FromJsonC
     const node = nodes[i]!;
     if (node.inner !== undefined) {
       const content = node.inner[0] as DynamicMessage;
-      const bytes = ctx.pack(content.descriptor, content, node.path.toString());
+      const bytes = ctx.pack(content.descriptor, content, node.path);
       if (bytes.length > 0) node.values[messageInfo(node.desc).byName.get("value")!.index] = bytes;
     }
     place(node.into, node.at, DynamicMessage._fromDecoded(node.desc, node.values, undefined, undefined));

@@ -44,7 +44,7 @@ export interface ToJsonContext {
   readonly root: DescMessage | undefined;
   readonly resolve: ((typeName: string) => DescMessage | undefined) | undefined;
   /** Reads the bytes of an Any whose type resolved; errors name `path`. */
-  readonly unpack: (desc: DescMessage, bytes: Uint8Array, path: string) => DynamicMessage;
+  readonly unpack: (desc: DescMessage, bytes: Uint8Array, path: JsonPath) => DynamicMessage;
   /** How the caller passes options, for error hints: "serializer.toJson(value, { … })". */
   readonly api: string;
   /** Filled in when given: what decides whether JSON.stringify can write the result. */
@@ -218,7 +218,7 @@ export function messageToJson(root: DynamicMessage, ctx: ToJsonContext): JsonVal
         `{path} is a google.protobuf.Any of type ${quoted(url)}, which ${ctx.resolve === undefined ? "cannot be resolved without a registry" : "the registry does not hold"}; pass a registry that holds ${shortName(typeName) || "the type"} in the options of ${ctx.api}`,
       );
     }
-    const inner = ctx.unpack(desc, bytes ?? new Uint8Array(0), path.toString());
+    const inner = ctx.unpack(desc, bytes ?? new Uint8Array(0), path);
     const o: JsonObject = { "@type": url };
     const innerPath = new JsonPath(path, `<${desc.typeName}>`);
     if (jsonInfo(desc).wkt === W_NONE) {
