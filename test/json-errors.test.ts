@@ -5,6 +5,7 @@
 import { describe, expect, test } from "vitest";
 import { CodecError, DynamicMessage, ProtobufType } from "../src/index.js";
 import { registryFromDir } from "./support/buf.js";
+import { varint } from "./support/wire-scramble.js";
 
 const registry = registryFromDir("fixtures/all-types");
 const All = registry.getMessage("alltypes.AllTypes")!;
@@ -94,6 +95,13 @@ describe("writing", () => {
       "JSON_UNKNOWN_FIELDS",
       "alltypes.AllTypes.f_message(17)",
       `${W}alltypes.AllTypes.f_message(17) (alltypes.Leaf) holds unknown field 9, which ProtoJSON cannot represent (it names fields, and these have no name in this schema); write binary to keep them, read with the schema that declares them, or pass discardUnknownFields: true to serializer.toJson(value, { … }) to drop them (data loss)`,
+    ],
+    [
+      "unknown fields of many numbers: the first ten and how many more",
+      () => ser.toJson(DynamicMessage.create(All, { f_message: DynamicMessage.newBuilder(Leaf).setUnknownFields(new Map(Array.from({ length: 100_000 }, (_, i) => [i + 9, [Uint8Array.from([...varint((i + 9) * 8), 1])]] as [number, Uint8Array[]]))).build() })),
+      "JSON_UNKNOWN_FIELDS",
+      "alltypes.AllTypes.f_message(17)",
+      `${W}alltypes.AllTypes.f_message(17) (alltypes.Leaf) holds unknown fields 9, 10, 11, 12, 13, 14, 15, 16, 17, 18 and 99990 more, which ProtoJSON cannot represent (it names fields, and these have no name in this schema); write binary to keep them, read with the schema that declares them, or pass discardUnknownFields: true to serializer.toJson(value, { … }) to drop them (data loss)`,
     ],
     [
       "an Any without a registry",

@@ -89,6 +89,9 @@ function put(out: JsonObject | JsonValue[], key: string | number, value: JsonVal
 
 const DEPTH_HINT = "(a map entry counts as a level); raise maxDepth or flatten the value";
 
+
+/** Unknown field numbers a JSON_UNKNOWN_FIELDS message lists before "and N more". */
+const LISTED_UNKNOWN = 10;
 export function messageToJson(root: DynamicMessage, ctx: ToJsonContext): JsonValue {
   const stack: Task[] = [];
 
@@ -102,7 +105,10 @@ export function messageToJson(root: DynamicMessage, ctx: ToJsonContext): JsonVal
     if (depth > ctx.maxDepth) fail("DEPTH_LIMIT_EXCEEDED", path, `nesting depth ${depth} at {path} exceeds maxDepth ${ctx.maxDepth} ${DEPTH_HINT}`);
     const unknown = msg._unknown;
     if (unknown.length > 0 && !ctx.discardUnknown) {
-      const numbers = [...new Set(unknown.map((u) => u.number))].join(", ");
+      // The first numbers and how many more: a value may hold 100,000 distinct ones (692 KB of
+      // message when all were listed).
+      const distinct = [...new Set(unknown.map((u) => u.number))];
+      const numbers = distinct.length <= LISTED_UNKNOWN ? distinct.join(", ") : `${distinct.slice(0, LISTED_UNKNOWN).join(", ")} and ${distinct.length - LISTED_UNKNOWN} more`;
       fail(
         "JSON_UNKNOWN_FIELDS",
         path,
