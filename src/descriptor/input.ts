@@ -188,7 +188,7 @@ function parseSet(name: string, bytes: Uint8Array): FileRegistry {
       `the file descriptor set does not decode (${reason(e)}); pass the bytes written by protoc --descriptor_set_out or buf build`,
     );
   }
-  set.file = inDependencyOrder(name, withoutCopies(name, set.file));
+  set.file = inDependencyOrder(name, filesByName(name, set.file));
   declaredOnce(name, set);
   try {
     return createFileRegistry(set);
@@ -206,18 +206,17 @@ function parseSet(name: string, bytes: Uint8Array): FileRegistry {
 }
 
 /**
- * The files with a repeated file dropped when it is the same file again (sets joined by
- * concatenation repeat their shared imports, which protoc accepts), refused when it differs:
- * createFileRegistry kept the later file silently, so which version bound depended on the order.
+ * The files by name, in the set's order, with a repeated file dropped when it is the same file
+ * again (sets joined by concatenation repeat their shared imports, which protoc accepts), refused
+ * when it differs: createFileRegistry kept the later file silently, so which version bound
+ * depended on the order.
  */
-function withoutCopies(root: string, files: readonly FileDescriptorProto[]): FileDescriptorProto[] {
+function filesByName(root: string, files: readonly FileDescriptorProto[]): Map<string, FileDescriptorProto> {
   const byName = new Map<string, FileDescriptorProto>();
-  const out: FileDescriptorProto[] = [];
   for (const f of files) {
     const first = byName.get(f.name);
     if (first === undefined) {
       byName.set(f.name, f);
-      out.push(f);
       continue;
     }
     if (equals(FileDescriptorProtoSchema, first, f)) continue;
@@ -227,7 +226,7 @@ function withoutCopies(root: string, files: readonly FileDescriptorProto[]): Fil
       `the file descriptor set holds two different files named ${shortName(f.name)} (joined sets of two versions of a schema?); pass the set of one build (protoc --descriptor_set_out, buf build)`,
     );
   }
-  return out;
+  return byName;
 }
 
 /**
@@ -257,15 +256,13 @@ function declaredOnce(root: string, set: FileDescriptorSet): void {
  * assembled by hand need not. A missing import is left for createFileRegistry to report. The
  * walk keeps its own stack: import chains come from the input.
  */
-function inDependencyOrder(root: string, files: readonly FileDescriptorProto[]): FileDescriptorProto[] {
-  const byName = new Map<string, FileDescriptorProto>();
-  for (const f of files) if (!byName.has(f.name)) byName.set(f.name, f);
+function inDependencyOrder(root: string, byName: ReadonlyMap<string, FileDescriptorProto>): FileDescriptorProto[] {
   const ON_STACK = 1;
   const DONE = 2;
   const state = new Map<FileDescriptorProto, number>();
   const out: FileDescriptorProto[] = [];
   const stack: Array<{ file: FileDescriptorProto; next: number }> = [];
-  for (const start of files) {
+  for (const start of byName.values()) {
     if (state.has(start)) continue;
     state.set(start, ON_STACK);
     stack.push({ file: start, next: 0 });

@@ -19,7 +19,8 @@ import {
   type ProtobufType,
 } from "../index.js";
 import { fromWire, type Hello, type Reply, type ResultForm, type Task } from "./protocol.js";
-import { adopt, chunkCount, concat, copyOf, flat, isDetached, MIN_CHUNK_BYTES, splitFrames, splitItems } from "./split.js";
+import { isDetached } from "../bytes.js";
+import { adopt, chunkCount, concat, copyOf, flat, MIN_CHUNK_BYTES, splitFrames, splitItems } from "./split.js";
 
 /** Options of `createCodecPool`. */
 export interface CodecPoolOptions {

@@ -6,8 +6,6 @@
 import { concatBytes } from "../bytes.js";
 import { readFramePrefix } from "../codec/frame-reader.js";
 
-export { isDetached } from "../bytes.js";
-
 // A chunk of a buffer that is cut is always larger than the largest input the serializer checks
 // again for a framing mix-up (MIX_UP_MAX_BYTES, 64 KiB, src/serializer.ts): so no worker adds a
 // "Note: the input is one frame…" hint that the single-thread call on the whole input would not

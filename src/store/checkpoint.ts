@@ -38,10 +38,8 @@ export interface SavedState {
 
 class Out {
   chunks: Uint8Array[] = [];
-  length = 0;
   push(b: Uint8Array): void {
     this.chunks.push(b);
-    this.length += b.length;
   }
   u8(v: number): void {
     this.push(Uint8Array.of(v));
