@@ -32,7 +32,7 @@ import { mapKeys } from "./map-order.js";
 import { childPlan, planOf, type FieldPlan, type WritePlan } from "./plan.js";
 import { fieldSize, scalarSize } from "./sizes.js";
 import { varint32Size } from "./wire.js";
-import { keySegment } from "../descriptor/names.js";
+import { keySegment, shortPath } from "../descriptor/names.js";
 
 export type { AcceptFinding, Acceptor, PayloadRuleCheck } from "./acceptance.js";
 export { ACCEPT_CACHE_SIZE } from "./acceptance.js";
@@ -147,7 +147,7 @@ class Writer extends FieldWriter implements Failer {
       if (f.via !== undefined) path += `.${f.via.fi.name}(${f.via.number})${keySegment(f.key)}`;
     }
     if (extra !== undefined) path += `.${extra.fi.name}(${extra.number})`;
-    throw new CodecError(code, `cannot write ${this.c.root.typeName}: ${what.replace("{path}", path)}`, { path });
+    throw new CodecError(code, `cannot write ${this.c.root.typeName}: ${what.replace("{path}", () => shortPath(path, this.c.root.typeName))}`, { path });
   }
 
   private depthError(depth: number, extra?: FieldPlan): never {

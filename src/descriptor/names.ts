@@ -73,6 +73,18 @@ export function quoted(s: string): string {
   return s.length <= SHORT_MAX ? JSON.stringify(s) : `${JSON.stringify(s.slice(0, headEnd(s)))}…(${s.length} chars)`;
 }
 
+/**
+ * A field path for an error message: a long one (a depth error is usually a long chain; at
+ * maxDepth 10,000 the whole path is ~90 KB) keeps its first two and last three steps. The error's
+ * `path` property keeps the whole path.
+ */
+export function shortPath(path: string, rootName: string): string {
+  if (!path.startsWith(`${rootName}.`)) return path;
+  const steps = path.slice(rootName.length + 1).split(".");
+  if (steps.length <= 8) return path;
+  return `${rootName}.${steps.slice(0, 2).join(".")}...${steps.slice(-3).join(".")}`;
+}
+
 /** The path segment of a list index or map key: `[0]`, `["k"]`, `[true]`; "" for none. */
 export function keySegment(key: unknown): string {
   if (key === undefined) return "";

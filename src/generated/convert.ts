@@ -16,7 +16,7 @@ import { coerceValueField, describeValue, listForWrite, mapInput } from "../mess
 import { DynamicMessage } from "../message/dynamic-message.js";
 import { K_LIST, K_MAP, K_MESSAGE, messageInfo, type FieldInfo } from "../message/field-info.js";
 import type { UnknownField } from "../message/unknown-fields.js";
-import { keySegment, quoted } from "../descriptor/names.js";
+import { keySegment, quoted, shortPath } from "../descriptor/names.js";
 
 /** How a message-valued field is held by protobuf-es. */
 const M_PLAIN = 0;
@@ -116,7 +116,7 @@ class Trail {
 
 function writeError(t: Trail, code: string, what: string): CodecError {
   const path = t.toString();
-  return new CodecError(code, `cannot write ${t.root}: ${what.replace("{path}", path)}`, { path });
+  return new CodecError(code, `cannot write ${t.root}: ${what.replace("{path}", () => shortPath(path, t.root))}`, { path });
 }
 
 function unknownFromEs(t: Trail, u: unknown, typeName: string): UnknownField[] | undefined {

@@ -43,7 +43,7 @@ import {
   parseTimestamp,
   snake,
 } from "./wkt.js";
-import { quoted, shortName } from "../descriptor/names.js";
+import { quoted, shortName, shortPath } from "../descriptor/names.js";
 
 export interface FromJsonContext {
   readonly rootName: string;
@@ -103,7 +103,7 @@ export function messageFromJson(root: DescMessage, json: unknown, ctx: FromJsonC
 
   const fail = (code: string, path: JsonPath | string, what: string, hint: string): never => {
     const p = path.toString();
-    throw new CodecError(code, `cannot read ${ctx.rootName} from JSON: ${what.replace("{path}", p)}; ${hint}`, { path: p });
+    throw new CodecError(code, `cannot read ${ctx.rootName} from JSON: ${what.replace("{path}", () => shortPath(p, ctx.rootName))}; ${hint}`, { path: p });
   };
   const invalid = (path: JsonPath | string, expects: string, v: unknown, why = ""): never =>
     fail("JSON_INVALID_VALUE", path, `{path} expects ${expects}, got ${describeJson(v)}${why}`, "fix the value or read with the schema that wrote it");

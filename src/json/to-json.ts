@@ -26,7 +26,7 @@ import {
   snake,
   timestampText,
 } from "./wkt.js";
-import { quoted, shortName } from "../descriptor/names.js";
+import { quoted, shortName, shortPath } from "../descriptor/names.js";
 
 type JsonObject = { [key: string]: JsonValue };
 
@@ -97,7 +97,7 @@ export function messageToJson(root: DynamicMessage, ctx: ToJsonContext): JsonVal
 
   const fail = (code: string, path: JsonPath, what: string): never => {
     const p = path.toString();
-    throw new CodecError(code, `cannot write ${ctx.rootName} to JSON: ${what.replace("{path}", p)}`, { path: p });
+    throw new CodecError(code, `cannot write ${ctx.rootName} to JSON: ${what.replace("{path}", () => shortPath(p, ctx.rootName))}`, { path: p });
   };
 
   const checkMessage = (msg: DynamicMessage, declared: DescMessage | undefined, depth: number, path: JsonPath): void => {

@@ -1,5 +1,6 @@
 // Status codes of the core (assembly/status.ts) and their CodecError codes and messages.
 import { CodecError } from "../errors.js";
+import { shortPath } from "../descriptor/names.js";
 
 export const OK = 0;
 export const E_TRUNCATED = -1;
@@ -144,10 +145,3 @@ export function statusError(status: number, c: StatusContext): CodecError {
   return new CodecError(code, message, { path, offset: c.offset });
 }
 
-/** Long nesting paths (a depth error is usually a long chain) keep their first and last steps. */
-function shortPath(path: string, rootName: string): string {
-  if (!path.startsWith(`${rootName}.`)) return path;
-  const steps = path.slice(rootName.length + 1).split(".");
-  if (steps.length <= 8) return path;
-  return `${rootName}.${steps.slice(0, 2).join(".")}...${steps.slice(-3).join(".")}`;
-}
