@@ -351,7 +351,7 @@ describe("payload rules on FileDescriptorSet input", () => {
       expect.objectContaining({
         code: "UNRESOLVED_TYPE",
         message:
-          "invalid descriptor acme.Order: the file descriptor set does not resolve (invalid FieldDescriptorProto: type_name .acme.Missing not found); include every imported file (protoc --include_imports)",
+          "invalid descriptor acme.Order: field acme.Order.x names type acme.Missing, which the file descriptor set does not declare; include every imported file (protoc --include_imports)",
       }),
     );
   });

@@ -3,10 +3,19 @@ import { MESSAGE_BRAND, TYPE_BRAND, hasBrand, isBrandedClass } from "../brand.js
 import { createFileRegistry, equals, fromBinary, type DescMessage, type FileRegistry } from "@bufbuild/protobuf";
 import { bytesEqual } from "../bytes.js";
 import { crc32c } from "../snapshot/crc32c.js";
-import { FileDescriptorProtoSchema, FileDescriptorSetSchema, type FileDescriptorProto, type FileDescriptorSet } from "@bufbuild/protobuf/wkt";
+import {
+  FieldDescriptorProto_Label,
+  FieldDescriptorProto_Type,
+  FileDescriptorProtoSchema,
+  FileDescriptorSetSchema,
+  type DescriptorProto,
+  type FileDescriptorProto,
+  type FileDescriptorSet,
+} from "@bufbuild/protobuf/wkt";
 import { invalid } from "./invalid.js";
 import { isProtobufjsType, lowerProtobufjsType, protobufjsClassName } from "./protobufjs.js";
 import { forEachDeclaration, reason } from "./rebuild.js";
+import { RuleCode } from "./rules.js";
 import { shortName } from "./names.js";
 import { scanDescriptorSet } from "./set-scan.js";
 
@@ -190,18 +199,25 @@ function parseSet(name: string, bytes: Uint8Array): FileRegistry {
   }
   set.file = inDependencyOrder(name, filesByName(name, set.file));
   declaredOnce(name, set);
+  checkReferences(name, set);
   try {
     return createFileRegistry(set);
   } catch (e) {
     const why = reason(e);
-    if (/not found|cannot find/i.test(why)) {
+    if (/not found|cannot find/i.test(why) && !/oneof #/.test(why)) {
       throw invalid(
         name,
         InputCode.UNRESOLVED_TYPE,
         `the file descriptor set does not resolve (${why}); include every imported file (protoc --include_imports)`,
       );
     }
-    throw invalid(name, InputCode.DESCRIPTOR_SET_INVALID, `the file descriptor set is not valid (${why})`);
+    throw invalid(
+      name,
+      InputCode.DESCRIPTOR_SET_INVALID,
+      why === ""
+        ? "the file descriptor set is not valid (@bufbuild/protobuf refused it without a reason); pass the set that protoc or buf wrote"
+        : `the file descriptor set is not valid (${why}); pass the set that protoc or buf wrote`,
+    );
   }
 }
 
@@ -247,6 +263,96 @@ function declaredOnce(root: string, set: FileDescriptorSet): void {
       `the file descriptor set declares ${shortName(declared)} more than once; protobuf names are unique, pass the set that protoc or buf wrote`,
     );
   });
+}
+
+/**
+ * Checks what each field's type_name names before createFileRegistry reads the set, which
+ * asserted on most of these without a reason ("the file descriptor set is not valid ()") or
+ * called an enum named as a message type missing ("include every imported file"). protoc writes
+ * every type_name fully qualified with a leading dot; a relative one resolves by scope in protoc
+ * but as a full name in @bufbuild/protobuf, so the two could bind different types.
+ */
+function checkReferences(root: string, set: FileDescriptorSet): void {
+  const kinds = new Map<string, "message" | "enum" | "entry">();
+  const entries = new Map<string, DescriptorProto>();
+  const messages: Array<{ name: string; proto: DescriptorProto }> = [];
+  const stack: Array<{ prefix: string; proto: DescriptorProto }> = [];
+  for (const file of set.file) {
+    const prefix = file.package === "" ? "" : `${file.package}.`;
+    for (const e of file.enumType) kinds.set(prefix + e.name, "enum");
+    for (const m of file.messageType) stack.push({ prefix, proto: m });
+    while (stack.length > 0) {
+      const { prefix: p, proto } = stack.pop()!;
+      const full = p + proto.name;
+      kinds.set(full, proto.options?.mapEntry === true ? "entry" : "message");
+      if (proto.options?.mapEntry === true) entries.set(full, proto);
+      messages.push({ name: full, proto });
+      for (const e of proto.enumType) kinds.set(`${full}.${e.name}`, "enum");
+      for (const n of proto.nestedType) stack.push({ prefix: `${full}.`, proto: n });
+    }
+  }
+  // A missing imported file is createFileRegistry's to name ("Cannot find x.proto"), which says more.
+  const fileNames = new Set(set.file.map((f) => f.name));
+  const importsMissing = set.file.some((f) => f.dependency.some((d) => !fileNames.has(d)));
+  const T = FieldDescriptorProto_Type;
+  for (const { name: owner, proto } of messages) {
+    for (const f of proto.field) {
+      const isEnum = f.type === T.ENUM;
+      if (!isEnum && f.type !== T.MESSAGE && f.type !== T.GROUP) continue;
+      const field = `${shortName(owner)}.${shortName(f.name)}`;
+      const target = f.typeName;
+      if (!target.startsWith(".")) {
+        throw invalid(
+          root,
+          InputCode.DESCRIPTOR_SET_INVALID,
+          `field ${field} names type ${JSON.stringify(shortName(target))}, which is not fully qualified; protoc writes a leading dot and the full name (.pkg.Type), pass the set that protoc or buf wrote`,
+        );
+      }
+      const kind = kinds.get(target.slice(1));
+      if (kind === undefined) {
+        if (importsMissing) continue;
+        throw invalid(
+          root,
+          InputCode.UNRESOLVED_TYPE,
+          `field ${field} names type ${shortName(target.slice(1))}, which the file descriptor set does not declare; include every imported file (protoc --include_imports)`,
+        );
+      }
+      if (isEnum !== (kind === "enum")) {
+        throw invalid(
+          root,
+          InputCode.DESCRIPTOR_SET_INVALID,
+          `field ${field} has type ${isEnum ? "enum" : "message"} but names ${kind === "enum" ? "enum" : "message"} ${shortName(target.slice(1))}; pass the set that protoc or buf wrote`,
+        );
+      }
+      if (kind !== "entry") continue;
+      if (f.label !== FieldDescriptorProto_Label.REPEATED) {
+        throw invalid(
+          root,
+          RuleCode.MAP_ENTRY_INVALID,
+          `field ${field} has map entry ${shortName(target.slice(1))} as its type; a map entry is the type of its own map field only, declare the field as map<K, V>`,
+        );
+      }
+      if (!isMapEntryShape(entries.get(target.slice(1))!)) {
+        throw invalid(
+          root,
+          RuleCode.MAP_ENTRY_INVALID,
+          `map field ${field} has entry ${shortName(target.slice(1))} that is not the entry protoc generates (exactly the fields key = 1 and value = 2, a key of an integer, bool or string type, nothing nested); declare the field as map<K, V> and let protoc generate the entry`,
+        );
+      }
+    }
+  }
+}
+
+/** A map entry as protoc generates it (what @bufbuild/protobuf asserts without a reason, and more). */
+function isMapEntryShape(entry: DescriptorProto): boolean {
+  const T = FieldDescriptorProto_Type;
+  const OPTIONAL = FieldDescriptorProto_Label.OPTIONAL;
+  const [key, value] = entry.field;
+  if (entry.field.length !== 2 || key!.name !== "key" || key!.number !== 1 || key!.label !== OPTIONAL) return false;
+  if (value!.name !== "value" || value!.number !== 2 || value!.label !== OPTIONAL) return false;
+  const k = key!.type;
+  if (k === T.FLOAT || k === T.DOUBLE || k === T.BYTES || k === T.MESSAGE || k === T.GROUP || k === T.ENUM) return false;
+  return entry.nestedType.length === 0 && entry.enumType.length === 0 && entry.oneofDecl.length === 0 && entry.extension.length === 0 && entry.extensionRange.length === 0;
 }
 
 /**

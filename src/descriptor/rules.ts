@@ -1,15 +1,20 @@
 // Payload rules (docs/design.md §4.2). Neither protobufjs nor @bufbuild/protobuf enforces them: both accept
 // a field number above 2^29-1 and then write a corrupt tag, so every input path checks them here.
-import { isFieldSet, type DescEnum, type DescMessage } from "@bufbuild/protobuf";
+import { isFieldSet, type DescEnum, type DescField, type DescMessage } from "@bufbuild/protobuf";
 import {
   Edition,
   FieldDescriptorProto_Label,
   FieldDescriptorProto_Type,
   FieldDescriptorProtoSchema,
+  FieldOptions_JSType,
+  type DescriptorProto,
+  type FieldDescriptorProto,
 } from "@bufbuild/protobuf/wkt";
 import { collectClosure, type Closure, type Decl } from "./closure.js";
 import { invalid } from "./invalid.js";
-import { protocJsonName, quoted, utf8Length } from "./names.js";
+import { is64 } from "./long-form.js";
+import { mapEntryName, protocJsonName, quoted, utf8Length } from "./names.js";
+import { mergeRanges } from "./normalize.js";
 
 /** Largest field number: the tag is the number shifted left by 3 in an unsigned 32-bit varint. */
 export const MAX_FIELD_NUMBER = 536_870_911;
@@ -37,13 +42,21 @@ export const RuleCode = {
   ENUM_FIRST_VALUE_NOT_ZERO: "ENUM_FIRST_VALUE_NOT_ZERO",
   ENUM_ALIAS_NOT_ALLOWED: "ENUM_ALIAS_NOT_ALLOWED",
   PACKAGE_NAME_INVALID: "PACKAGE_NAME_INVALID",
+  FIELD_NAME_RESERVED: "FIELD_NAME_RESERVED",
+  ENUM_VALUE_RESERVED: "ENUM_VALUE_RESERVED",
+  RESERVED_RANGE_INVALID: "RESERVED_RANGE_INVALID",
+  NAME_CONFLICT: "NAME_CONFLICT",
+  ONEOF_INVALID: "ONEOF_INVALID",
+  FIELD_TYPE_INVALID: "FIELD_TYPE_INVALID",
+  JSTYPE_INVALID: "JSTYPE_INVALID",
+  MAP_ENTRY_INVALID: "MAP_ENTRY_INVALID",
 } as const;
 
 /** protoc's package grammar: identifiers joined by dots. */
 const PACKAGE_NAME = /^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 
 /**
- * Checks rules 1–6 of docs/design.md §4.2 on every type of the root's closure and throws the first
+ * Checks rules 1–6 (and 5a) of docs/design.md §4.2 on every type of the root's closure and throws the first
  * violation as an `InvalidDescriptorError`. Rules 7–8 (size and rebuild of the normalized set)
  * are checked by `normalize` and `rebuildRoot`.
  */
@@ -63,7 +76,7 @@ export function checkRootName(fullName: string): void {
   }
 }
 
-/** Checks rules 1–5 on an already collected closure (normalization shares the walk). */
+/** Checks rules 1–5a on an already collected closure (normalization shares the walk). */
 export function checkClosure(closure: Closure): void {
   const root = closure.root.typeName;
   const files = new Set<unknown>();
@@ -75,6 +88,7 @@ export function checkClosure(closure: Closure): void {
   }
   for (const m of closure.messages) checkMessage(root, m);
   for (const e of closure.enums) checkEnum(root, e);
+  checkScopes(root, closure);
 }
 
 function what(d: Decl): string {
@@ -201,6 +215,10 @@ function checkMessage(root: string, m: DescMessage): void {
     }
     byJson.set(json, f.name);
   }
+  checkReserved(root, m);
+  for (const f of m.fields) checkFieldType(root, m, f);
+  checkOneofs(root, m);
+  checkMapEntries(root, m);
 }
 
 function checkEnum(root: string, e: DescEnum): void {
@@ -219,6 +237,7 @@ function checkEnum(root: string, e: DescEnum): void {
       `enum ${e.typeName} has first value ${first.name} = ${first.number}; proto3 enums must start with a value numbered 0, add one first`,
     );
   }
+  checkEnumReserved(root, e);
   if (e.proto.options?.allowAlias === true) return;
   const seen = new Map<number, string>();
   for (const v of e.values) {
@@ -232,4 +251,289 @@ function checkEnum(root: string, e: DescEnum): void {
     }
     seen.set(v.number, v.name);
   }
+}
+
+// --- rules protoc's DescriptorBuilder enforces that a hand-made set can break ---
+// Each one below was accepted and then either changed what a value reads as, split protokeel from
+// protobufjs or @bufbuild/protobuf on the same descriptor, or left in the normalized set a schema
+// that protoc refuses (the .proto text of `protokeel inspect` and of a schema registry's subject).
+// protoc never writes one, and normalization keeps each rule (a normalized set passes them all),
+// so no saved snapshot is refused by them.
+
+/** Inclusive `from..to` (or one number) as protoc's `reserved` statement writes it. */
+function span(from: number, to: number): string {
+  return from === to ? `${from}` : `${from} to ${to}`;
+}
+
+/** The index of the sorted, merged inclusive range holding `n`, or -1. */
+function rangeHolding(ranges: ReadonlyArray<readonly [number, number]>, n: number): number {
+  let lo = 0;
+  let hi = ranges.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const [from, to] = ranges[mid]!;
+    if (n < from) hi = mid - 1;
+    else if (n > to) lo = mid + 1;
+    else return mid;
+  }
+  return -1;
+}
+
+/**
+ * A message's reserved ranges are positive and non-empty, and no field uses a reserved number or
+ * name: protoc refuses both, and the evaluator would read a reserved number as retired while a
+ * field still writes it. Overlapping ranges are left: normalization merges them, as the
+ * equivalent non-overlapping statement would be. Sorted ranges keep this N log R.
+ */
+function checkReserved(root: string, m: DescMessage): void {
+  const proto = m.proto;
+  if (proto.reservedRange.length === 0 && proto.reservedName.length === 0) return;
+  for (const r of proto.reservedRange) {
+    if (r.start >= 1 && r.end > r.start) continue;
+    throw invalid(
+      root,
+      RuleCode.RESERVED_RANGE_INVALID,
+      `message ${m.typeName} declares reserved range start ${r.start} end ${r.end} (end exclusive), which is ${r.start < 1 ? "not positive" : "empty"}; reserve positive numbers with the end after the start, as protoc requires`,
+    );
+  }
+  const ranges = mergeRanges(proto.reservedRange.map((r) => [r.start, r.end - 1] as const));
+  const names = new Set(proto.reservedName);
+  for (const f of m.fields) {
+    const at = rangeHolding(ranges, f.number);
+    if (at >= 0) {
+      throw invalid(
+        root,
+        RuleCode.FIELD_NUMBER_RESERVED,
+        `field ${m.typeName}.${f.name} has number ${f.number}, which message ${m.typeName} reserves (reserved ${span(ranges[at]![0], ranges[at]![1])}); use a number the message does not reserve, or unreserve it`,
+      );
+    }
+    if (names.has(f.name)) {
+      throw invalid(
+        root,
+        RuleCode.FIELD_NAME_RESERVED,
+        `field ${m.typeName}.${f.name} has a name that message ${m.typeName} reserves; rename the field, or unreserve the name`,
+      );
+    }
+  }
+}
+
+/** An enum's reserved ranges are non-empty (both ends inclusive) and no value uses a reserved number or name. */
+function checkEnumReserved(root: string, e: DescEnum): void {
+  const proto = e.proto;
+  if (proto.reservedRange.length === 0 && proto.reservedName.length === 0) return;
+  for (const r of proto.reservedRange) {
+    if (r.end >= r.start) continue;
+    throw invalid(
+      root,
+      RuleCode.RESERVED_RANGE_INVALID,
+      `enum ${e.typeName} declares reserved range start ${r.start} end ${r.end} (end inclusive), which is empty; reserve a range whose end is not below its start, as protoc requires`,
+    );
+  }
+  const ranges = mergeRanges(proto.reservedRange.map((r) => [r.start, r.end] as const));
+  const names = new Set(proto.reservedName);
+  for (const v of e.values) {
+    const at = rangeHolding(ranges, v.number);
+    if (at >= 0) {
+      throw invalid(
+        root,
+        RuleCode.ENUM_VALUE_RESERVED,
+        `enum value ${e.typeName}.${v.name} has number ${v.number}, which enum ${e.typeName} reserves (reserved ${span(ranges[at]![0], ranges[at]![1])}); use a number the enum does not reserve, or unreserve it`,
+      );
+    }
+    if (names.has(v.name)) {
+      throw invalid(
+        root,
+        RuleCode.ENUM_VALUE_RESERVED,
+        `enum value ${e.typeName}.${v.name} has a name that enum ${e.typeName} reserves; rename the value, or unreserve the name`,
+      );
+    }
+  }
+}
+
+const MESSAGE_TYPE = FieldDescriptorProto_Type.MESSAGE;
+const ENUM_TYPE = FieldDescriptorProto_Type.ENUM;
+
+/** `int32`, `repeated string`, `map`, `message`: a field's declared type as a word. */
+function typeWord(fp: FieldDescriptorProto, isMap: boolean): string {
+  if (isMap) return "map";
+  const t = (FieldDescriptorProto_Type[fp.type] ?? `type ${fp.type}`).replace(/^TYPE_/, "").toLowerCase();
+  return fp.label === FieldDescriptorProto_Label.REPEATED ? `repeated ${t}` : t;
+}
+
+/**
+ * A field declares its type, a type_name only with a message or enum type, and jstype only on a
+ * 64-bit integer. With a type_name on a scalar, protobufjs reads the named message where
+ * @bufbuild/protobuf reads the scalar; without a type, @bufbuild/protobuf (and so protokeel) read
+ * a double where protoc and protobufjs read the named type. jstype elsewhere changes no value but
+ * stays in the normalized set, whose .proto text protoc then refuses.
+ */
+function checkFieldType(root: string, m: DescMessage, f: DescField): void {
+  const fp = f.proto;
+  const name = `${m.typeName}.${fp.name}`;
+  const named = isFieldSet(fp, FieldDescriptorProtoSchema.field.typeName) && fp.typeName !== "";
+  if (!isFieldSet(fp, FieldDescriptorProtoSchema.field.type)) {
+    throw invalid(
+      root,
+      RuleCode.FIELD_TYPE_INVALID,
+      !named
+        ? `field ${name} declares no type (or a type number protobuf does not define); set its type as protoc writes it`
+        : `field ${name} declares no type, only type_name ${quoted(fp.typeName)}; @bufbuild/protobuf reads such a field as a double where protoc and protobufjs read the named type, set type as protoc writes it (TYPE_MESSAGE or TYPE_ENUM)`,
+    );
+  }
+  const refers = fp.type === MESSAGE_TYPE || fp.type === ENUM_TYPE || fp.type === FieldDescriptorProto_Type.GROUP;
+  if (!refers && named) {
+    throw invalid(
+      root,
+      RuleCode.FIELD_TYPE_INVALID,
+      `field ${name} (${typeWord(fp, false)}) names type ${quoted(fp.typeName)}; a scalar field names no type (protobufjs would read the named type, @bufbuild/protobuf the scalar), remove the type_name or set type to TYPE_MESSAGE or TYPE_ENUM`,
+    );
+  }
+  const jstype = fp.options?.jstype;
+  if (jstype === undefined || jstype === FieldOptions_JSType.JS_NORMAL) return;
+  if (!refers && is64(fp.type as number)) return;
+  throw invalid(
+    root,
+    RuleCode.JSTYPE_INVALID,
+    `field ${name} (${typeWord(fp, f.fieldKind === "map")}) has jstype = ${FieldOptions_JSType[jstype] ?? jstype}; jstype applies only to int64, uint64, sint64, fixed64 and sfixed64 fields, as protoc requires, remove the option`,
+  );
+}
+
+/**
+ * Oneof membership as protoc builds it: members are singular, and a proto3 `optional` field is the
+ * only member of a synthetic oneof of its own. @bufbuild/protobuf reads a proto3_optional field
+ * as outside any oneof while protobufjs keeps it in the declared one: a second member of that
+ * oneof made the two fields exclude each other in protobufjs only (protobufjs dropped one of two
+ * values protokeel wrote), and an optional field with no oneof was written with presence by
+ * protokeel and without by protobufjs. Read from the declared protos: the DescMessage hides
+ * synthetic oneofs.
+ */
+function checkOneofs(root: string, m: DescMessage): void {
+  const decls = m.proto.oneofDecl;
+  const first: Array<FieldDescriptorProto | undefined> = [];
+  const optional: Array<FieldDescriptorProto | undefined> = [];
+  for (const fp of m.proto.field) {
+    const name = `${m.typeName}.${fp.name}`;
+    const member = isFieldSet(fp, FieldDescriptorProtoSchema.field.oneofIndex);
+    if (fp.proto3Optional && !member) {
+      throw invalid(
+        root,
+        RuleCode.ONEOF_INVALID,
+        `field ${name} is proto3 optional but in no oneof; protoc declares each optional field as the only member of a synthetic oneof (protobufjs reads the field without presence, @bufbuild/protobuf with), declare it as protoc writes it`,
+      );
+    }
+    if (!member) continue;
+    const decl = decls[fp.oneofIndex];
+    if (decl === undefined) continue; // no such oneof: the registry refused it already
+    if (fp.label === FieldDescriptorProto_Label.REPEATED) {
+      throw invalid(
+        root,
+        RuleCode.ONEOF_INVALID,
+        `field ${name} (${typeWord(fp, m.fields.find((f) => f.proto === fp)?.fieldKind === "map")}) is a member of oneof ${m.typeName}.${decl.name}; oneof members are singular (protoc refuses a repeated or map member), move it out of the oneof`,
+      );
+    }
+    const i = fp.oneofIndex;
+    const opt = fp.proto3Optional ? fp : optional[i];
+    const other = first[i];
+    if (other !== undefined && opt !== undefined) {
+      const second = opt === fp ? other : fp;
+      throw invalid(
+        root,
+        RuleCode.ONEOF_INVALID,
+        `oneof ${m.typeName}.${decl.name} holds proto3 optional field ${m.typeName}.${opt.name} and field ${m.typeName}.${second.name}; an optional field is the only member of its synthetic oneof (protobufjs would make the two exclude each other, @bufbuild/protobuf would not), give each field its own oneof`,
+      );
+    }
+    first[i] ??= fp;
+    if (fp.proto3Optional) optional[i] = fp;
+  }
+}
+
+/**
+ * A map field's entry is the one protoc generates: `<Field>Entry` nested in the field's message,
+ * fields `key = 1` and `value = 2` (optional), nothing else. @bufbuild/protobuf reads any entry
+ * of the same file by its numbers and normalization regenerates it, so a malformed entry (nested
+ * types, extra fields, another message's entry) passed while protobufjs refused the set or read
+ * it otherwise, and a type nested in an entry never reached the normalized set.
+ */
+function checkMapEntries(root: string, m: DescMessage): void {
+  let entries: Map<string, DescriptorProto> | undefined;
+  for (const f of m.fields) {
+    if (f.fieldKind !== "map") continue;
+    if (entries === undefined) {
+      entries = new Map();
+      for (const n of m.proto.nestedType) if (n.options?.mapEntry === true) entries.set(n.name, n);
+    }
+    const entryName = mapEntryName(f.name);
+    const expected = `.${m.typeName}.${entryName}`;
+    const entry = entries.get(entryName);
+    const name = `${m.typeName}.${f.name}`;
+    if (f.proto.typeName !== expected || entry === undefined) {
+      throw invalid(
+        root,
+        RuleCode.MAP_ENTRY_INVALID,
+        `map field ${name} uses entry ${quoted(f.proto.typeName)}; its entry is ${expected.slice(1)}, nested in its message and used by no other field, declare the field as map<K, V> and let protoc generate the entry`,
+      );
+    }
+    const [key, value] = entry.field;
+    const wellFormed =
+      entry.field.length === 2 &&
+      key!.name === "key" && key!.number === 1 && key!.label === FieldDescriptorProto_Label.OPTIONAL &&
+      value!.name === "value" && value!.number === 2 && value!.label === FieldDescriptorProto_Label.OPTIONAL &&
+      entry.nestedType.length === 0 && entry.enumType.length === 0 && entry.oneofDecl.length === 0 &&
+      entry.extension.length === 0 && entry.extensionRange.length === 0;
+    if (!wellFormed) {
+      throw invalid(
+        root,
+        RuleCode.MAP_ENTRY_INVALID,
+        `map field ${name} has entry ${expected.slice(1)} that is not the entry protoc generates (exactly the fields key = 1 and value = 2, nothing nested); declare the field as map<K, V> and let protoc generate the entry`,
+      );
+    }
+  }
+}
+
+/**
+ * protoc's scoping: in a package and in a message, the names of the fields, oneofs, nested
+ * types, map entries and enum values are one namespace, where an enum's values belong to the
+ * scope around the enum (C++ scoping), not to the enum. Two values of one enum sharing a name made
+ * fromJson read the name as the first one's number where @bufbuild/protobuf and protobufjs read
+ * the last one's. Synthetic oneofs are left out: normalization renames them.
+ */
+function checkScopes(root: string, closure: Closure): void {
+  const byPackage = new Map<string, Map<string, string>>();
+  for (const top of closure.tops) {
+    const pkg = top.file.proto.package;
+    let scope = byPackage.get(pkg);
+    if (scope === undefined) byPackage.set(pkg, (scope = new Map()));
+    declare(root, pkg, scope, top.name, what(top));
+    if (top.kind === "enum") declareValues(root, pkg, scope, top);
+  }
+  for (const m of closure.messages) {
+    const scope = new Map<string, string>();
+    for (const f of m.fields) {
+      declare(root, m.typeName, scope, f.name, `field ${m.typeName}.${f.name}`);
+      if (f.fieldKind === "map") declare(root, m.typeName, scope, mapEntryName(f.name), `the map entry of field ${m.typeName}.${f.name}`);
+    }
+    for (const o of m.oneofs) declare(root, m.typeName, scope, o.name, `oneof ${m.typeName}.${o.name}`);
+    for (const n of m.nestedMessages) declare(root, m.typeName, scope, n.name, what(n));
+    for (const e of m.nestedEnums) {
+      declare(root, m.typeName, scope, e.name, what(e));
+      declareValues(root, m.typeName, scope, e);
+    }
+  }
+}
+
+function declareValues(root: string, scopeName: string, scope: Map<string, string>, e: DescEnum): void {
+  for (const v of e.values) declare(root, scopeName, scope, v.name, `enum value ${e.typeName}.${v.name} (${v.number})`);
+}
+
+function declare(root: string, scopeName: string, scope: Map<string, string>, name: string, described: string): void {
+  const prev = scope.get(name);
+  if (prev === undefined) {
+    scope.set(name, described);
+    return;
+  }
+  throw invalid(
+    root,
+    RuleCode.NAME_CONFLICT,
+    `${prev} and ${described} share the name ${name} in ${scopeName === "" ? "the root package" : scopeName}; protoc requires distinct names for the fields, oneofs, nested types and enum values of one scope (enum values belong to the scope around their enum, C++ scoping), rename one`,
+  );
 }
