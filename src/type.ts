@@ -7,7 +7,7 @@ import { collectClosure } from "./descriptor/closure.js";
 import { isDynamicMessageClass, resolveRoot, type DescriptorInput } from "./descriptor/input.js";
 import { fingerprintOf, MAX_NORMALIZED_BYTES, NORMALIZATION_VERSION, normalizeClosure } from "./descriptor/normalize.js";
 import { rebuildCounted, rebuildRoot } from "./descriptor/rebuild.js";
-import { checkClosure, checkRootName } from "./descriptor/rules.js";
+import { checkClosure, checkProtocRules, checkRootName } from "./descriptor/rules.js";
 import { shortName } from "./descriptor/names.js";
 import { resolveSettings, settingsEqual, type Settings } from "./settings.js";
 import { ProtobufSerializer } from "./serializer.js";
@@ -28,7 +28,7 @@ const normalizedOf = new WeakMap<ProtobufType, Uint8Array>();
 
 /**
  * @internal A type rebuilt from a normalized set alone (type transfer, snapshot restore): one
- * rebuild, the payload rules, and a check that the set is already normalized (code
+ * rebuild, the payload rules (1–5, not 5a: see checkProtocRules), and a check that the set is already normalized (code
  * `SET_NOT_NORMALIZED`), so the type's identity is exactly those bytes. The type gets its own
  * descriptors. Throws `InvalidDescriptorError`.
  */
@@ -68,6 +68,7 @@ function validate(root: DescMessage): Validated {
   checkRootName(root.typeName);
   const closure = collectClosure(root);
   checkClosure(closure);
+  checkProtocRules(closure);
   const normalized = normalizeClosure(closure);
   rebuildCounted(normalized, root.typeName);
   return { root, normalized };

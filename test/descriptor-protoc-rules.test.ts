@@ -4,7 +4,7 @@
 // duplicate enum value name), split protokeel from protobufjs or @bufbuild/protobuf (oneof
 // membership, type_name on a scalar, a field without a type), or left a schema protoc refuses in
 // the normalized set (and so in `protokeel inspect` and a schema registry's .proto text).
-import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { create, createFileRegistry, fromBinary, toBinary } from "@bufbuild/protobuf";
 import {
   DescriptorProto_ReservedRangeSchema,
   DescriptorProtoSchema,
@@ -22,7 +22,11 @@ import {
   type FileDescriptorSet,
 } from "@bufbuild/protobuf/wkt";
 import { describe, expect, test } from "vitest";
-import { ProtobufType, readSnapshot, writeSnapshot } from "../src/index.js";
+import { evaluateSchemaChange, ProtobufType, readSnapshot, writeSnapshot } from "../src/index.js";
+import { collectClosure } from "../src/descriptor/closure.js";
+import { normalizeClosure } from "../src/descriptor/normalize.js";
+import { resolveSettings } from "../src/settings.js";
+import { typeFromNormalized } from "../src/type.js";
 import { compileProtoText } from "./support/buf.js";
 
 const PROTO = `syntax = "proto3";
@@ -294,5 +298,39 @@ describe("left alone: normalization gives what the valid schema gives", () => {
     expect(ProtobufType.fromBytes(type.toBytes()).equals(type)).toBe(true);
     const restored = readSnapshot(writeSnapshot(type.createSerializer().snapshotConfiguration())).restoreSerializer();
     expect(restored.type.equals(type)).toBe(true);
+  });
+});
+
+// Rule 5a is checked when a schema enters protokeel (ProtobufType.of, newBuilder, the generated
+// kind), not when a type is rebuilt from its own normalized set. protobufjs accepts several of
+// these schemas, and protokeel accepted them all before 5a, so snapshots and transfer forms of
+// such types exist; they must keep restoring and reading their data. Each normalized set here is
+// made as construction made it before 5a (closure and normalization without the 5a checks).
+describe("a type accepted before rule 5a still restores", () => {
+  const rows: [string, (set: FileDescriptorSet) => void, string][] = [
+    ["jstype on an int32 field (protobufjs accepts it)", (s) => jstype(field(M(s), "single"), 1), "JSTYPE_INVALID"],
+    ["jstype on a map field (protobufjs accepts it)", (s) => jstype(field(M(s), "mp"), 2), "JSTYPE_INVALID"],
+    [
+      "two enums of one package sharing a value name (protobufjs accepts it)",
+      (s) => {
+        s.file[0]!.enumType.push(create(EnumDescriptorProtoSchema, { name: "F", value: [create(EnumValueDescriptorProtoSchema, { name: "E_ZERO", number: 0 })] }));
+        Object.assign(field(M(s), "single"), { type: 14, typeName: ".p.F" });
+      },
+      "NAME_CONFLICT",
+    ],
+  ];
+  test.each(rows)("%s", (_name, mutate, code) => {
+    const set = baseSet();
+    mutate(set);
+    const bytes = toBinary(FileDescriptorSetSchema, set);
+    expect(() => ProtobufType.of({ fileDescriptorSet: bytes, messageName: "p.M" })).toThrow(expect.objectContaining({ code }));
+    const root = createFileRegistry(set).getMessage("p.M")!;
+    const before = typeFromNormalized(normalizeClosure(collectClosure(root)), "p.M", resolveSettings({}));
+    const value = before.createSerializer().toBinary({ single: 1, mp: { k: 5n }, str: "s" } as never);
+    expect(ProtobufType.fromBytes(before.toBytes()).equals(before)).toBe(true);
+    const restored = readSnapshot(writeSnapshot(before.createSerializer().snapshotConfiguration())).restoreSerializer();
+    expect(restored.type.equals(before)).toBe(true);
+    expect(restored.toBinary(restored.fromBinary(value))).toEqual(value);
+    expect(evaluateSchemaChange(before.descriptor, before.descriptor).compatible).toBe(true);
   });
 });

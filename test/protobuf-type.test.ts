@@ -120,7 +120,9 @@ describe("ProtobufType construction", () => {
 
   test("a descriptor that cannot be rebuilt from its own content fails at construction", () => {
     // A map field whose entry has a non-standard name next to a user type called `ItemsEntry`:
-    // normalization regenerates the entry as ItemsEntry, so the set declares that name twice.
+    // normalization would regenerate the entry as ItemsEntry and declare that name twice
+    // (REBUILD_FAILED, test/descriptor-rebuild.test.ts); the map-entry rule (5a) refuses the
+    // entry first, naming it.
     const files = [
       acme({
         messageType: [
@@ -138,8 +140,9 @@ describe("ProtobufType construction", () => {
     expect(() => ProtobufType.of(messageOf(files, "acme.Order"))).toThrow(
       expect.objectContaining({
         name: "InvalidDescriptorError",
-        code: "REBUILD_FAILED",
-        message: "invalid descriptor acme.Order: the descriptor set declares acme.Order.ItemsEntry more than once",
+        code: "MAP_ENTRY_INVALID",
+        message:
+          'invalid descriptor acme.Order: map field acme.Order.items uses entry ".acme.Order.Pairs"; its entry is acme.Order.ItemsEntry, nested in its message and used by no other field, declare the field as map<K, V> and let protoc generate the entry',
       }),
     );
     expect(() => ProtobufType.of({ fileDescriptorSet: setBytes(files), messageName: "acme.Order" })).toThrow(InvalidDescriptorError);

@@ -6,7 +6,7 @@
 // messages are in messages.ts and the JSON boundary in json-boundary.ts.
 import { ScalarType, type DescEnum, type DescField, type DescMessage, type DescOneof } from "@bufbuild/protobuf";
 import { resolveRoot, type DescriptorInput } from "../descriptor/input.js";
-import { mergeRanges } from "../descriptor/normalize.js";
+import { mergeRanges, rangeHolding } from "../descriptor/normalize.js";
 import { checkPayloadRules } from "../descriptor/rules.js";
 import { holdsJsNumber, is64 } from "../descriptor/long-form.js";
 import { checkBoundary, servedAsOther, withJsonBoundary, type EvaluationBoundary, type JsonBoundaryRule } from "./json-boundary.js";
@@ -265,17 +265,7 @@ function reservedOf(desc: DescMessage | DescEnum): Reserved {
 }
 
 function reservesNumber(desc: DescMessage | DescEnum, number: number): boolean {
-  const ranges = reservedOf(desc).ranges;
-  let lo = 0;
-  let hi = ranges.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    const [from, to] = ranges[mid]!;
-    if (number < from) hi = mid - 1;
-    else if (number > to) lo = mid + 1;
-    else return true;
-  }
-  return false;
+  return rangeHolding(reservedOf(desc).ranges, number) >= 0;
 }
 
 function reservesName(desc: DescMessage | DescEnum, name: string): boolean {

@@ -15,7 +15,7 @@ import {
 import { invalid } from "./invalid.js";
 import { isProtobufjsType, lowerProtobufjsType, protobufjsClassName } from "./protobufjs.js";
 import { forEachDeclaration, reason } from "./rebuild.js";
-import { RuleCode } from "./rules.js";
+import { isMapEntryShape, RuleCode } from "./rules.js";
 import { shortName } from "./names.js";
 import { scanDescriptorSet } from "./set-scan.js";
 
@@ -343,17 +343,6 @@ function checkReferences(root: string, set: FileDescriptorSet): void {
   }
 }
 
-/** A map entry as protoc generates it (what @bufbuild/protobuf asserts without a reason, and more). */
-function isMapEntryShape(entry: DescriptorProto): boolean {
-  const T = FieldDescriptorProto_Type;
-  const OPTIONAL = FieldDescriptorProto_Label.OPTIONAL;
-  const [key, value] = entry.field;
-  if (entry.field.length !== 2 || key!.name !== "key" || key!.number !== 1 || key!.label !== OPTIONAL) return false;
-  if (value!.name !== "value" || value!.number !== 2 || value!.label !== OPTIONAL) return false;
-  const k = key!.type;
-  if (k === T.FLOAT || k === T.DOUBLE || k === T.BYTES || k === T.MESSAGE || k === T.GROUP || k === T.ENUM) return false;
-  return entry.nestedType.length === 0 && entry.enumType.length === 0 && entry.oneofDecl.length === 0 && entry.extension.length === 0 && entry.extensionRange.length === 0;
-}
 
 /**
  * The files in dependency order (each after the files it imports), keeping the given order where

@@ -318,6 +318,20 @@ export function mergeRanges(ranges: ReadonlyArray<readonly [number, number]>): A
   return out;
 }
 
+/** The index of the sorted, merged inclusive range holding `n`, or -1. */
+export function rangeHolding(ranges: ReadonlyArray<readonly [number, number]>, n: number): number {
+  let lo = 0;
+  let hi = ranges.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const [from, to] = ranges[mid]!;
+    if (n < from) hi = mid - 1;
+    else if (n > to) lo = mid + 1;
+    else return mid;
+  }
+  return -1;
+}
+
 function uniqueSorted(names: readonly string[]): string[] {
   return [...new Set(names)].sort(compareNames);
 }

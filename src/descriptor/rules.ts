@@ -14,7 +14,7 @@ import { collectClosure, type Closure, type Decl } from "./closure.js";
 import { invalid } from "./invalid.js";
 import { is64 } from "./long-form.js";
 import { mapEntryName, protocJsonName, quoted, utf8Length } from "./names.js";
-import { mergeRanges } from "./normalize.js";
+import { mergeRanges, rangeHolding } from "./normalize.js";
 
 /** Largest field number: the tag is the number shifted left by 3 in an unsigned 32-bit varint. */
 export const MAX_FIELD_NUMBER = 536_870_911;
@@ -56,7 +56,7 @@ export const RuleCode = {
 const PACKAGE_NAME = /^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 
 /**
- * Checks rules 1–6 (and 5a) of docs/design.md §4.2 on every type of the root's closure and throws the first
+ * Checks rules 1–6 of docs/design.md §4.2 on every type of the root's closure and throws the first
  * violation as an `InvalidDescriptorError`. Rules 7–8 (size and rebuild of the normalized set)
  * are checked by `normalize` and `rebuildRoot`.
  */
@@ -76,7 +76,7 @@ export function checkRootName(fullName: string): void {
   }
 }
 
-/** Checks rules 1–5a on an already collected closure (normalization shares the walk). */
+/** Checks rules 1–5 on an already collected closure (normalization shares the walk). */
 export function checkClosure(closure: Closure): void {
   const root = closure.root.typeName;
   const files = new Set<unknown>();
@@ -88,6 +88,24 @@ export function checkClosure(closure: Closure): void {
   }
   for (const m of closure.messages) checkMessage(root, m);
   for (const e of closure.enums) checkEnum(root, e);
+}
+
+/**
+ * Checks rule 5a (what protoc's DescriptorBuilder enforces) on a closure given to construction:
+ * a schema entering protokeel. A type rebuilt from its own normalized set (snapshot restore, the
+ * transfer form), the evaluator and write acceptance check rules 1–5 only, so that a type
+ * accepted before 5a existed (protobufjs accepts several of these, e.g. jstype on an int32 field,
+ * or two enums of one package sharing a value name) still restores and reads its saved data.
+ */
+export function checkProtocRules(closure: Closure): void {
+  const root = closure.root.typeName;
+  for (const m of closure.messages) {
+    checkReserved(root, m);
+    for (const f of m.fields) checkFieldType(root, m, f);
+    checkOneofs(root, m);
+    checkMapEntries(root, m);
+  }
+  for (const e of closure.enums) checkEnumReserved(root, e);
   checkScopes(root, closure);
 }
 
@@ -215,10 +233,6 @@ function checkMessage(root: string, m: DescMessage): void {
     }
     byJson.set(json, f.name);
   }
-  checkReserved(root, m);
-  for (const f of m.fields) checkFieldType(root, m, f);
-  checkOneofs(root, m);
-  checkMapEntries(root, m);
 }
 
 function checkEnum(root: string, e: DescEnum): void {
@@ -237,7 +251,6 @@ function checkEnum(root: string, e: DescEnum): void {
       `enum ${e.typeName} has first value ${first.name} = ${first.number}; proto3 enums must start with a value numbered 0, add one first`,
     );
   }
-  checkEnumReserved(root, e);
   if (e.proto.options?.allowAlias === true) return;
   const seen = new Map<number, string>();
   for (const v of e.values) {
@@ -265,19 +278,6 @@ function span(from: number, to: number): string {
   return from === to ? `${from}` : `${from} to ${to}`;
 }
 
-/** The index of the sorted, merged inclusive range holding `n`, or -1. */
-function rangeHolding(ranges: ReadonlyArray<readonly [number, number]>, n: number): number {
-  let lo = 0;
-  let hi = ranges.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    const [from, to] = ranges[mid]!;
-    if (n < from) hi = mid - 1;
-    else if (n > to) lo = mid + 1;
-    else return mid;
-  }
-  return -1;
-}
 
 /**
  * A message's reserved ranges are positive and non-empty, and no field uses a reserved number or
@@ -473,18 +473,11 @@ function checkMapEntries(root: string, m: DescMessage): void {
         `map field ${name} uses entry ${quoted(f.proto.typeName)}; its entry is ${expected.slice(1)}, nested in its message and used by no other field, declare the field as map<K, V> and let protoc generate the entry`,
       );
     }
-    const [key, value] = entry.field;
-    const wellFormed =
-      entry.field.length === 2 &&
-      key!.name === "key" && key!.number === 1 && key!.label === FieldDescriptorProto_Label.OPTIONAL &&
-      value!.name === "value" && value!.number === 2 && value!.label === FieldDescriptorProto_Label.OPTIONAL &&
-      entry.nestedType.length === 0 && entry.enumType.length === 0 && entry.oneofDecl.length === 0 &&
-      entry.extension.length === 0 && entry.extensionRange.length === 0;
-    if (!wellFormed) {
+    if (!isMapEntryShape(entry)) {
       throw invalid(
         root,
         RuleCode.MAP_ENTRY_INVALID,
-        `map field ${name} has entry ${expected.slice(1)} that is not the entry protoc generates (exactly the fields key = 1 and value = 2, nothing nested); declare the field as map<K, V> and let protoc generate the entry`,
+        `map field ${name} has entry ${expected.slice(1)} that is not the entry protoc generates (exactly the fields key = 1 and value = 2, a key of an integer, bool or string type, nothing nested); declare the field as map<K, V> and let protoc generate the entry`,
       );
     }
   }
@@ -536,4 +529,16 @@ function declare(root: string, scopeName: string, scope: Map<string, string>, na
     RuleCode.NAME_CONFLICT,
     `${prev} and ${described} share the name ${name} in ${scopeName === "" ? "the root package" : scopeName}; protoc requires distinct names for the fields, oneofs, nested types and enum values of one scope (enum values belong to the scope around their enum, C++ scoping), rename one`,
   );
+}
+
+/** A map entry as protoc generates it (what @bufbuild/protobuf asserts without a reason, and more). */
+export function isMapEntryShape(entry: DescriptorProto): boolean {
+  const T = FieldDescriptorProto_Type;
+  const OPTIONAL = FieldDescriptorProto_Label.OPTIONAL;
+  const [key, value] = entry.field;
+  if (entry.field.length !== 2 || key!.name !== "key" || key!.number !== 1 || key!.label !== OPTIONAL) return false;
+  if (value!.name !== "value" || value!.number !== 2 || value!.label !== OPTIONAL) return false;
+  const k = key!.type;
+  if (k === T.FLOAT || k === T.DOUBLE || k === T.BYTES || k === T.MESSAGE || k === T.GROUP || k === T.ENUM) return false;
+  return entry.nestedType.length === 0 && entry.enumType.length === 0 && entry.oneofDecl.length === 0 && entry.extension.length === 0 && entry.extensionRange.length === 0;
 }

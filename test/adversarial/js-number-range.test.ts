@@ -21,7 +21,7 @@ const type = ProtobufType.of(
       sfixed64 sf = 5 [jstype = JS_NUMBER];
       repeated fixed64 rf = 6 [jstype = JS_NUMBER];
       int64 big = 7;
-      map<string, int64> m = 8 [jstype = JS_NUMBER];
+      map<string, int64> m = 8;
       bytes pad = 9;
     }`,
     "M",

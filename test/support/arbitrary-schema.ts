@@ -396,7 +396,9 @@ function buildFiles(plan: SchemaPlan, sortedFields: boolean): { files: FileInit[
   const rootName = msgNames.get(rootFile.messages[0]!)!;
   if (chainNames.length > 0) {
     const root = (chainFile.messageType as MsgInit[])[0]!;
+    // Neither a field's number nor a reserved one (protoc refuses a field in a reserved range).
     const nums = new Set((root.field ?? []).map((f) => f.number));
+    for (const r of root.reservedRange ?? []) for (let k = r.start!; k < r.end!; k++) nums.add(k);
     let n = 1;
     while (nums.has(n)) n++;
     root.field = [...(root.field ?? []), { name: `chain_${n}`, number: n, jsonName: `chain${n}`, label: L.OPTIONAL, type: T.MESSAGE, typeName: ref(chainNames[0]!) }];
