@@ -270,14 +270,14 @@ function checkEnum(root: string, e: DescEnum): void {
 // Each one below was accepted and then either changed what a value reads as, split protokeel from
 // protobufjs or @bufbuild/protobuf on the same descriptor, or left in the normalized set a schema
 // that protoc refuses (the .proto text of `protokeel inspect` and of a schema registry's subject).
-// protoc never writes one, and normalization keeps each rule (a normalized set passes them all),
-// so no saved snapshot is refused by them.
+// protoc never writes one, and normalization keeps each rule (a normalized set passes them all).
+// They are checked at construction only (checkProtocRules), so that a type accepted before them
+// still restores.
 
 /** Inclusive `from..to` (or one number) as protoc's `reserved` statement writes it. */
 function span(from: number, to: number): string {
   return from === to ? `${from}` : `${from} to ${to}`;
 }
-
 
 /**
  * A message's reserved ranges are positive and non-empty, and no field uses a reserved number or
