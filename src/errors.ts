@@ -67,6 +67,18 @@ export class CodecError extends ProtokeelError {
 }
 
 /**
+ * A reader error for bytes that start at `shift` of a larger input (a frame's body, a chunk of a
+ * stream or of a pool batch, a registry record's payload): its offset and its message's "at byte
+ * N" moved by `shift`. Other errors are returned as they are.
+ */
+export function shifted(e: unknown, shift: number): unknown {
+  if (!(e instanceof CodecError) || shift === 0) return e;
+  const offset = e.offset === undefined ? undefined : e.offset + shift;
+  const message = e.message.replace(/at byte (\d+)/, (_m, n: string) => `at byte ${Number(n) + shift}`);
+  return new CodecError(e.code, message, { path: e.path, offset, cause: e });
+}
+
+/**
  * A broken internal invariant (a protokeel bug, never bad input): one shape for all of them, a
  * CodecError with code INTERNAL_ERROR whose message says where and asks for a report.
  */

@@ -9,7 +9,7 @@ import { MessageWriter, type Acceptor } from "./codec/writer.js";
 import { validateFrameBytes, validateMessageBytes } from "./codec/validate.js";
 import { evaluateMessages } from "./compat/evaluate.js";
 import { checkPayloadRules } from "./descriptor/rules.js";
-import { CodecError } from "./errors.js";
+import { CodecError, shifted } from "./errors.js";
 import { DynamicMessage, type DynamicInit } from "./message/dynamic-message.js";
 import type { Settings } from "./settings.js";
 import { snapshotOf, type ProtobufDynamicSerializerSnapshot } from "./snapshot/dynamic.js";
@@ -23,14 +23,6 @@ function evaluatorAcceptor(settings: Settings, jsNumbers: boolean): Acceptor {
     const r = evaluateMessages(saved, current, settings, settings, jsNumbers);
     return r.compatible ? { ok: true } : { ok: false, finding: r.incompatibilities[0]! };
   };
-}
-
-/** @internal Rewrites "at byte N" and the offset of a reader error for a frame that starts at `shift`. */
-export function shifted(e: unknown, shift: number): unknown {
-  if (!(e instanceof CodecError) || shift === 0) return e;
-  const offset = e.offset === undefined ? undefined : e.offset + shift;
-  const message = e.message.replace(/at byte (\d+)/, (_m, n: string) => `at byte ${Number(n) + shift}`);
-  return new CodecError(e.code, message, { path: e.path, offset, cause: e });
 }
 
 /** The largest input a failed read checks again in the other form (see #mixUp). */

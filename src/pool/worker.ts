@@ -3,7 +3,7 @@
 // with the same serializer calls a single thread makes, so that results and errors are theirs.
 import { parentPort, workerData } from "node:worker_threads";
 import { evaluateSchemaChange, ProtobufType, type EvaluateSchemaChangeOptions, type ProtobufSerializer } from "../index.js";
-import { shifted } from "../serializer.js";
+import { shifted } from "../errors.js";
 import { toWire, type Hello, type Reply, type Task } from "./protocol.js";
 
 const port = parentPort!;

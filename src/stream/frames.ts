@@ -3,7 +3,7 @@
 // so no Node module is imported and the default entry stays loadable everywhere.
 import { isDetached } from "../bytes.js";
 import { CUT, OVERFLOW, readFramePrefix, TOO_LONG, type FramePrefix } from "../codec/frame-reader.js";
-import { CodecError } from "../errors.js";
+import { CodecError, shifted } from "../errors.js";
 import type { DynamicInit, DynamicMessage } from "../message/dynamic-message.js";
 import type { ProtobufSerializer } from "../serializer.js";
 
@@ -117,14 +117,6 @@ function open(source: unknown, name: string): { pull: Pull; close: () => Promise
   };
 }
 
-/** Rewrites "at byte N" and the offset of an error in bytes that start at `shift` of the stream. */
-function atStream(e: unknown, shift: number): unknown {
-  if (!(e instanceof CodecError) || shift === 0) return e;
-  const offset = e.offset === undefined ? undefined : e.offset + shift;
-  const message = e.message.replace(/at byte (\d+)/, (_m, n: string) => `at byte ${Number(n) + shift}`);
-  return new CodecError(e.code, message, { path: e.path, offset, cause: e });
-}
-
 /**
  * The values of the frames of `source`. At most one chunk and one frame are held: complete frames
  * of a chunk are decoded in one call, a frame that spans chunks is copied into a buffer of its
@@ -222,7 +214,7 @@ export async function* decodeFrames(ser: ProtobufSerializer, source: StreamSourc
           // decodeAll gives all values or none: the frames before the corrupt one are still
           // values of the stream, as they are when the corrupt frame arrives in a later chunk.
           for (const v of valuesBefore(ser, buf, pos, end)) yield v;
-          throw atStream(e, base + pos);
+          throw shifted(e, base + pos);
         }
         pos = end;
         for (const v of values) yield v;
@@ -273,7 +265,7 @@ export async function* decodeFrames(ser: ProtobufSerializer, source: StreamSourc
       try {
         value = ser.fromBinary(body);
       } catch (e) {
-        throw atStream(e, bodyAt);
+        throw shifted(e, bodyAt);
       }
       yield value;
     }
