@@ -198,8 +198,7 @@ function parseSet(name: string, bytes: Uint8Array): FileRegistry {
     );
   }
   set.file = inDependencyOrder(name, filesByName(name, set.file));
-  declaredOnce(name, set);
-  checkReferences(name, set);
+  checkReferences(name, set, declaredOnce(name, set));
   try {
     return createFileRegistry(set);
   } catch (e) {
@@ -248,54 +247,40 @@ function filesByName(root: string, files: readonly FileDescriptorProto[]): Map<s
 /**
  * Refuses a name declared twice (a message, enum or service), as protoc does ("already
  * defined"): createFileRegistry let the later declaration replace the earlier silently, so a
- * root, a field's type or a registry's message index could bind the other one.
+ * root, a field's type or a registry's message index could bind the other one. Returns the
+ * declarations by full name: a message as its DescriptorProto, else its kind.
  */
-function declaredOnce(root: string, set: FileDescriptorSet): void {
-  const seen = new Set<string>();
-  forEachDeclaration(set, (declared) => {
-    if (!seen.has(declared)) {
-      seen.add(declared);
+function declaredOnce(root: string, set: FileDescriptorSet): Map<string, DescriptorProto | "enum" | "service"> {
+  const declared = new Map<string, DescriptorProto | "enum" | "service">();
+  forEachDeclaration(set, (name, kind, message) => {
+    if (!declared.has(name)) {
+      declared.set(name, message ?? (kind as "enum" | "service"));
       return;
     }
     throw invalid(
       root,
       InputCode.DESCRIPTOR_SET_INVALID,
-      `the file descriptor set declares ${shortName(declared)} more than once; protobuf names are unique, pass the set that protoc or buf wrote`,
+      `the file descriptor set declares ${shortName(name)} more than once; protobuf names are unique, pass the set that protoc or buf wrote`,
     );
   });
+  return declared;
 }
 
 /**
- * Checks what each field's type_name names before createFileRegistry reads the set, which
- * asserted on most of these without a reason ("the file descriptor set is not valid ()") or
- * called an enum named as a message type missing ("include every imported file"). protoc writes
- * every type_name fully qualified with a leading dot; a relative one resolves by scope in protoc
- * but as a full name in @bufbuild/protobuf, so the two could bind different types.
+ * Checks what each field's type_name names (`declared`: declaredOnce's) before
+ * createFileRegistry reads the set, which asserted on most of these without a reason ("the file
+ * descriptor set is not valid ()") or called an enum named as a message type missing ("include
+ * every imported file"). protoc writes every type_name fully qualified with a leading dot; a
+ * relative one resolves by scope in protoc but as a full name in @bufbuild/protobuf, so the two
+ * could bind different types.
  */
-function checkReferences(root: string, set: FileDescriptorSet): void {
-  const kinds = new Map<string, "message" | "enum" | "entry">();
-  const entries = new Map<string, DescriptorProto>();
-  const messages: Array<{ name: string; proto: DescriptorProto }> = [];
-  const stack: Array<{ prefix: string; proto: DescriptorProto }> = [];
-  for (const file of set.file) {
-    const prefix = file.package === "" ? "" : `${file.package}.`;
-    for (const e of file.enumType) kinds.set(prefix + e.name, "enum");
-    for (const m of file.messageType) stack.push({ prefix, proto: m });
-    while (stack.length > 0) {
-      const { prefix: p, proto } = stack.pop()!;
-      const full = p + proto.name;
-      kinds.set(full, proto.options?.mapEntry === true ? "entry" : "message");
-      if (proto.options?.mapEntry === true) entries.set(full, proto);
-      messages.push({ name: full, proto });
-      for (const e of proto.enumType) kinds.set(`${full}.${e.name}`, "enum");
-      for (const n of proto.nestedType) stack.push({ prefix: `${full}.`, proto: n });
-    }
-  }
+function checkReferences(root: string, set: FileDescriptorSet, declared: ReadonlyMap<string, DescriptorProto | "enum" | "service">): void {
   // A missing imported file is createFileRegistry's to name ("Cannot find x.proto"), which says more.
   const fileNames = new Set(set.file.map((f) => f.name));
   const importsMissing = set.file.some((f) => f.dependency.some((d) => !fileNames.has(d)));
   const T = FieldDescriptorProto_Type;
-  for (const { name: owner, proto } of messages) {
+  for (const [owner, proto] of declared) {
+    if (typeof proto === "string") continue;
     for (const f of proto.field) {
       const isEnum = f.type === T.ENUM;
       if (!isEnum && f.type !== T.MESSAGE && f.type !== T.GROUP) continue;
@@ -308,8 +293,8 @@ function checkReferences(root: string, set: FileDescriptorSet): void {
           `field ${field} names type ${JSON.stringify(shortName(target))}, which is not fully qualified; protoc writes a leading dot and the full name (.pkg.Type), pass the set that protoc or buf wrote`,
         );
       }
-      const kind = kinds.get(target.slice(1));
-      if (kind === undefined) {
+      const named = declared.get(target.slice(1));
+      if (named === undefined || named === "service") {
         if (importsMissing) continue;
         throw invalid(
           root,
@@ -317,14 +302,14 @@ function checkReferences(root: string, set: FileDescriptorSet): void {
           `field ${field} names type ${shortName(target.slice(1))}, which the file descriptor set does not declare; include every imported file (protoc --include_imports)`,
         );
       }
-      if (isEnum !== (kind === "enum")) {
+      if (isEnum !== (named === "enum")) {
         throw invalid(
           root,
           InputCode.DESCRIPTOR_SET_INVALID,
-          `field ${field} has type ${isEnum ? "enum" : "message"} but names ${kind === "enum" ? "enum" : "message"} ${shortName(target.slice(1))}; pass the set that protoc or buf wrote`,
+          `field ${field} has type ${isEnum ? "enum" : "message"} but names ${named === "enum" ? "enum" : "message"} ${shortName(target.slice(1))}; pass the set that protoc or buf wrote`,
         );
       }
-      if (kind !== "entry") continue;
+      if (named === "enum" || named.options?.mapEntry !== true) continue;
       if (f.label !== FieldDescriptorProto_Label.REPEATED) {
         throw invalid(
           root,
@@ -332,7 +317,7 @@ function checkReferences(root: string, set: FileDescriptorSet): void {
           `field ${field} has map entry ${shortName(target.slice(1))} as its type; a map entry is the type of its own map field only, declare the field as map<K, V>`,
         );
       }
-      if (!isMapEntryShape(entries.get(target.slice(1))!)) {
+      if (!isMapEntryShape(named)) {
         throw invalid(
           root,
           RuleCode.MAP_ENTRY_INVALID,
@@ -342,7 +327,6 @@ function checkReferences(root: string, set: FileDescriptorSet): void {
     }
   }
 }
-
 
 /**
  * The files in dependency order (each after the files it imports), keeping the given order where

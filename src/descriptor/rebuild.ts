@@ -64,13 +64,13 @@ export function rebuildCounted(normalized: Uint8Array, fullName: string): DescMe
 }
 
 /**
- * Calls `visit` with the full name of every message, enum and service a set declares, in file
- * order, each message before what it nests. An explicit stack: a set read from bytes nests as
+ * Calls `visit` with the full name of every message, enum and service a set declares (and a
+ * message's DescriptorProto), in file order, each message before what it nests. An explicit stack: a set read from bytes nests as
  * deep as its decoder allows, and a set built in memory as deep as its builder made it.
  */
 export function forEachDeclaration(
   set: FileDescriptorSet,
-  visit: (name: string, kind: "message" | "enum" | "service") => void,
+  visit: (name: string, kind: "message" | "enum" | "service", message?: DescriptorProto) => void,
 ): void {
   const stack: Array<{ prefix: string; message: DescriptorProto }> = [];
   for (const file of set.file) {
@@ -81,7 +81,7 @@ export function forEachDeclaration(
     while (stack.length > 0) {
       const { prefix: p, message: m } = stack.pop()!;
       const name = p + m.name;
-      visit(name, "message");
+      visit(name, "message", m);
       for (const e of m.enumType) visit(`${name}.${e.name}`, "enum");
       for (let i = m.nestedType.length - 1; i >= 0; i--) stack.push({ prefix: `${name}.`, message: m.nestedType[i]! });
     }
