@@ -6,7 +6,7 @@
 // messages are in messages.ts and the JSON boundary in json-boundary.ts.
 import { ScalarType, type DescEnum, type DescField, type DescMessage, type DescOneof } from "@bufbuild/protobuf";
 import { resolveRoot, type DescriptorInput } from "../descriptor/input.js";
-import { mergeRanges, rangeHolding } from "../descriptor/normalize.js";
+import { rangeHolding, reservedRangesOf } from "../descriptor/normalize.js";
 import { checkPayloadRules } from "../descriptor/rules.js";
 import { holdsJsNumber, is64 } from "../descriptor/long-form.js";
 import { checkBoundary, servedAsOther, withJsonBoundary, type EvaluationBoundary, type JsonBoundaryRule } from "./json-boundary.js";
@@ -253,10 +253,8 @@ const reservedCache = new WeakMap<DescMessage | DescEnum, Reserved>();
 function reservedOf(desc: DescMessage | DescEnum): Reserved {
   let r = reservedCache.get(desc);
   if (r === undefined) {
-    // DescriptorProto.ReservedRange ends are exclusive; EnumReservedRange ends are inclusive.
-    const endShift = desc.kind === "message" ? 1 : 0;
     r = {
-      ranges: mergeRanges(desc.proto.reservedRange.map((x) => [x.start, x.end - endShift] as const)),
+      ranges: reservedRangesOf(desc),
       names: new Set(desc.proto.reservedName),
     };
     reservedCache.set(desc, r);

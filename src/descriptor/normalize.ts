@@ -195,7 +195,7 @@ function ownProto(m: DescMessage): DescriptorProto {
     return fp;
   });
 
-  for (const r of mergeRanges(m.proto.reservedRange.map((r) => [r.start, r.end - 1] as const))) {
+  for (const r of reservedRangesOf(m)) {
     out.reservedRange.push(create(DescriptorProto_ReservedRangeSchema, { start: r[0], end: r[1] + 1 }));
   }
   out.reservedName = uniqueSorted(m.proto.reservedName);
@@ -290,8 +290,7 @@ function enumProto(e: DescEnum): EnumDescriptorProto {
     if (v.deprecated) value.options = create(EnumValueOptionsSchema, { deprecated: true });
     return value;
   });
-  // Enum reserved ranges are inclusive at both ends.
-  for (const r of mergeRanges(e.proto.reservedRange.map((r) => [r.start, r.end] as const))) {
+  for (const r of reservedRangesOf(e)) {
     out.reservedRange.push(create(EnumDescriptorProto_EnumReservedRangeSchema, { start: r[0], end: r[1] }));
   }
   out.reservedName = uniqueSorted(e.proto.reservedName);
@@ -305,6 +304,15 @@ function enumProto(e: DescEnum): EnumDescriptorProto {
 }
 
 // --- reserved ---
+
+/**
+ * A message's or enum's reserved numbers as sorted, merged inclusive ranges (message ranges end
+ * exclusive in the descriptor, enum ranges inclusive).
+ */
+export function reservedRangesOf(desc: DescMessage | DescEnum): Array<[number, number]> {
+  const endShift = desc.kind === "message" ? 1 : 0;
+  return mergeRanges(desc.proto.reservedRange.map((r) => [r.start, r.end - endShift] as const));
+}
 
 /** Sorts inclusive ranges and merges overlapping or adjacent ones. */
 export function mergeRanges(ranges: ReadonlyArray<readonly [number, number]>): Array<[number, number]> {

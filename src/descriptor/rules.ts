@@ -14,7 +14,7 @@ import { collectClosure, type Closure, type Decl } from "./closure.js";
 import { invalid } from "./invalid.js";
 import { is64 } from "./long-form.js";
 import { mapEntryName, protocJsonName, quoted, utf8Length } from "./names.js";
-import { mergeRanges, rangeHolding } from "./normalize.js";
+import { rangeHolding, reservedRangesOf } from "./normalize.js";
 
 /** Largest field number: the tag is the number shifted left by 3 in an unsigned 32-bit varint. */
 export const MAX_FIELD_NUMBER = 536_870_911;
@@ -296,7 +296,7 @@ function checkReserved(root: string, m: DescMessage): void {
       `message ${m.typeName} declares reserved range start ${r.start} end ${r.end} (end exclusive), which is ${r.start < 1 ? "not positive" : "empty"}; reserve positive numbers with the end after the start, as protoc requires`,
     );
   }
-  const ranges = mergeRanges(proto.reservedRange.map((r) => [r.start, r.end - 1] as const));
+  const ranges = reservedRangesOf(m);
   const names = new Set(proto.reservedName);
   for (const f of m.fields) {
     const at = rangeHolding(ranges, f.number);
@@ -329,7 +329,7 @@ function checkEnumReserved(root: string, e: DescEnum): void {
       `enum ${e.typeName} declares reserved range start ${r.start} end ${r.end} (end inclusive), which is empty; reserve a range whose end is not below its start, as protoc requires`,
     );
   }
-  const ranges = mergeRanges(proto.reservedRange.map((r) => [r.start, r.end] as const));
+  const ranges = reservedRangesOf(e);
   const names = new Set(proto.reservedName);
   for (const v of e.values) {
     const at = rangeHolding(ranges, v.number);
