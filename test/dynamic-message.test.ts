@@ -322,7 +322,7 @@ describe("rejections name the field and the rule", () => {
     [{ f_enum: "COLOR_BLUE" }, RangeError, 'field alltypes.AllTypes.f_enum(16) expects a value of enum alltypes.Color, got string "COLOR_BLUE"; use a declared name or a number'],
     [{ f_enum: 2147483648 }, RangeError, "field alltypes.AllTypes.f_enum(16) expects enum alltypes.Color in -2147483648..2147483647, got number 2147483648"],
     [{ f_message: "x" }, TypeError, 'field alltypes.AllTypes.f_message(17) expects a DynamicMessage or a plain object for alltypes.Leaf, got string "x"'],
-    [{ f_message: { nope: 1 } }, TypeError, 'alltypes.Leaf has no field "nope"; use a field name as declared in the .proto file'],
+    [{ f_message: { nope: 1 } }, TypeError, 'alltypes.AllTypes.f_message(17) has no field "nope"; use a field name as declared in the .proto file'],
     [{ r_int32: 1 }, TypeError, "field alltypes.AllTypes.r_int32(45) is repeated and expects an array, got number 1"],
     [{ r_int32: [1, "2"] }, TypeError, 'field alltypes.AllTypes.r_int32(45)[1] expects int32, got string "2"'],
     [{ m_int32: [] }, TypeError, "field alltypes.AllTypes.m_int32(81) is a map and expects a Map or a plain object, got an array"],

@@ -85,7 +85,7 @@ describe("refused values, with the dynamic kind's codes where the rule is shared
 
   test("field values are checked with DynamicMessage.create's rules and errors", () => {
     expect(() => ser.toBinary(create(OrderSchema, { id: "x" as never }))).toThrow(new TypeError('field esfix.Order.id(1) expects int64 (bigint or integer number), got string "x"'));
-    expect(() => ser.toBinary(create(OrderSchema, { items: [{ qty: 2 ** 40 }] }))).toThrow(new RangeError("field esfix.Item.qty(2) expects int32 in -2147483648..2147483647, got number 1099511627776"));
+    expect(() => ser.toBinary(create(OrderSchema, { items: [{ qty: 2 ** 40 }] }))).toThrow(new RangeError("field esfix.Order.items(2)[0].qty(2) expects int32 in -2147483648..2147483647, got number 1099511627776"));
   });
 });
 

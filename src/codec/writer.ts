@@ -18,7 +18,7 @@
 import type { DescMessage } from "@bufbuild/protobuf";
 import { CodecError } from "../errors.js";
 import type { Settings } from "../settings.js";
-import { at, describeValue, isPlainObject } from "../message/coerce.js";
+import { at, describeValue, isPlainObject, rooted } from "../message/coerce.js";
 import { initValues } from "../message/create.js";
 import { DynamicMessage, isDynamicMessage } from "../message/dynamic-message.js";
 import { EMPTY_UNKNOWN, StoredUnknown, unknownLength } from "../message/unknown-fields.js";
@@ -141,13 +141,26 @@ class Writer extends FieldWriter implements Failer {
 
   /** `extra`: a field below the top frame that the error is about (a map field's entry level). */
   fail(code: string, what: string, extra?: FieldPlan): never {
+    let path = this.pathHere();
+    if (extra !== undefined) path += `.${extra.fi.name}(${extra.number})`;
+    throw new CodecError(code, `cannot write ${this.c.root.typeName}: ${what.replace("{path}", () => shortPath(path, this.c.root.typeName))}`, { path });
+  }
+
+  /** Where the top frame's value sits in the root value: `acme.Order.items(3)[0]`. */
+  private pathHere(): string {
     let path = this.c.root.typeName;
     for (let i = 0; i < this.sp; i++) {
       const f = this.frames[i]!;
       if (f.via !== undefined) path += `.${f.via.fi.name}(${f.via.number})${keySegment(f.key)}`;
     }
-    if (extra !== undefined) path += `.${extra.fi.name}(${extra.number})`;
-    throw new CodecError(code, `cannot write ${this.c.root.typeName}: ${what.replace("{path}", () => shortPath(path, this.c.root.typeName))}`, { path });
+    return path;
+  }
+
+  /** A value error thrown in the top frame (it names the frame's type) with the root's path instead. */
+  private rooted(e: unknown): unknown {
+    // A frame is pushed before its plan is set (a depth error comes first): such a frame has none yet.
+    const plan = this.sp < 2 || !(e instanceof TypeError || e instanceof RangeError) ? undefined : (this.frames[this.sp - 1]!.plan as WritePlan | undefined);
+    return plan === undefined ? e : rooted(e, plan.info.desc.typeName, shortPath(this.pathHere(), this.c.root.typeName));
   }
 
   private depthError(depth: number, extra?: FieldPlan): never {
@@ -168,7 +181,11 @@ class Writer extends FieldWriter implements Failer {
     this.rootBody = this.pos + (framed ? 1 : 0);
     this.rootSize = 0;
     const c = this.c;
-    if (this.enter(value, c.root, c.root, 1, undefined, undefined, -1, framed)) this.run();
+    try {
+      if (this.enter(value, c.root, c.root, 1, undefined, undefined, -1, framed)) this.run();
+    } catch (e) {
+      throw this.rooted(e);
+    }
     if (this.rootSize > c.maxBytes) throw new SizeOverflow();
     return this.rootSize;
   }

@@ -12,7 +12,7 @@ import { StructTooDeep, structToMessage } from "./struct.js";
 import { isWrapperDesc } from "@bufbuild/protobuf/wkt";
 import { varintBytes } from "../bytes.js";
 import { CodecError } from "../errors.js";
-import { coerceValueField, describeValue, listForWrite, mapInput } from "../message/coerce.js";
+import { coerceValueField, describeValue, listForWrite, mapInput, rooted } from "../message/coerce.js";
 import { DynamicMessage } from "../message/dynamic-message.js";
 import { K_LIST, K_MAP, K_MESSAGE, messageInfo, type FieldInfo } from "../message/field-info.js";
 import type { UnknownField } from "../message/unknown-fields.js";
@@ -155,6 +155,8 @@ interface Task {
   keys: readonly unknown[] | undefined;
   j: number;
   acc: DynamicMessage[] | Map<unknown, DynamicMessage> | undefined;
+  /** The trail's length when the object was opened: the parts that lead to it. */
+  readonly trail: number;
 }
 
 /**
@@ -190,7 +192,7 @@ function open(obj: unknown, plan: GenPlan, t: Trail, depth: number, maxDepth: nu
     present++;
     oneofCase(c, oneofs[i]!, plan.cases[i]!, plan.typeName, t);
   }
-  return { o, plan, values: new Array<unknown>(plan.fields.length), depth, present, i: 0, items: undefined, keys: undefined, j: 0, acc: undefined };
+  return { o, plan, values: new Array<unknown>(plan.fields.length), depth, present, i: 0, items: undefined, keys: undefined, j: 0, acc: undefined, trail: t.parts.length };
 }
 
 /** Ends a task: the undeclared-property check, the unknown fields, the value. */
@@ -205,11 +207,17 @@ function close(task: Task, t: Trail): DynamicMessage {
  * A message element under field `fp`: a value at once (an unboxed wrapper), or the object to
  * convert (a Struct held as JSON is turned into its message form first).
  */
-function element(t: Trail, fp: FieldPlan, v: unknown, depth: number, maxDepth: number): DynamicMessage | { readonly obj: unknown } {
+function element(t: Trail, task: Task, fp: FieldPlan, v: unknown, depth: number, maxDepth: number): DynamicMessage | { readonly obj: unknown } {
   const child = fp.child!;
   switch (fp.message) {
     case M_WRAPPER: {
-      const x = coerceValueField(child.fields[0]!.fi, v);
+      let x: unknown;
+      try {
+        x = coerceValueField(child.fields[0]!.fi, v);
+      } catch (e) {
+        // Named from the object that holds the wrapper; fromGenerated roots that object's name.
+        throw rooted(e, child.typeName, task.plan.typeName + t.parts.slice(task.trail).join(""));
+      }
       const values = new Array<unknown>(1);
       if (x !== undefined) values[0] = x;
       return DynamicMessage._fromDecoded(child.desc, values, undefined, undefined);
@@ -244,6 +252,18 @@ function element(t: Trail, fp: FieldPlan, v: unknown, depth: number, maxDepth: n
  */
 export function fromGenerated(obj: unknown, plan: GenPlan, t: Trail, maxDepth: number): DynamicMessage {
   const stack: Task[] = [open(obj, plan, t, 1, maxDepth)];
+  try {
+    return convert(stack, t, maxDepth);
+  } catch (e) {
+    // A value error names the type its field is declared in: it gets the path of the object.
+    const top = stack[stack.length - 1]!;
+    if (stack.length < 2) throw e;
+    throw rooted(e, top.plan.typeName, shortPath(t.root + t.parts.slice(0, top.trail).join(""), t.root));
+  }
+}
+
+/** The conversion of fromGenerated, from its stack of open objects. */
+function convert(stack: Task[], t: Trail, maxDepth: number): DynamicMessage {
   for (;;) {
     const task = stack[stack.length - 1]!;
     if (task.items !== undefined) {
@@ -254,7 +274,7 @@ export function fromGenerated(obj: unknown, plan: GenPlan, t: Trail, maxDepth: n
         const key = task.keys === undefined ? undefined : task.keys[j];
         t.parts.push(key === undefined ? `[${j}]` : keySegment(String(key)));
         const depth = task.depth + (key === undefined ? 1 : 2);
-        const e = element(t, fp, task.items[j], depth, maxDepth);
+        const e = element(t, task, fp, task.items[j], depth, maxDepth);
         if (e instanceof DynamicMessage) {
           t.parts.pop();
           if (key === undefined) (task.acc as DynamicMessage[]).push(e);
@@ -320,7 +340,7 @@ export function fromGenerated(obj: unknown, plan: GenPlan, t: Trail, maxDepth: n
       }
       // A singular message: a value at once, or an object converted on top of this one.
       t.parts.push(fp.seg);
-      const e = element(t, fp, raw, task.depth + 1, maxDepth);
+      const e = element(t, task, fp, raw, task.depth + 1, maxDepth);
       if (e instanceof DynamicMessage) {
         t.parts.pop();
         values[i] = e;

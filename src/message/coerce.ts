@@ -75,6 +75,32 @@ export function at(where: string, key?: unknown): string {
   return where + keySegment(key);
 }
 
+/** How a value error's message starts when it names a field, a oneof or the type itself. */
+const NAMING = ["field ", "oneof ", "map key of field ", ""];
+
+/**
+ * `e` naming `path` (where the value sits in the root value) instead of `typeName`, when `e` is a
+ * value error (TypeError or RangeError, as create and the writers throw them) whose message starts
+ * by naming `typeName`: "field acme.Item.qty(2)" becomes "field acme.Order.items(3)[0].qty(2)".
+ * Errors are made naming the type the failing field is declared in (a type's labels are built
+ * once); under a nested, shared or recursive type that did not say which occurrence failed.
+ * Anything else is returned as it is (a getter's own error, a CodecError that has its path).
+ * `path` starts with the name of the type that holds the value, so rooting again one level up
+ * composes; each error is rooted once per level (a recursive type's name would match again).
+ */
+export function rooted(e: unknown, typeName: string, path: string): unknown {
+  if (path === typeName || !(e instanceof Error) || (e.constructor !== TypeError && e.constructor !== RangeError)) return e;
+  for (const naming of NAMING) {
+    const head = naming + typeName;
+    const next = e.message.charAt(head.length);
+    // The type itself is named as "T has no field …"; its fields as "field T.name(n)".
+    if (e.message.startsWith(head) && (next === " " || (next === "." && naming !== ""))) {
+      return new (e.constructor as ErrorConstructor)(naming + path + e.message.slice(head.length));
+    }
+  }
+  return e;
+}
+
 function typeError(where: string, expects: string, v: unknown, key?: unknown): TypeError {
   return new TypeError(`${at(where, key)} expects ${expects}, got ${describeValue(v)}`);
 }

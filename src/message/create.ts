@@ -3,12 +3,12 @@
 // nested as deep as maxDepth allows is fine, and one that contains itself is refused by name
 // instead of overflowing the stack.
 import type { DescMessage } from "@bufbuild/protobuf";
-import { coerceValueField, describeValue, isPlainObject, listForWrite, listInput, mapInput } from "./coerce.js";
+import { coerceValueField, describeValue, isPlainObject, listForWrite, listInput, mapInput, rooted } from "./coerce.js";
 import { DynamicMessage, isDynamicMessage } from "./dynamic-message.js";
 import { K_LIST, K_MAP, K_MESSAGE, messageInfo, type FieldInfo, type MessageInfo } from "./field-info.js";
 import { EMPTY_UNKNOWN } from "./unknown-fields.js";
 import { newValues } from "./values.js";
-import { keySegment, quoted } from "../descriptor/names.js";
+import { keySegment, quoted, shortPath } from "../descriptor/names.js";
 
 /** The FieldInfo of a proto field name, or a TypeError that says which name to use. */
 export function fieldByName(info: MessageInfo, name: unknown): FieldInfo {
@@ -92,7 +92,12 @@ export function build(desc: DescMessage, init: Readonly<Record<string, unknown>>
       done = undefined;
     }
     // A list or map of messages in progress first, then the next fields.
-    const child = (t.fi !== undefined ? elements(t) : undefined) ?? fields(t);
+    let child: Task | undefined;
+    try {
+      child = (t.fi !== undefined ? elements(t) : undefined) ?? fields(t);
+    } catch (e) {
+      throw t.parent === undefined ? e : rooted(e, t.desc.typeName, shortPath(pathOf(t), desc.typeName));
+    }
     if (child !== undefined) {
       stack.push(child);
       if (open === undefined && stack.length > CYCLE_CHECK_DEPTH) open = new Set(stack.slice(0, -1).map((x) => x.init));
@@ -226,7 +231,12 @@ export function storedField(fi: FieldInfo, v: unknown): unknown {
 export function storedMessage(where: string, fi: FieldInfo, v: unknown): DynamicMessage {
   if (isDynamicMessage(v)) return v;
   if (!isPlainObject(v)) throw messageExpected(where, fi, v);
-  return build(fi.field.message!, v);
+  try {
+    return build(fi.field.message!, v);
+  } catch (e) {
+    // `where` is "field <path>": the builder's own type and field, which the nested type's errors lack.
+    throw rooted(e, fi.field.message!.typeName, where.slice("field ".length));
+  }
 }
 
 const EMPTY: object = {};
