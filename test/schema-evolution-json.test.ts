@@ -14,6 +14,7 @@ function order(body: string, extra = ""): DescMessage {
 }
 
 const STATUS = "enum Status { STATUS_UNSPECIFIED = 0; PAID = 1; SHIPPED = 2; }";
+const ALIASED = "enum Status { option allow_alias = true; STATUS_UNSPECIFIED = 0; PAID = 1; SETTLED = 1; SHIPPED = 2; }";
 
 /** "RULE at path" for incompatibilities, "note RULE at path" for notes. */
 function verdict(r: EvaluationResult): string[] {
@@ -44,6 +45,10 @@ const MATRIX: [string, string, string, [string, string], string[], string[], str
   ["string → bytes", "string note = 2;", "bytes note = 2;", ["", ""], [], ["FIELD_TYPE_CHANGED at acme.Order.note(2)"]],
   ["enum → int32", "Status status = 5;", "int32 status = 5;", [STATUS, STATUS], [], ["FIELD_TYPE_CHANGED at acme.Order.status(5)"]],
   ["enum value renamed", "Status status = 5;", "Status status = 5;", [STATUS, STATUS.replace("SHIPPED", "SENT")], ["note ENUM_VALUE_RENAMED at acme.Order.status(5).SENT(2)"], ["JSON_ENUM_VALUE_RENAMED at acme.Order.status(5).SENT(2)"]],
+  // Aliases: ProtoJSON writers write a number's first name, but the saved parser read every alias.
+  ["enum alias removed", "Status status = 5;", "Status status = 5;", [ALIASED, STATUS], ["note ENUM_VALUE_RENAMED at acme.Order.status(5).PAID(1)"], ["JSON_ENUM_VALUE_RENAMED at acme.Order.status(5).PAID(1)"]],
+  // JSON pairs by name: "SETTLED" reads as SETTLED, as a renumbered value reads under its name.
+  ["enum alias given its own number", "Status status = 5;", "Status status = 5;", [ALIASED, STATUS.replace("SHIPPED = 2;", "SHIPPED = 2; SETTLED = 3;")], ["note ENUM_VALUE_RENAMED at acme.Order.status(5).PAID(1)"], []],
   ["enum value added", "Status status = 5;", "Status status = 5;", [STATUS, STATUS.replace("SHIPPED = 2;", "SHIPPED = 2; LOST = 3;")], [], ["note JSON_ENUM_VALUE_ADDED at acme.Order.status(5).LOST(3)"]],
   ["enum value removed, number and name reserved", "Status status = 5;", "Status status = 5;", [STATUS, 'enum Status { STATUS_UNSPECIFIED = 0; PAID = 1; reserved 2; reserved "SHIPPED"; }'], [], ["note JSON_ENUM_VALUE_REMOVED at acme.Order.status(5).SHIPPED(2)"]],
   ["enum value removed, nothing reserved", "Status status = 5;", "Status status = 5;", [STATUS, "enum Status { STATUS_UNSPECIFIED = 0; PAID = 1; }"], ["ENUM_VALUE_REMOVED_NOT_RESERVED at acme.Order.status(5).SHIPPED(2)"], ["JSON_ENUM_VALUE_REMOVED_NOT_RESERVED at acme.Order.status(5).SHIPPED(2)"]],

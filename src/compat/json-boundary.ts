@@ -402,14 +402,24 @@ function evaluateJson(saved: DescMessage, current: DescMessage, savedSettings: S
       if (list === undefined) byNumber.set(v.number, [v]);
       else list.push(v);
     }
+    // Every saved name of a number, aliases too: ProtoJSON writers write the first, but the saved
+    // parser read each alias, so saved JSON from other producers (or by hand) may carry any of them
+    // (as a field's proto name is checked beside its JSON name).
+    const savedByNumber = new Map<number, DescEnumValue[]>();
+    for (const v of s.values) {
+      const list = savedByNumber.get(v.number);
+      if (list === undefined) savedByNumber.set(v.number, [v]);
+      else list.push(v);
+    }
     for (const n of numbers) {
       const sv = s.value[n];
       const cv = c.value[n];
-      if (sv !== undefined && !currentNames.has(sv.name)) {
-        const vpath = new PathNode(path, `.${cv?.name ?? sv.name}(${n})`);
-        if (cv !== undefined) bad("JSON_ENUM_VALUE_RENAMED", vpath, jsonEnumValueRenamed(vpath, c.typeName, sv.name, cv.name));
-        else if (currentReserved.has(sv.name)) note("JSON_ENUM_VALUE_REMOVED", vpath, jsonEnumValueRemoved(vpath, sv.name));
-        else bad("JSON_ENUM_VALUE_REMOVED_NOT_RESERVED", vpath, jsonEnumValueRemovedNotReserved(vpath, sv.name, c.typeName));
+      for (const saved of savedByNumber.get(n) ?? []) {
+        if (currentNames.has(saved.name)) continue;
+        const vpath = new PathNode(path, `.${cv?.name ?? saved.name}(${n})`);
+        if (cv !== undefined) bad("JSON_ENUM_VALUE_RENAMED", vpath, jsonEnumValueRenamed(vpath, c.typeName, saved.name, cv.name));
+        else if (currentReserved.has(saved.name)) note("JSON_ENUM_VALUE_REMOVED", vpath, jsonEnumValueRemoved(vpath, saved.name));
+        else bad("JSON_ENUM_VALUE_REMOVED_NOT_RESERVED", vpath, jsonEnumValueRemovedNotReserved(vpath, saved.name, c.typeName));
       }
       if (cv === undefined) continue;
       for (const v of byNumber.get(n)!) {
