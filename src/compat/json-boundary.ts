@@ -414,12 +414,17 @@ function evaluateJson(saved: DescMessage, current: DescMessage, savedSettings: S
     for (const n of numbers) {
       const sv = s.value[n];
       const cv = c.value[n];
-      for (const saved of savedByNumber.get(n) ?? []) {
-        if (currentNames.has(saved.name)) continue;
-        const vpath = new PathNode(path, `.${cv?.name ?? saved.name}(${n})`);
-        if (cv !== undefined) bad("JSON_ENUM_VALUE_RENAMED", vpath, jsonEnumValueRenamed(vpath, c.typeName, saved.name, cv.name));
-        else if (currentReserved.has(saved.name)) note("JSON_ENUM_VALUE_REMOVED", vpath, jsonEnumValueRemoved(vpath, saved.name));
-        else bad("JSON_ENUM_VALUE_REMOVED_NOT_RESERVED", vpath, jsonEnumValueRemovedNotReserved(vpath, saved.name, c.typeName));
+      // One finding per number, naming every lost name (an enum may have thousands of aliases).
+      const lost = (savedByNumber.get(n) ?? []).filter((v) => !currentNames.has(v.name)).map((v) => v.name);
+      if (lost.length > 0) {
+        const vpath = new PathNode(path, `.${cv?.name ?? lost[0]}(${n})`);
+        if (cv !== undefined) bad("JSON_ENUM_VALUE_RENAMED", vpath, jsonEnumValueRenamed(vpath, c.typeName, lost, cv.name));
+        else {
+          const kept = lost.filter((name) => currentReserved.has(name));
+          const open = lost.filter((name) => !currentReserved.has(name));
+          if (open.length > 0) bad("JSON_ENUM_VALUE_REMOVED_NOT_RESERVED", vpath, jsonEnumValueRemovedNotReserved(vpath, open, c.typeName));
+          else note("JSON_ENUM_VALUE_REMOVED", vpath, jsonEnumValueRemoved(vpath, kept));
+        }
       }
       if (cv === undefined) continue;
       for (const v of byNumber.get(n)!) {

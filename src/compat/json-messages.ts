@@ -2,7 +2,7 @@
 // current schema does with JSON written by the saved one (or a strict old consumer with current
 // output), what to do. Lowercase, paths in the `acme.Order.items(4).price(2)` style.
 import type { DescField } from "@bufbuild/protobuf";
-import { describeField, describeType } from "./messages.js";
+import { describeField, describeType, nameList } from "./messages.js";
 
 interface Path {
   toString(): string;
@@ -69,16 +69,20 @@ export function jsonWellKnownChanged(path: Path, from: string, to: string): stri
   return `field ${path} has message type ${to}, saved ${from}: ${from.startsWith("google.protobuf.") ? from : to} has a JSON form of its own (a string, a number or any JSON), so saved JSON does not read as the other type; keep ${from} or add a new field with a new name instead`;
 }
 
-export function jsonEnumValueRenamed(path: Path, enumName: string, from: string, to: string): string {
-  return `enum value ${path} of ${enumName} was renamed from ${from} to ${to}: enum values travel by name in JSON, so saved JSON with "${from}" is rejected by the current parser, and current JSON with "${to}" by a strict old one; keep ${from} (an alias with allow_alias accepts both names)`;
+// `from` and `names` are the saved names of one number that the current enum lacks (aliases too).
+
+export function jsonEnumValueRenamed(path: Path, enumName: string, from: readonly string[], to: string): string {
+  return `enum value ${path} of ${enumName} was renamed from ${nameList(from)} to ${to}: enum values travel by name in JSON, so saved JSON with ${nameList(from, true)} is rejected by the current parser, and current JSON with "${to}" by a strict old one; keep ${nameList(from)} (an alias with allow_alias accepts both names)`;
 }
 
-export function jsonEnumValueRemovedNotReserved(path: Path, name: string, currentEnum: string): string {
-  return `enum value ${path} was removed from ${currentEnum} without reserving name "${name}": saved JSON with "${name}" is rejected by the current parser, and a later value named "${name}" would read it with another meaning; add reserved "${name}" to ${currentEnum}`;
+export function jsonEnumValueRemovedNotReserved(path: Path, names: readonly string[], currentEnum: string): string {
+  const list = nameList(names, true);
+  return `enum value ${path} was removed from ${currentEnum} without reserving name ${list}: saved JSON with ${list} is rejected by the current parser, and a later value named ${list} would read it with another meaning; add reserved ${list} to ${currentEnum}`;
 }
 
-export function jsonEnumValueRemoved(path: Path, name: string): string {
-  return `enum value ${path} was removed and name "${name}" is reserved: saved JSON with "${name}" is still rejected by a strict current parser; parse JSON that may be old with ignoreUnknownFields, which drops the value`;
+export function jsonEnumValueRemoved(path: Path, names: readonly string[]): string {
+  const list = nameList(names, true);
+  return `enum value ${path} was removed and name ${list} is reserved: saved JSON with ${list} is still rejected by a strict current parser; parse JSON that may be old with ignoreUnknownFields, which drops the value`;
 }
 
 export function jsonEnumValueAdded(path: Path, name: string): string {

@@ -12,6 +12,15 @@ function scalarName(t: ScalarType): string {
   return ScalarType[t]!.toLowerCase();
 }
 
+/** At most this many names are listed in one message (an enum value may have 100,000 aliases). */
+const NAMES_SHOWN = 8;
+
+/** `A, B, C`, or the first NAMES_SHOWN and "and N more"; each in quotes when `quote`. */
+export function nameList(names: readonly string[], quote = false): string {
+  const list = names.slice(0, NAMES_SHOWN).map((n) => (quote ? `"${n}"` : n)).join(", ");
+  return names.length > NAMES_SHOWN ? `${list} and ${names.length - NAMES_SHOWN} more` : list;
+}
+
 /** The element (or map value) type as written in a .proto file. */
 export function describeType(f: DescField): string {
   if (f.message !== undefined) return f.message.typeName;
@@ -177,7 +186,7 @@ export function enumValueRemoved(path: Path, name: string, number: number, curre
 }
 
 export function enumValueNameNotReserved(path: Path, names: readonly string[], currentEnum: string): string {
-  const list = names.map((n) => `"${n}"`).join(", ");
+  const list = nameList(names, true);
   return `enum value ${path} was removed and its number is reserved, but name ${list} is not: a later value with that name would take over its JSON and text form; add reserved ${list} to ${currentEnum}`;
 }
 
@@ -218,5 +227,5 @@ export function oneofRenamed(path: Path, from: string, to: string): string {
 }
 
 export function enumValueRenamed(path: Path, enumName: string, from: readonly string[], to: readonly string[]): string {
-  return `enum value ${path} of ${enumName} was renamed from ${from.join(", ")} to ${to.join(", ")}: binary data is unaffected, but JSON and text written with ${from.join(", ")} no longer parse; accept the old name where JSON is read`;
+  return `enum value ${path} of ${enumName} was renamed from ${nameList(from)} to ${nameList(to)}: binary data is unaffected, but JSON and text written with ${nameList(from)} no longer parse; accept the old name where JSON is read`;
 }
