@@ -396,21 +396,11 @@ function evaluateJson(saved: DescMessage, current: DescMessage, savedSettings: S
     const currentReserved = new Set(c.proto.reservedName);
     // By number, as the binary walk orders enum findings; each name is what JSON carries.
     const numbers = [...new Set([...s.values, ...c.values].map((v) => v.number))].sort((a, b) => a - b);
-    const byNumber = new Map<number, DescEnumValue[]>();
-    for (const v of c.values) {
-      const list = byNumber.get(v.number);
-      if (list === undefined) byNumber.set(v.number, [v]);
-      else list.push(v);
-    }
+    const byNumber = valuesOfNumbers(c);
     // Every saved name of a number, aliases too: ProtoJSON writers write the first, but the saved
     // parser read each alias, so saved JSON from other producers (or by hand) may carry any of them
     // (as a field's proto name is checked beside its JSON name).
-    const savedByNumber = new Map<number, DescEnumValue[]>();
-    for (const v of s.values) {
-      const list = savedByNumber.get(v.number);
-      if (list === undefined) savedByNumber.set(v.number, [v]);
-      else list.push(v);
-    }
+    const savedByNumber = valuesOfNumbers(s);
     for (const n of numbers) {
       const sv = s.value[n];
       const cv = c.value[n];
@@ -513,4 +503,15 @@ function pairFields(saved: DescMessage, current: DescMessage): Step[] {
   }
   // A stable sort: of a saved and a current field with one number, the saved one comes first.
   return steps.sort((a, b) => a.number - b.number);
+}
+
+/** An enum's values by number, in declaration order (the first is the name ProtoJSON writes). */
+function valuesOfNumbers(e: DescEnum): Map<number, DescEnumValue[]> {
+  const out = new Map<number, DescEnumValue[]>();
+  for (const v of e.values) {
+    const list = out.get(v.number);
+    if (list === undefined) out.set(v.number, [v]);
+    else list.push(v);
+  }
+  return out;
 }
