@@ -291,6 +291,8 @@ class Writer extends FieldWriter implements Failer {
     const f = (this.frames[this.sp] ??= new Frame());
     this.sp++;
     f.plain = false;
+    // Set by the caller once the value is admitted; until then an error names no frame type (rooted).
+    f.plan = undefined!;
     f.via = via;
     f.key = key;
     f.depth = depth;
