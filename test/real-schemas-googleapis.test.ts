@@ -4,13 +4,15 @@
 // files (google/api/annotations.proto, field_behavior.proto), deep nesting, big oneofs, maps of
 // messages. Every message of a proto3 file is accepted and agrees with @bufbuild/protobuf on
 // random values, both ways, plain and deterministic, in ProtoJSON, and through snapshots, the
-// transfer form and the evaluator; every message of a proto2 file is refused by name.
+// transfer form and the evaluator; every message of a proto2 file is refused by name. The same
+// files loaded by protobufjs give, through its lowering, the types buf's descriptors give.
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { create, createFileRegistry, fromBinary, toBinary, toJson, type DescMessage } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
 import fc from "fast-check";
+import protobuf from "protobufjs";
 import { describe, expect, test } from "vitest";
 import { CodecError, DynamicMessage, evaluateSchemaChange, InvalidDescriptorError, ProtobufType, readSnapshot, writeSnapshot } from "../src/index.js";
 import { messageArb } from "./support/arbitrary-message.js";
@@ -19,6 +21,9 @@ import { esContent } from "./support/differential.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const CORPORA = ["node_modules/google-gax/build/protos", "node_modules/@google-cloud/kms/build/protos"];
+
+/** Where each corpus file was read from (the protobufjs Root below loads the same files). */
+const corpusPaths: Record<string, string> = {};
 
 /** The corpus as file name → text, without google/protobuf/ (buf supplies the well-known types). */
 function corpus(): Record<string, string> {
@@ -32,7 +37,10 @@ function corpus(): Record<string, string> {
         if (statSync(p).isDirectory()) walk(p);
         else if (name.endsWith(".proto")) {
           const file = relative(dir, p);
-          if (!file.startsWith("google/protobuf/")) files[file] = readFileSync(p, "utf8");
+          if (!file.startsWith("google/protobuf/")) {
+            files[file] = readFileSync(p, "utf8");
+            corpusPaths[file] = p;
+          }
         }
       }
     };
@@ -41,7 +49,8 @@ function corpus(): Record<string, string> {
   return files;
 }
 
-const setBytes = compileProtoText(corpus());
+const files = corpus();
+const setBytes = compileProtoText(files);
 const registry = createFileRegistry(fromBinary(FileDescriptorSetSchema, setBytes));
 const messages: DescMessage[] = [];
 for (const file of registry.files) {
@@ -148,6 +157,37 @@ describe("googleapis: every message", () => {
   test("built from the set bytes, a type equals the one built from the registry's descriptor", () => {
     for (const m of proto3.filter((_, i) => i % 50 === 0)) {
       expect(ProtobufType.of({ fileDescriptorSet: setBytes, messageName: m.typeName }).equals(ProtobufType.of(m)), m.typeName).toBe(true);
+    }
+  });
+});
+
+describe("googleapis: every message loaded by protobufjs", () => {
+  // The same files parsed by protobufjs (keepCase: true). Well-known types come from protobufjs's
+  // bundled copies (any, struct, timestamp, ...) or, for the others (descriptor, type, api), from
+  // the google-gax corpus: the lowering (src/descriptor/protobufjs.ts) must give the type buf gives.
+  const pbRoot = new protobuf.Root();
+  pbRoot.resolvePath = (origin, target) =>
+    corpusPaths[target] ?? (target.startsWith("google/protobuf/") ? join(root, CORPORA[0]!, target) : protobuf.util.path.resolve(origin, target));
+  pbRoot.loadSync(Object.keys(files).sort(), { keepCase: true });
+
+  test("of a proto3 file equals the type built from buf's descriptor, and reads the bytes it writes", () => {
+    for (const [i, m] of proto3.entries()) {
+      const fromPbjs = ProtobufType.of(pbRoot.lookupType(m.typeName));
+      const fromBuf = ProtobufType.of(m);
+      expect(fromPbjs.equals(fromBuf), m.typeName).toBe(true);
+      expect(fromPbjs.fingerprint(), m.typeName).toBe(fromBuf.fingerprint());
+      if (i % 10 !== 0) continue;
+      const ser = fromPbjs.createSerializer();
+      for (const s of fc.sample(messageArb(m, 2, { maxItems: 2, maxMapEntries: 1, skipTypes: SKIP }), { numRuns: 2, seed: 13 })) {
+        const esBytes = toBinary(m, create(m, s.es as never));
+        expect(esContent(m, ser.toBinary(DynamicMessage.create(fromPbjs.descriptor, s.ours))), m.typeName).toBe(esContent(m, esBytes));
+      }
+    }
+  });
+
+  test("of a proto2 file is refused with SYNTAX_NOT_PROTO3, as from buf's descriptor", () => {
+    for (const m of proto2) {
+      expect(() => ProtobufType.of(pbRoot.lookupType(m.typeName)), m.typeName).toThrow(expect.objectContaining({ code: "SYNTAX_NOT_PROTO3" }));
     }
   });
 });
