@@ -236,6 +236,12 @@ export class RegistryDeserializer {
   readonly #known: readonly ProtobufType[];
   readonly #schemas = new Map<number, Promise<ResolvedSchema>>();
   readonly #writers = new Map<string, Writer>();
+  /**
+   * Refusals that follow from a resolved schema alone (its message indexes, its type), kept like
+   * writers: a schema id is immutable, and building the type of a 2,000-message schema to refuse
+   * it again took ~1 ms per record (every record of that id, and the id is the sender's to choose).
+   */
+  readonly #refused = new Map<string, CodecError>();
 
   constructor(type: ProtobufType, options: RegistryDeserializerOptions) {
     if (!hasBrand(type, TYPE_BRAND)) throw new TypeError("RegistryDeserializer: pass a ProtobufType, e.g. new RegistryDeserializer(ProtobufType.of(desc), { client })");
@@ -271,18 +277,26 @@ export class RegistryDeserializer {
     const key = `${id}:${indexes.join(",")}`;
     const known = this.#writers.get(key);
     if (known !== undefined) return known;
+    const refused = this.#refused.get(key);
+    if (refused !== undefined) throw new CodecError(refused.code, refused.message, { offset: refused.offset, cause: refused.cause });
+    // A failed fetch or compile is not kept (cachedPromise): it may succeed next time.
     const schema = await cachedPromise(this.#schemas, id, () => resolveSchema(this.#client, id, this.#compile, this.#known));
-    const at = messageAtIndexes(schema.main, indexes);
-    if ("missingAt" in at) {
-      throw new CodecError(
-        RegistryCode.REGISTRY_MESSAGE_INDEX_UNRESOLVED,
-        `schema registry header: message indexes [${indexes.join(", ")}] do not resolve in schema ${id} (index ${at.missingAt + 1} names no message; the file declares ${declaredMessages(schema.main)}); the record does not belong to this schema`,
-        { offset: 5 },
-      );
+    try {
+      const at = messageAtIndexes(schema.main, indexes);
+      if ("missingAt" in at) {
+        throw new CodecError(
+          RegistryCode.REGISTRY_MESSAGE_INDEX_UNRESOLVED,
+          `schema registry header: message indexes [${indexes.join(", ")}] do not resolve in schema ${id} (index ${at.missingAt + 1} names no message; the file declares ${declaredMessages(schema.main)}); the record does not belong to this schema`,
+          { offset: 5 },
+        );
+      }
+      const s = this.type.settings;
+      const type = typeOfSchema(schema, id, at, this.type);
+      const result = type.equals(this.type) ? undefined : evaluateSchemaChange(type.descriptor, this.type.descriptor, { savedSettings: s, currentSettings: s });
+      return remember(this.#writers, key, { type, result });
+    } catch (e) {
+      if (e instanceof CodecError) remember(this.#refused, key, e);
+      throw e;
     }
-    const s = this.type.settings;
-    const type = typeOfSchema(schema, id, at, this.type);
-    const result = type.equals(this.type) ? undefined : evaluateSchemaChange(type.descriptor, this.type.descriptor, { savedSettings: s, currentSettings: s });
-    return remember(this.#writers, key, { type, result });
   }
 }
