@@ -124,6 +124,22 @@ describe("reading", () => {
     expect(back.equals(DynamicMessage.create(type.descriptor, { id: 7n, items: [{ sku: "a", qty: 2 }] }))).toBe(true);
   });
 
+  test("a refusal with many findings lists the first 20 of them, and the same text for every record", async () => {
+    const fields = (t: string) => Array.from({ length: 50 }, (_, i) => `${t} f${i} = ${i + 1};`).join(" ");
+    const saved = `syntax = "proto3"; package acme; message Order { ${fields("int32")} }`;
+    const current = saved.replaceAll("int32", "uint32");
+    const client = new MemoryRegistryClient();
+    const bytes = await new RegistrySerializer(typeOf(saved), { client }).serialize("orders", { f0: 1 });
+    const de = new RegistryDeserializer(typeOf(current), { client, compile });
+    const [a, b] = [await errorOf(de.deserialize("orders", bytes)), await errorOf(de.deserialize("orders", bytes))];
+    const lines = String(a.message).split("\n");
+    expect(lines[0]).toBe("schema registry schema 1 (acme.Order) is not readable as acme.Order: incompatible: 50 incompatibilities, 0 notes");
+    expect(lines[1]).toBe("incompatibilities (50):");
+    expect(lines.slice(2, -1).filter((l) => /^ {2}\d+\. /.test(l)).map((l) => l.trim())).toEqual(Array.from({ length: 20 }, (_, i) => `${i + 1}. FIELD_TYPE_CHANGED at acme.Order.f${i}(${i + 1})`));
+    expect(lines.at(-1)).toBe("  … and 30 more (evaluateSchemaChange lists them all)");
+    expect(b.message).toBe(a.message);
+  });
+
   test("a newer reader reads data of an older registered schema the evaluator accepts", async () => {
     const { client, bytes } = await written(V1, { id: 7n });
     const back = await new RegistryDeserializer(typeOf(V2), { client, compile }).deserialize("orders", bytes);

@@ -6,7 +6,7 @@
 import type { FileDescriptorProto } from "@bufbuild/protobuf/wkt";
 import { TYPE_BRAND, hasBrand } from "../brand.js";
 import { evaluateSchemaChange, type EvaluationResult } from "../compat/evaluate.js";
-import { formatFindings } from "../compat/format.js";
+import { formatFindingsListing } from "../compat/format.js";
 import { quoted, shortName } from "../descriptor/names.js";
 import { CodecError, RegistryCode, isProtokeelError, shifted } from "../errors.js";
 import type { DynamicInit, DynamicMessage } from "../message/dynamic-message.js";
@@ -150,7 +150,7 @@ export class RegistrySerializer {
     if (!result.compatible) {
       throw new CodecError(
         RegistryCode.REGISTRY_SCHEMA_INCOMPATIBLE,
-        `schema registry subject ${subject} version ${latest.version} (schema ${latest.id}) is not readable as ${this.type.fullName}, so ${this.type.fullName} is not registered: ${formatFindings(result)}`,
+        `schema registry subject ${subject} version ${latest.version} (schema ${latest.id}) is not readable as ${this.type.fullName}, so ${this.type.fullName} is not registered: ${formatFindingsListing(result, LISTED_FINDINGS)}`,
       );
     }
   }
@@ -222,7 +222,12 @@ export interface RegistryDeserializerOptions {
 interface Writer {
   readonly type: ProtobufType;
   readonly result: EvaluationResult | undefined;
+  /** The refusal's report when `result` is incompatible, made once (every record of the id repeats it). */
+  report?: string;
 }
+
+/** Findings an incompatibility error lists of each kind; the report says how many more there are. */
+const LISTED_FINDINGS = 20;
 
 /**
  * Reads values of one (reader) type from Schema Registry records written with any registered
@@ -261,7 +266,7 @@ export class RegistryDeserializer {
     if (writer.result !== undefined && !writer.result.compatible) {
       throw new CodecError(
         RegistryCode.REGISTRY_SCHEMA_INCOMPATIBLE,
-        `schema registry schema ${header.schemaId} (${writer.type.fullName}) is not readable as ${this.type.fullName}: ${formatFindings(writer.result)}`,
+        `schema registry schema ${header.schemaId} (${writer.type.fullName}) is not readable as ${this.type.fullName}: ${(writer.report ??= formatFindingsListing(writer.result, LISTED_FINDINGS))}`,
         { offset: 1 },
       );
     }
