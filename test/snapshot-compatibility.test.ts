@@ -1,7 +1,7 @@
 // current.resolveSchemaCompatibility(saved): the evaluator's rules plus the settings rules.
 import { describe, expect, test } from "vitest";
 import { ProtobufType, readSnapshot, writeSnapshot, type SerializerSnapshot } from "../src/index.js";
-import { compileProtoDir, messageFromDir } from "./support/buf.js";
+import { compileProtoDir, compileProtoText, messageFromDir } from "./support/buf.js";
 import { assemble, defaultFields } from "./support/snapshot-bytes.js";
 
 const snapshotOf = (type: ProtobufType) => type.createSerializer().snapshotConfiguration();
@@ -71,6 +71,19 @@ describe("snapshot compatibility resolution", () => {
       reason: expect.stringMatching(/^incompatible: 1 incompatibility, 0 notes\nincompatibilities \(1\):\n  1\. FIELD_TYPE_CHANGED at acme\.Order\.id\(1\)\n     /),
       incompatibilities: [expect.objectContaining({ rule: "FIELD_TYPE_CHANGED", path: "acme.Order.id(1)" })],
     });
+  });
+
+  test("the reason lists the first 20 findings of each kind; incompatibilities holds them all", () => {
+    const text = (t: string) =>
+      `syntax = "proto3"; package acme; message Order { ${Array.from({ length: 30 }, (_, i) => `${t} f${i} = ${i + 1};`).join(" ")} }`;
+    const typeOf = (t: string) => ProtobufType.of({ fileDescriptorSet: compileProtoText({ "acme/order.proto": text(t) }), messageName: "acme.Order" });
+    const r = snapshotOf(typeOf("uint32")).resolveSchemaCompatibility(saved(typeOf("int32")));
+    if (r.kind !== "incompatible") throw new Error("expected incompatible");
+    expect(r.incompatibilities.length).toBe(30);
+    const lines = r.reason.split("\n");
+    expect(lines.slice(0, 2)).toEqual(["incompatible: 30 incompatibilities, 0 notes", "incompatibilities (30):"]);
+    expect(lines.filter((l) => /^ {2}\d+\. /.test(l)).length).toBe(20);
+    expect(lines.at(-1)).toBe("  … and 10 more (evaluateSchemaChange lists them all)");
   });
 
   test("a saved snapshot of another kind is always incompatible", () => {

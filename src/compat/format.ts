@@ -21,6 +21,9 @@ export function formatFindings(result: EvaluationResult): string {
   return formatFindingsListing(result, Infinity);
 }
 
+/** Findings a reason or an error message lists of each kind (the full list is the result's). */
+export const LISTED_FINDINGS = 20;
+
 /**
  * formatFindings listing at most `listed` findings of each kind (the counts stay whole): for an
  * error message repeated per record, where an enum that lost 150,000 values gave megabytes.

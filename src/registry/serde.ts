@@ -6,7 +6,7 @@
 import type { FileDescriptorProto } from "@bufbuild/protobuf/wkt";
 import { TYPE_BRAND, hasBrand } from "../brand.js";
 import { evaluateSchemaChange, type EvaluationResult } from "../compat/evaluate.js";
-import { formatFindingsListing } from "../compat/format.js";
+import { formatFindingsListing, LISTED_FINDINGS } from "../compat/format.js";
 import { quoted, shortName } from "../descriptor/names.js";
 import { CodecError, RegistryCode, isProtokeelError, shifted } from "../errors.js";
 import type { DynamicInit, DynamicMessage } from "../message/dynamic-message.js";
@@ -226,8 +226,6 @@ interface Writer {
   report?: string;
 }
 
-/** Findings an incompatibility error lists of each kind; the report says how many more there are. */
-const LISTED_FINDINGS = 20;
 
 /**
  * Reads values of one (reader) type from Schema Registry records written with any registered

@@ -5,7 +5,7 @@ import { FileDescriptorSetSchema, type FileDescriptorSet } from "@bufbuild/proto
 import { sha256 } from "@noble/hashes/sha2";
 import { bytesToHex } from "@noble/hashes/utils";
 import type { DescMessage } from "@bufbuild/protobuf";
-import { formatFindings } from "../compat/format.js";
+import { formatFindingsListing, LISTED_FINDINGS } from "../compat/format.js";
 import { evaluateMessages } from "../compat/evaluate.js";
 import { RestoreError, isProtokeelError } from "../errors.js";
 import { shortName } from "../descriptor/names.js";
@@ -145,7 +145,8 @@ export class ProtobufDynamicSerializerSnapshot implements SerializerSnapshot {
     }
     const result = evaluateMessages(savedRoot, current, saved.settings, this.settings, jsNumbers);
     if (result.compatible) return COMPATIBLE_AS_IS;
-    return incompatible(formatFindings(result), result.incompatibilities);
+    // The reason lists the first findings; `incompatibilities` keeps every one.
+    return incompatible(formatFindingsListing(result, LISTED_FINDINGS), result.incompatibilities);
   }
 
   /** A copy of the normalized descriptor set the snapshot records. */
