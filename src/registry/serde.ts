@@ -226,7 +226,6 @@ interface Writer {
   report?: string;
 }
 
-
 /**
  * Reads values of one (reader) type from Schema Registry records written with any registered
  * schema the evaluator accepts against it.
