@@ -643,13 +643,14 @@ function isDelimited(f: DescField): boolean {
 interface EnumNumber {
   readonly number: number;
   /** Declaration order; the first is the primary name. */
-  readonly names: string[];
+  readonly names: readonly string[];
   readonly nameSet: ReadonlySet<string>;
 }
 
 const enumCache = new WeakMap<DescEnum, readonly EnumNumber[]>();
 
 const namesCache = new WeakMap<DescEnum, ReadonlyMap<string, number>>();
+const byNumberCache = new WeakMap<DescEnum, ReadonlyMap<number, readonly string[]>>();
 
 /** An enum's value numbers by name (cached per enum; the JSON walk reads it too). */
 export function numbersByName(desc: DescEnum): ReadonlyMap<string, number> {
@@ -661,8 +662,12 @@ export function numbersByName(desc: DescEnum): ReadonlyMap<string, number> {
   return out;
 }
 
-function valuesByNumber(desc: DescEnum): readonly EnumNumber[] {
-  let out = enumCache.get(desc);
+/**
+ * An enum's names by number, each list in declaration order: the first is the primary name (the
+ * one `desc.value[n]` holds and ProtoJSON writes), the rest its aliases.
+ */
+export function namesByNumber(desc: DescEnum): ReadonlyMap<number, readonly string[]> {
+  let out = byNumberCache.get(desc);
   if (out === undefined) {
     const byNumber = new Map<number, string[]>();
     for (const v of desc.values) {
@@ -670,7 +675,16 @@ function valuesByNumber(desc: DescEnum): readonly EnumNumber[] {
       if (names === undefined) byNumber.set(v.number, [v.name]);
       else names.push(v.name);
     }
-    out = [...byNumber].map(([number, names]) => ({ number, names, nameSet: new Set(names) })).sort((a, b) => a.number - b.number);
+    out = byNumber;
+    byNumberCache.set(desc, out);
+  }
+  return out;
+}
+
+function valuesByNumber(desc: DescEnum): readonly EnumNumber[] {
+  let out = enumCache.get(desc);
+  if (out === undefined) {
+    out = [...namesByNumber(desc)].map(([number, names]) => ({ number, names, nameSet: new Set(names) })).sort((a, b) => a.number - b.number);
     enumCache.set(desc, out);
   }
   return out;

@@ -4,10 +4,10 @@
 // fields by property name (JSON name and proto name), compares JSON forms rather than wire types,
 // and notes what a strict consumer of the saved schema will see in current output. Its own walk,
 // iterative (an explicit stack, every message pair once), so it works at any schema depth.
-import { ScalarType, type DescEnum, type DescEnumValue, type DescField, type DescMessage } from "@bufbuild/protobuf";
+import { ScalarType, type DescEnum, type DescField, type DescMessage } from "@bufbuild/protobuf";
 import { JsonPath as PathNode } from "../json/info.js";
 import type { Settings } from "../settings.js";
-import { jsNumberAdded, numbersByName, type EvaluationResult, type Finding } from "./evaluate.js";
+import { jsNumberAdded, namesByNumber, numbersByName, type EvaluationResult, type Finding } from "./evaluate.js";
 import {
   jsonEnumValueAdded,
   jsonEnumValueOutputNameChanged,
@@ -396,16 +396,16 @@ function evaluateJson(saved: DescMessage, current: DescMessage, savedSettings: S
     const currentReserved = new Set(c.proto.reservedName);
     // By number, as the binary walk orders enum findings; each name is what JSON carries.
     const numbers = [...new Set([...s.values, ...c.values].map((v) => v.number))].sort((a, b) => a - b);
-    const byNumber = valuesOfNumbers(c);
+    const byNumber = namesByNumber(c);
     // Every saved name of a number, aliases too: ProtoJSON writers write the first, but the saved
     // parser read each alias, so saved JSON from other producers (or by hand) may carry any of them
     // (as a field's proto name is checked beside its JSON name).
-    const savedByNumber = valuesOfNumbers(s);
+    const savedByNumber = namesByNumber(s);
     for (const n of numbers) {
       const sv = s.value[n];
       const cv = c.value[n];
       // One finding per number, naming every lost name (an enum may have thousands of aliases).
-      const lost = (savedByNumber.get(n) ?? []).filter((v) => !currentNames.has(v.name)).map((v) => v.name);
+      const lost = (savedByNumber.get(n) ?? []).filter((name) => !currentNames.has(name));
       if (lost.length > 0) {
         const vpath = new PathNode(path, `.${cv?.name ?? lost[0]}(${n})`);
         if (cv !== undefined) bad("JSON_ENUM_VALUE_RENAMED", vpath, jsonEnumValueRenamed(vpath, c.typeName, lost, cv.name));
@@ -417,15 +417,18 @@ function evaluateJson(saved: DescMessage, current: DescMessage, savedSettings: S
         }
       }
       if (cv === undefined) continue;
-      for (const v of byNumber.get(n)!) {
-        if (savedNames.has(v.name)) continue;
+      const names = byNumber.get(n)!;
+      for (let i = 0; i < names.length; i++) {
+        const name = names[i]!;
+        if (savedNames.has(name)) continue;
         const vpath = new PathNode(path, `.${cv.name}(${n})`);
-        if (savedReserved.has(v.name)) bad("ENUM_RESERVED_NAME_REUSED", vpath, enumReservedNameReused(vpath, v.name, s.typeName));
-        else if (v === cv && sv === undefined) note("JSON_ENUM_VALUE_ADDED", vpath, jsonEnumValueAdded(vpath, v.name));
+        // i === 0: the number's primary name (cv.name).
+        if (savedReserved.has(name)) bad("ENUM_RESERVED_NAME_REUSED", vpath, enumReservedNameReused(vpath, name, s.typeName));
+        else if (i === 0 && sv === undefined) note("JSON_ENUM_VALUE_ADDED", vpath, jsonEnumValueAdded(vpath, name));
         // The number's first name, which ProtoJSON writes, is new while the saved name stays an
         // alias: saved JSON reads, current output carries a name the saved schema does not know.
-        else if (v === cv && sv !== undefined && currentNames.has(sv.name)) {
-          note("JSON_OUTPUT_NAME_CHANGED", vpath, jsonEnumValueOutputNameChanged(vpath, sv.name, v.name));
+        else if (i === 0 && sv !== undefined && currentNames.has(sv.name)) {
+          note("JSON_OUTPUT_NAME_CHANGED", vpath, jsonEnumValueOutputNameChanged(vpath, sv.name, name));
         }
       }
     }
@@ -503,15 +506,4 @@ function pairFields(saved: DescMessage, current: DescMessage): Step[] {
   }
   // A stable sort: of a saved and a current field with one number, the saved one comes first.
   return steps.sort((a, b) => a.number - b.number);
-}
-
-/** An enum's values by number, in declaration order (the first is the name ProtoJSON writes). */
-function valuesOfNumbers(e: DescEnum): Map<number, DescEnumValue[]> {
-  const out = new Map<number, DescEnumValue[]>();
-  for (const v of e.values) {
-    const list = out.get(v.number);
-    if (list === undefined) out.set(v.number, [v]);
-    else list.push(v);
-  }
-  return out;
 }

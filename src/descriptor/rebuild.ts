@@ -65,8 +65,9 @@ export function rebuildCounted(normalized: Uint8Array, fullName: string): DescMe
 
 /**
  * Calls `visit` with the full name of every message, enum and service a set declares (and a
- * message's DescriptorProto), in file order, each message before what it nests. An explicit stack: a set read from bytes nests as
- * deep as its decoder allows, and a set built in memory as deep as its builder made it.
+ * message's DescriptorProto), in file order, each message before what it nests. An explicit
+ * stack: a set read from bytes nests as deep as its decoder allows, and a set built in memory as
+ * deep as its builder made it.
  */
 export function forEachDeclaration(
   set: FileDescriptorSet,

@@ -256,8 +256,8 @@ export function fromGenerated(obj: unknown, plan: GenPlan, t: Trail, maxDepth: n
     return convert(stack, t, maxDepth);
   } catch (e) {
     // A value error names the type its field is declared in: it gets the path of the object.
-    const top = stack[stack.length - 1]!;
     if (stack.length < 2) throw e;
+    const top = stack[stack.length - 1]!;
     throw rooted(e, top.plan.typeName, shortPath(t.root + t.parts.slice(0, top.trail).join(""), t.root));
   }
 }
