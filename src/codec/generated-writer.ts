@@ -33,7 +33,7 @@ import { K_ENUM, K_LIST, K_MAP, K_MESSAGE, L_BIGINT, L_NUMBER, L_STRING, type Fi
 import type { Settings } from "../settings.js";
 import { FieldWriter, scalarBound, SizeOverflow } from "./field-writer.js";
 import { keyOrder } from "./map-order.js";
-import { planOf, type FieldPlan, type WritePlan } from "./plan.js";
+import { planOf, PV_I32, type FieldPlan, type WritePlan } from "./plan.js";
 import { checkUnknownPayload, MAX_FIELD_NUMBER } from "./unknown.js";
 import { ENCODE_INTO_MIN } from "./wire.js";
 import { WriteFront } from "./writer.js";
@@ -632,6 +632,8 @@ export class GeneratedWriter extends FieldWriter {
       }
       this.scalarField(p, v);
     } else if (p.kind === K_LIST) {
+      // PV_I32..PV_Z32: the 32-bit varint kinds, whose elements are written as they are checked.
+      if (p.varintKind >= PV_I32 && Array.isArray(v) && this.packedVarint32Once(p, v)) return;
       const list = listForWrite(g.fi, v);
       if (list !== undefined) this.list(p, list);
     } else {

@@ -77,7 +77,7 @@ export const ENCODE_INTO_MIN = 128;
  * A negative int32/enum as protobuf writes it: sign-extended to 64 bits, always ten bytes. Written
  * without the 64-bit loop: the high word is all ones, so bytes 5-9 are constants.
  */
-function negInt32(buf: Uint8Array, pos: number, v: number): number {
+export function negInt32(buf: Uint8Array, pos: number, v: number): number {
   buf[pos] = (v & 0x7f) | 0x80;
   buf[pos + 1] = ((v >>> 7) & 0x7f) | 0x80;
   buf[pos + 2] = ((v >>> 14) & 0x7f) | 0x80;
