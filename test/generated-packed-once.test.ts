@@ -131,6 +131,56 @@ test("an enum name after numbers is converted: the run is written again from its
   }
 });
 
+// Room is made for 4,096 elements at a time: runs around each block edge, with an element that
+// needs conversion in a later block (the run is rewound across blocks).
+describe("runs across blocks of room", () => {
+  const mixed = (n: number) => Array.from({ length: n }, (_, i) => (i % 7 === 0 ? -(i + 1) : i % 5 === 0 ? 2 ** 30 + i : i & 127));
+  test.each([4095, 4096, 4097, 8191, 8192, 8193, 12_289])("%i elements", (n) => {
+    const v = valueOf("rEnum", mixed(n));
+    expect(Buffer.compare(gen.toBinary(v), toBinary(AllTypesSchema, v))).toBe(0);
+    for (const at of [0, 4095, 4096, n - 1]) {
+      if (at >= n) continue;
+      const list: unknown[] = mixed(n);
+      list[at] = "COLOR_MAX";
+      const numbers = mixed(n);
+      numbers[at] = 2 ** 31 - 1;
+      expect(Buffer.compare(gen.toBinary(valueOf("rEnum", list)), toBinary(AllTypesSchema, valueOf("rEnum", numbers)))).toBe(0);
+    }
+  });
+});
+
+// A run, a string or bytes over maxMessageBytes is refused with the size the dynamic kind gives,
+// before the output grows for its worst case (10 bytes per varint element, 3 per UTF-16 unit).
+describe("maxMessageBytes", () => {
+  const small = ProtobufType.newGeneratedBuilder(AllTypesSchema).maxMessageBytes(1000).build().createSerializer();
+  const dyn = ProtobufType.newBuilder(All).maxMessageBytes(1000).build().createSerializer();
+  // [what, the protobuf-es value's fields, the init object's]
+  const OVER: [string, Record<string, unknown>, Record<string, unknown>][] = [
+    ["more elements than the limit has bytes", { rInt32: new Array(2000).fill(1) }, { r_int32: new Array(2000).fill(1) }],
+    ["100 ten-byte elements", { rInt32: new Array(100).fill(-1) }, { r_int32: new Array(100).fill(-1) }],
+    ["10,000 ten-byte elements after a string", { fString: "x".repeat(900), rSint32: new Array(10_000).fill(2 ** 30) }, { f_string: "x".repeat(900), r_sint32: new Array(10_000).fill(2 ** 30) }],
+    ["a string of 70,000 units", { fString: "\u00e9".repeat(70_000) }, { f_string: "\u00e9".repeat(70_000) }],
+    ["bytes of 70,000", { fBytes: new Uint8Array(70_000) }, { f_bytes: new Uint8Array(70_000) }],
+    ["a repeated string of 70,000 units", { rString: ["a", "x".repeat(70_000)] }, { r_string: ["a", "x".repeat(70_000)] }],
+  ];
+  test.each(OVER)("%s", (_name, es, init) => {
+    const want = thrown(() => dyn.toBinary(init as never)) as Error & { code: string };
+    expect(want.code).toBe("MESSAGE_TOO_LARGE");
+    const e = thrown(() => small.toBinary(create(AllTypesSchema, es as never))) as Error & { code: string };
+    expect([e.constructor, e.code, e.message]).toEqual([want.constructor, want.code, want.message]);
+    const w = new FrameWriter();
+    expect(() => small.serialize(create(AllTypesSchema, es as never), w)).toThrow(want.message);
+    expect(w.length).toBe(0);
+  });
+
+  test("at the limit exactly, written", () => {
+    // tag (2 bytes) + length (2 bytes) + 996 one-byte elements = 1000 bytes.
+    const v = create(AllTypesSchema, { rInt32: new Array(996).fill(3) });
+    expect(toBinary(AllTypesSchema, v).length).toBe(1000);
+    expect(small.toBinary(v)).toEqual(toBinary(AllTypesSchema, v));
+  });
+});
+
 test("a typed array still takes the typed path", () => {
   const v = valueOf("rInt32", Int32Array.of(1, -2, 2 ** 31 - 1) as unknown as number[]);
   expect(gen.toBinary(v)).toEqual(toBinary(AllTypesSchema, create(AllTypesSchema, { fString: "before", rInt32: [1, -2, 2 ** 31 - 1] })));

@@ -27,6 +27,12 @@ const SCRATCH_KEEP = 1 << 22;
 
 const EMPTY = new Uint8Array(0);
 
+/** A string or bytes value whose worst case is over this many bytes is checked against the limit first (`least`). */
+const LARGE_BOUND = 65536;
+
+/** Elements of a packed run that packedVarint32Once makes room for at once. */
+const ONCE_BLOCK = 4096;
+
 /** Copies n bytes; a short loop beats TypedArray.set, which has a fixed native-call cost. */
 export function copy(from: Uint8Array, at: number, n: number, to: Uint8Array, dst: number): void {
   if (n < 64) for (let i = 0; i < n; i++) to[dst + i] = from[at + i]!;
@@ -110,6 +116,16 @@ export class FieldWriter extends WireWriter {
     sc.set(this.buf.subarray(this.start, pos), this.start);
     this.scratch = sc;
     this.buf = sc;
+  }
+
+  /**
+   * Refuses a value that will take at least `n` more bytes of a root already too close to its
+   * limit, before room is made for its worst case (10 bytes per varint element, 3 per UTF-16
+   * unit): a list of 10^7 int32 values over the limit grew the output to 100 MB first, more than a
+   * workerd isolate may hold.
+   */
+  protected least(n: number): void {
+    if (this.pos - this.rootBody + n > this.limit) throw new SizeOverflow();
   }
 
   protected ensure(need: number): void {
@@ -265,7 +281,9 @@ export class FieldWriter extends WireWriter {
 
   protected scalarField(p: FieldPlan, v: unknown): void {
     // tag (≤ 5) + a varint (≤ 10), or the string/bytes bound
-    this.ensure(5 + scalarBound(p.scalar, v));
+    const bound = scalarBound(p.scalar, v);
+    if (bound > LARGE_BOUND) this.least(p.scalar === ScalarType.STRING ? (v as string).length : (v as Uint8Array).length);
+    this.ensure(5 + bound);
     if (p.tagSize === 1) this.buf[this.pos++] = p.tag;
     else this.varint32(p.tag);
     this.scalar(p.scalar, v);
@@ -275,6 +293,8 @@ export class FieldWriter extends WireWriter {
   protected list(p: FieldPlan, list: readonly unknown[]): void {
     const n = list.length;
     const t = p.scalar;
+    // Each element takes a byte at least.
+    this.least(n);
     if (p.packed) {
       const w = fixedScalarWidth(t);
       this.ensure(10 + (w === 0 ? 10 * n : w * n));
@@ -304,7 +324,9 @@ export class FieldWriter extends WireWriter {
     if (t === ScalarType.STRING || t === ScalarType.BYTES) {
       for (let i = 0; i < n; i++) {
         const v = list[i];
-        this.ensure(5 + scalarBound(t, v));
+        const bound = scalarBound(t, v);
+        if (bound > LARGE_BOUND) this.least(t === ScalarType.STRING ? (v as string).length : (v as Uint8Array).length);
+        this.ensure(5 + bound);
         this.varint32(p.tag);
         this.scalar(t, v);
       }
@@ -329,33 +351,43 @@ export class FieldWriter extends WireWriter {
     const n = list.length;
     // An empty list writes nothing (proto3 omits it).
     if (n === 0) return true;
-    const vk = p.varintKind;
-    this.ensure(10 + 10 * n);
+    this.least(n);
     const start = this.pos;
+    // Room for a block of elements at a time (10 bytes each at most, and 5 for closeRun's move),
+    // so that a run over the limit is refused by `room` once the root has passed it, not after
+    // room for all of it.
+    this.ensure(15 + 10 * Math.min(n, ONCE_BLOCK));
     this.varint32(p.tag);
     const k = varint32Size(n);
     const at = this.pos;
-    const buf = this.buf;
-    let pos = at + k;
-    for (let i = 0; i < n; i++) {
-      const x = list[i];
-      if (typeof x !== "number") {
+    this.pos = at + k;
+    const vk = p.varintKind;
+    for (let i = 0; i < n; i += ONCE_BLOCK) {
+      const to = Math.min(n, i + ONCE_BLOCK);
+      if (i > 0) this.ensure(5 + 10 * (to - i));
+      if (!this.varints32Once(list, i, to, vk)) {
         this.pos = start;
         return false;
       }
+    }
+    this.closeRun(at, k);
+    return true;
+  }
+
+  /** Elements [from, to) of packedVarint32Once's list (room made); false at one it cannot write as it is. */
+  private varints32Once(list: readonly unknown[], from: number, to: number, vk: number): boolean {
+    const buf = this.buf;
+    let pos = this.pos;
+    for (let i = from; i < to; i++) {
+      const x = list[i];
+      if (typeof x !== "number") return false;
       let v: number;
       if (vk === PV_U32) {
         v = x >>> 0;
-        if (v !== x) {
-          this.pos = start;
-          return false;
-        }
+        if (v !== x) return false;
       } else {
         v = x | 0;
-        if (v !== x) {
-          this.pos = start;
-          return false;
-        }
+        if (v !== x) return false;
         if (vk === PV_Z32) v = ((v << 1) ^ (v >> 31)) >>> 0;
         else if (v < 0) {
           pos = negInt32(buf, pos, v);
@@ -369,7 +401,6 @@ export class FieldWriter extends WireWriter {
       buf[pos++] = v;
     }
     this.pos = pos;
-    this.closeRun(at, k);
     return true;
   }
 
