@@ -77,3 +77,27 @@ test("a getter that serializes into the same FrameWriter: its frame first, then 
   gen.serialize(genWith(() => gen.serialize(genInner, w2)), w2);
   expect(w2.view().slice()).toEqual(new Uint8Array([...gen.encode(genInner), ...gen.encode(genWith(() => {}))]));
 });
+test("generated kind: a side effect inside a packed list's element, while the run is being written", () => {
+  // The generated writer reads a packed 32-bit list element by element as it writes the run
+  // (packedVarint32Once): the getter runs with the outer output half written.
+  const withElement = (fx: () => void, at: number) => {
+    const o = create(AllTypesSchema, { fInt32: 42, fString: "s".repeat(5000), children: [create(AllTypesSchema, { fInt32: 1 })] }) as any;
+    const list = Array.from({ length: 9000 }, (_, i) => i * 7919 - 4_000_000);
+    let n = 0;
+    Object.defineProperty(list, at, { enumerable: true, get() { if (n++ < 3) fx(); return -1; } });
+    o.rInt32 = list;
+    return o;
+  };
+  const plainList = Array.from({ length: 9000 }, (_, i) => i * 7919 - 4_000_000);
+  for (const at of [0, 4500, 8999]) {
+    const expected = plainList.slice();
+    expected[at] = -1;
+    const ref = toBinary(AllTypesSchema, create(AllTypesSchema, { fInt32: 42, fString: "s".repeat(5000), children: [create(AllTypesSchema, { fInt32: 1 })], rInt32: expected }));
+    for (const [name, fx] of sideEffects) {
+      expect(gen.toBinary(withElement(fx, at)), `${name} at ${at}`).toEqual(ref);
+      const w = new FrameWriter();
+      gen.serialize(withElement(() => gen.serialize(create(AllTypesSchema, { fInt32: 7 }), w), at), w);
+      expect(w.view().slice(), `${name} at ${at}: FrameWriter`).toEqual(new Uint8Array([...gen.encode(create(AllTypesSchema, { fInt32: 7 })), ...gen.encode(withElement(() => {}, at))]));
+    }
+  }
+});
