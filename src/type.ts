@@ -12,7 +12,7 @@ import { shortName } from "./descriptor/names.js";
 import { resolveSettings, settingsEqual, type Settings } from "./settings.js";
 import { ProtobufSerializer } from "./serializer.js";
 import { CHECK_BYTES, checksOf, hex32, writeCheck } from "./snapshot/crc32c.js";
-import { checkGeneratedSchema, newGeneratedType, type ProtobufGeneratedType } from "./generated/type.js";
+import { checkGeneratedNames, checkGeneratedSchema, newGeneratedType, type ProtobufGeneratedType } from "./generated/type.js";
 import { bytesEqual } from "./bytes.js";
 
 /** Framing version 1: a varint length followed by the message (docs/design.md §8.2). */
@@ -143,6 +143,7 @@ export class ProtobufType {
     return new ProtobufTypeBuilder<ProtobufGeneratedType<Desc>>(schema, (_input, settings) => {
       checkGeneratedSchema(schema);
       const base = ProtobufType.newBuilder(schema).build();
+      checkGeneratedNames(schema);
       return newGeneratedType(schema, construct(base.descriptor, normalizedBytesOf(base), settings));
     });
   }

@@ -4,6 +4,8 @@
 // protobuf-es message objects.
 import type { DescMessage } from "@bufbuild/protobuf";
 import { InvalidDescriptorError } from "../errors.js";
+import { invalid } from "../descriptor/invalid.js";
+import { shortName } from "../descriptor/names.js";
 import type { Settings } from "../settings.js";
 import type { ProtobufType } from "../type.js";
 import { ProtobufGeneratedSerializer } from "./serializer.js";
@@ -16,6 +18,40 @@ export function checkGeneratedSchema(schema: unknown): void {
       "NOT_A_GENERATED_SCHEMA",
       `invalid descriptor: ProtobufType.ofGenerated expects a protobuf-es message schema (a GenMessage such as OrderSchema from protoc-gen-es code), got ${s === null ? "null" : typeof s === "object" ? "an object that is not a message schema" : typeof s}; for other descriptor inputs use ProtobufType.of(descriptor)`,
     );
+  }
+}
+
+/**
+ * @internal Refuses a schema whose messages protobuf-es objects cannot hold: two members of one
+ * message (a field outside oneofs, or a oneof) with the same property name. protoc accepts a
+ * oneof `foo_bar` beside a field `fooBar` (it compares JSON names of fields only), and protobuf-es
+ * names both `fooBar`: one property holds either the field's value or the oneof's `{ case, value }`,
+ * and a value written or read through it loses the other. The dynamic kind reads such schemas by
+ * proto names.
+ */
+export function checkGeneratedNames(schema: DescMessage): void {
+  const seen = new Set<DescMessage>([schema]);
+  const work: DescMessage[] = [schema];
+  for (let d = work.pop(); d !== undefined; d = work.pop()) {
+    const byLocal = new Map<string, string>();
+    for (const m of d.members) {
+      const what = `${m.kind === "oneof" ? "oneof" : "field"} ${m.name}`;
+      const other = byLocal.get(m.localName);
+      if (other !== undefined) {
+        throw invalid(
+          schema.typeName,
+          "GENERATED_NAME_CONFLICT",
+          `message ${shortName(d.typeName)} has ${other} and ${what}, which protobuf-es both names "${m.localName}", so its message objects cannot hold both; rename one of them in the .proto file, or read this schema with the dynamic kind (ProtobufType.of)`,
+        );
+      }
+      byLocal.set(m.localName, what);
+    }
+    for (const f of d.fields) {
+      if (f.message !== undefined && !seen.has(f.message)) {
+        seen.add(f.message);
+        work.push(f.message);
+      }
+    }
   }
 }
 
