@@ -10,6 +10,7 @@ import { MemoryStore, StateStoreError, valueState } from "../src/store/index.js"
 import { keySegment, quoted, shortName } from "../src/descriptor/names.js";
 import { registryFromDir } from "./support/buf.js";
 import { OrderSchema } from "./fixtures/generated-es/gen/es_fixtures_pb.js";
+import { thrown } from "./support/thrown.js";
 
 const registry = registryFromDir("fixtures/all-types");
 const All = registry.getMessage("alltypes.AllTypes")!;
@@ -22,15 +23,6 @@ const BIG = "k".repeat(N);
 const SHORT = `"${"k".repeat(120)}"…(${N} chars)`;
 /** Far below any message that holds BIG whole, above the longest of these messages. */
 const MAX_MESSAGE = 1_200;
-
-function thrown(run: () => unknown): Error {
-  try {
-    run();
-  } catch (e) {
-    return e as Error;
-  }
-  throw new Error("expected an error");
-}
 
 // [entry point, run, error class, code (or undefined), text the message holds]
 const ROWS: [string, () => unknown, new (...a: never[]) => Error, string | undefined, string][] = [

@@ -9,6 +9,7 @@ import { CodecError, ProtobufType } from "../src/index.js";
 import { shortPath } from "../src/descriptor/names.js";
 import { registryFromDir } from "./support/buf.js";
 import { AllTypesSchema, type AllTypes } from "./fixtures/generated-es/gen/all_types_pb.js";
+import { thrown } from "./support/thrown.js";
 
 const registry = registryFromDir("fixtures/all-types");
 const All = registry.getMessage("alltypes.AllTypes")!;
@@ -35,15 +36,6 @@ function generatedChain(levels: number): AllTypes {
 /** The encoding of a chain `levels` deep, written by a serializer that allows it. */
 const deepBytes = deepSer.toBinary(chain(DEEP) as never);
 
-function thrown(run: () => unknown): CodecError {
-  try {
-    run();
-  } catch (e) {
-    return e as CodecError;
-  }
-  throw new Error("expected an error");
-}
-
 const SHORT = "alltypes.AllTypes.recursive(122).recursive(122)...recursive(122).recursive(122).recursive(122)";
 
 // [entry point, run, the message's text around the path]
@@ -58,7 +50,7 @@ const ROWS: [string, () => unknown, string][] = [
 
 describe("a deep path is shortened in the message and whole in `path`", () => {
   test.each(ROWS)("%s", (_name, run, holds) => {
-    const e = thrown(run);
+    const e = thrown<CodecError>(run);
     expect(e).toBeInstanceOf(CodecError);
     expect(e.code).toBe("DEPTH_LIMIT_EXCEEDED");
     expect(e.message).toContain(holds);

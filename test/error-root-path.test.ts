@@ -11,20 +11,12 @@ import { create } from "@bufbuild/protobuf";
 import { DynamicMessage, FrameWriter, ProtobufType } from "../src/index.js";
 import { registryFromDir } from "./support/buf.js";
 import { AllTypesSchema } from "./fixtures/generated-es/gen/all_types_pb.js";
+import { thrown } from "./support/thrown.js";
 
 const All = registryFromDir("fixtures/all-types").getMessage("alltypes.AllTypes")!;
 const ROOT = "alltypes.AllTypes";
 const ser = ProtobufType.of(All).createSerializer();
 const gen = ProtobufType.ofGenerated(AllTypesSchema).createSerializer();
-
-function thrown(run: () => unknown): Error {
-  try {
-    run();
-  } catch (e) {
-    return e as Error;
-  }
-  throw new Error("expected a throw");
-}
 
 /** Every way to write a plain init object with the dynamic kind. */
 const DYNAMIC: [string, (init: Record<string, unknown>) => unknown][] = [

@@ -8,19 +8,11 @@ import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
 import { describe, expect, test } from "vitest";
 import { DynamicMessage, InvalidDescriptorError, ProtobufType } from "../src/index.js";
 import { compileProtoText } from "./support/buf.js";
+import { thrown } from "./support/thrown.js";
 
 function root(proto: string) {
   const reg = createFileRegistry(fromBinary(FileDescriptorSetSchema, compileProtoText({ "c.proto": `syntax = "proto3";\npackage c;\n${proto}` })));
   return reg.getMessage("c.M")!;
-}
-
-function thrown(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (e) {
-    return e;
-  }
-  throw new Error("expected a throw");
 }
 
 const tail = "so its message objects cannot hold both; rename one of them in the .proto file, or read this schema with the dynamic kind (ProtobufType.of)";

@@ -11,6 +11,7 @@ import { describe, expect, test } from "vitest";
 import { DynamicMessage, FrameWriter, ProtobufType } from "../src/index.js";
 import { registryFromDir } from "./support/buf.js";
 import { AllTypesSchema } from "./fixtures/generated-es/gen/all_types_pb.js";
+import { thrown } from "./support/thrown.js";
 
 const All = registryFromDir("fixtures/all-types").getMessage("alltypes.AllTypes")!;
 const gen = ProtobufType.ofGenerated(AllTypesSchema).createSerializer();
@@ -27,16 +28,6 @@ const FIELDS: [Field, string, number[]][] = [
   ["rSint32", "r_sint32", I32],
   ["rEnum", "r_enum", I32],
 ];
-
-/** What `fn` throws. */
-function thrown(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (e) {
-    return e;
-  }
-  throw new Error("expected a throw");
-}
 
 function valueOf(field: Field, list: unknown[], more: Record<string, unknown> = {}) {
   const v = create(AllTypesSchema, { fString: "before", ...more });

@@ -12,6 +12,7 @@ import { schemaArb } from "./support/arbitrary-schema.js";
 import { check, trickyStrings } from "./support/property.js";
 import { AllTypesSchema } from "./fixtures/generated-es/gen/all_types_pb.js";
 import { InvoiceSchema, ItemSchema, NodeSchema, OrderSchema } from "./fixtures/generated-es/gen/es_fixtures_pb.js";
+import { thrown } from "./support/thrown.js";
 
 const all = ProtobufType.ofGenerated(AllTypesSchema).createSerializer();
 const order = ProtobufType.ofGenerated(OrderSchema).createSerializer();
@@ -32,16 +33,6 @@ function framed(b: Uint8Array): Uint8Array {
 function same(a: Uint8Array, b: Uint8Array): void {
   expect(a.length).toBe(b.length);
   expect(Buffer.compare(a, b)).toBe(0);
-}
-
-/** What `fn` throws. */
-function thrown(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (e) {
-    return e;
-  }
-  throw new Error("expected a throw");
 }
 
 describe("bytes equal @bufbuild/protobuf's toBinary", () => {

@@ -9,6 +9,7 @@ import { CodecError, DynamicMessage, PoolError, ProtobufType } from "../src/inde
 import type { CodecPool } from "../src/pool/index.js";
 import { poolOf } from "./support/pool.js";
 import { varint } from "./support/wire-scramble.js";
+import { thrown } from "./support/thrown.js";
 
 const Node = protobuf.parse('syntax = "proto3"; package t; message Node { string s = 1; Node child = 2; bytes b = 3; }', { keepCase: true }).root.lookupType("t.Node");
 const type = ProtobufType.newBuilder(Node).maxMessageBytes(4096).maxDepth(5).build();
@@ -40,15 +41,6 @@ function nested(depth: number): Record<string, unknown> {
   let v: Record<string, unknown> = { s: "leaf" };
   for (let i = 1; i < depth; i++) v = { child: v };
   return v;
-}
-
-function thrown(f: () => unknown): Error {
-  try {
-    f();
-  } catch (e) {
-    return e as Error;
-  }
-  throw new Error("expected the single-thread call to throw");
 }
 
 async function expectSameError(pooled: Promise<unknown>, single: () => unknown): Promise<void> {

@@ -6,21 +6,13 @@ import { describe, expect, test } from "vitest";
 import { CodecError, DynamicMessage, FrameWriter, ProtobufType } from "../src/index.js";
 import { messageArb } from "./support/arbitrary-message.js";
 import { messageFromDir } from "./support/buf.js";
+import { thrown } from "./support/thrown.js";
 
 const All = messageFromDir("fixtures/all-types", "alltypes.AllTypes");
 const type = ProtobufType.of(All);
 const ser = type.createSerializer();
 const det = ProtobufType.newBuilder(All).deterministic(true).build().createSerializer();
 const hex = (b: Uint8Array): string => Buffer.from(b).toString("hex");
-
-function thrown(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (e) {
-    return e;
-  }
-  throw new Error("expected an error");
-}
 
 describe("plain init objects write the bytes of create + write", () => {
   test("random contents of every field shape, bare, framed, batched, deterministic", () => {

@@ -3,11 +3,12 @@
 // maps of scalars). Nested lengths are reserved as one byte and backpatched, moved up when a length
 // needs more. Knows field plans (tags, wire shapes), never descriptors or values' acceptance.
 import { ScalarType } from "@bufbuild/protobuf";
+import { internalError } from "../errors.js";
 import { writeArena } from "./arena.js";
 import { mapKeys } from "./map-order.js";
 import { PV_64, PV_I32, PV_U32, PV_Z32, PV_Z64, type FieldPlan } from "./plan.js";
 import { fixedScalarWidth } from "./sizes.js";
-import { negInt32, varint32Size, WireWriter } from "./wire.js";
+import { varint32Size, WireWriter } from "./wire.js";
 
 /** Thrown by `room` when the root body written so far already exceeds the limit. */
 export class SizeOverflow extends Error {}
@@ -314,10 +315,12 @@ export class FieldWriter extends WireWriter {
       const vk = p.varintKind;
       if (vk === PV_64) this.packedVarint64(list, false);
       else if (vk === PV_Z64) this.packedVarint64(list, true);
-      else if (vk === PV_I32) this.packedVarint32(list, true, false);
-      else if (vk === PV_U32) this.packedVarint32(list, false, false);
-      else if (vk === PV_Z32) this.packedVarint32(list, false, true);
-      else for (let i = 0; i < n; i++) this.scalar(t, list[i]);
+      else if (vk === PV_I32 || vk === PV_U32 || vk === PV_Z32) {
+        // A checked copy or a fitting typed array: every element passes packedVarint32's check.
+        if (!this.packedVarint32(list, 0, n, vk === PV_U32, vk === PV_Z32)) {
+          throw internalError(`cannot write field ${p.fi.label}`, "a checked list holds an element out of its type's range");
+        }
+      } else for (let i = 0; i < n; i++) this.scalar(t, list[i]);
       this.closeRun(at, k);
       return;
     }
@@ -365,42 +368,12 @@ export class FieldWriter extends WireWriter {
     for (let i = 0; i < n; i += ONCE_BLOCK) {
       const to = Math.min(n, i + ONCE_BLOCK);
       if (i > 0) this.ensure(5 + 10 * (to - i));
-      if (!this.varints32Once(list, i, to, vk)) {
+      if (!this.packedVarint32(list, i, to, vk === PV_U32, vk === PV_Z32)) {
         this.pos = start;
         return false;
       }
     }
     this.closeRun(at, k);
-    return true;
-  }
-
-  /** Elements [from, to) of packedVarint32Once's list (room made); false at one it cannot write as it is. */
-  private varints32Once(list: readonly unknown[], from: number, to: number, vk: number): boolean {
-    const buf = this.buf;
-    let pos = this.pos;
-    for (let i = from; i < to; i++) {
-      const x = list[i];
-      if (typeof x !== "number") return false;
-      let v: number;
-      if (vk === PV_U32) {
-        v = x >>> 0;
-        if (v !== x) return false;
-      } else {
-        v = x | 0;
-        if (v !== x) return false;
-        if (vk === PV_Z32) v = ((v << 1) ^ (v >> 31)) >>> 0;
-        else if (v < 0) {
-          pos = negInt32(buf, pos, v);
-          continue;
-        }
-      }
-      while (v > 0x7f) {
-        buf[pos++] = (v & 0x7f) | 0x80;
-        v = v >>> 7;
-      }
-      buf[pos++] = v;
-    }
-    this.pos = pos;
     return true;
   }
 
