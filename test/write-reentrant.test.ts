@@ -79,7 +79,7 @@ test("a getter that serializes into the same FrameWriter: its frame first, then 
 });
 test("generated kind: a side effect inside a packed list's element, while the run is being written", () => {
   // The generated writer reads a packed 32-bit list element by element as it writes the run
-  // (packedVarint32Once): the getter runs with the outer output half written.
+  // (FieldWriter.varintRun): the getter runs with the outer output half written.
   const withElement = (fx: () => void, at: number) => {
     const o = create(AllTypesSchema, { fInt32: 42, fString: "s".repeat(5000), children: [create(AllTypesSchema, { fInt32: 1 })] }) as any;
     const list = Array.from({ length: 9000 }, (_, i) => i * 7919 - 4_000_000);

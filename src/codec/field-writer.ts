@@ -31,8 +31,8 @@ const EMPTY = new Uint8Array(0);
 /** A string or bytes value whose worst case is over this many bytes is checked against the limit first (`least`). */
 const LARGE_BOUND = 65536;
 
-/** Elements of a packed run that packedVarint32Once makes room for at once. */
-const ONCE_BLOCK = 4096;
+/** Elements of a list that room is made for at once (see varintRun). */
+const RUN_BLOCK = 4096;
 
 /** Copies n bytes; a short loop beats TypedArray.set, which has a fixed native-call cost. */
 export function copy(from: Uint8Array, at: number, n: number, to: Uint8Array, dst: number): void {
@@ -127,6 +127,13 @@ export class FieldWriter extends WireWriter {
    */
   protected least(n: number): void {
     if (this.pos - this.rootBody + n > this.limit) throw new SizeOverflow();
+  }
+
+  /** `scalarBound(t, v)`, after `least` for a long string or bytes value (a byte per unit at least). */
+  private boundOf(t: ScalarType, v: unknown): number {
+    const bound = scalarBound(t, v);
+    if (bound > LARGE_BOUND) this.least(t === ScalarType.STRING ? (v as string).length : (v as Uint8Array).length);
+    return bound;
   }
 
   protected ensure(need: number): void {
@@ -282,9 +289,7 @@ export class FieldWriter extends WireWriter {
 
   protected scalarField(p: FieldPlan, v: unknown): void {
     // tag (≤ 5) + a varint (≤ 10), or the string/bytes bound
-    const bound = scalarBound(p.scalar, v);
-    if (bound > LARGE_BOUND) this.least(p.scalar === ScalarType.STRING ? (v as string).length : (v as Uint8Array).length);
-    this.ensure(5 + bound);
+    this.ensure(5 + this.boundOf(p.scalar, v));
     if (p.tagSize === 1) this.buf[this.pos++] = p.tag;
     else this.varint32(p.tag);
     this.scalar(p.scalar, v);
@@ -294,84 +299,77 @@ export class FieldWriter extends WireWriter {
   protected list(p: FieldPlan, list: readonly unknown[]): void {
     const n = list.length;
     const t = p.scalar;
-    // Each element takes a byte at least.
-    this.least(n);
     if (p.packed) {
       const w = fixedScalarWidth(t);
-      this.ensure(10 + (w === 0 ? 10 * n : w * n));
-      this.varint32(p.tag);
-      if (w !== 0) {
-        this.varint32(w * n);
-        // Below ~8 elements the typed-array setup costs more than the per-element writes.
-        if (p.fixedKind !== 0 && n >= 8) this.packedFixed(p.fixedKind, list);
-        else for (let i = 0; i < n; i++) this.scalar(t, list[i]);
+      if (w === 0) {
+        // A checked copy or a fitting typed array: every element passes packedVarint32's check.
+        if (!this.varintRun(p, list)) throw internalError(`cannot write field ${p.fi.label}`, "a checked list holds an element out of its type's range");
         return;
       }
-      // Each varint takes at least one byte: reserve the length for n bytes and move up if longer
-      // (sizing the run first walked every element twice).
-      const k = varint32Size(n);
-      const at = this.pos;
-      this.pos = at + k;
-      const vk = p.varintKind;
-      if (vk === PV_64) this.packedVarint64(list, false);
-      else if (vk === PV_Z64) this.packedVarint64(list, true);
-      else if (vk === PV_I32 || vk === PV_U32 || vk === PV_Z32) {
-        // A checked copy or a fitting typed array: every element passes packedVarint32's check.
-        if (!this.packedVarint32(list, 0, n, vk === PV_U32, vk === PV_Z32)) {
-          throw internalError(`cannot write field ${p.fi.label}`, "a checked list holds an element out of its type's range");
-        }
-      } else for (let i = 0; i < n; i++) this.scalar(t, list[i]);
-      this.closeRun(at, k);
+      this.least(w * n);
+      this.ensure(10 + w * n);
+      this.varint32(p.tag);
+      this.varint32(w * n);
+      // Below ~8 elements the typed-array setup costs more than the per-element writes.
+      if (p.fixedKind !== 0 && n >= 8) this.packedFixed(p.fixedKind, list);
+      else for (let i = 0; i < n; i++) this.scalar(t, list[i]);
       return;
     }
+    // Each element takes two bytes at least (its tag and a byte).
+    this.least(2 * n);
     if (t === ScalarType.STRING || t === ScalarType.BYTES) {
       for (let i = 0; i < n; i++) {
         const v = list[i];
-        const bound = scalarBound(t, v);
-        if (bound > LARGE_BOUND) this.least(t === ScalarType.STRING ? (v as string).length : (v as Uint8Array).length);
-        this.ensure(5 + bound);
+        this.ensure(5 + this.boundOf(t, v));
         this.varint32(p.tag);
         this.scalar(t, v);
       }
       return;
     }
-    this.ensure(15 * n);
-    for (let i = 0; i < n; i++) {
-      this.varint32(p.tag);
-      this.scalar(t, list[i]);
+    for (let i = 0; i < n; i += RUN_BLOCK) {
+      const to = Math.min(n, i + RUN_BLOCK);
+      this.ensure(15 * (to - i));
+      for (let j = i; j < to; j++) {
+        this.varint32(p.tag);
+        this.scalar(t, list[j]);
+      }
     }
   }
 
   /**
-   * A packed run of 32-bit varints (int32, uint32, sint32, enum: `p.varintKind` set) from an
-   * array that no check has copied: each element is read once, checked and written, so a value
-   * that answers differently on a second read (an index getter, a Proxy) cannot put unchecked
-   * bytes out. Returns false, with nothing written, at the first element that is not a number of
-   * the type's range (the caller's coercion then checks or converts it). A copy checked first, then
-   * written, was 9% of an 80-deep chain's encode (lists of 0-3 elements).
+   * A packed run of varints. Room is made a block of elements at a time (10 bytes each at most),
+   * so that a run over the limit is refused by `room` once the root has passed it, not after room
+   * for all of it (a 10^7-element int32 list asked for 100 MB first). The 32-bit kinds
+   * (`p.varintKind`) are read once per element, checked and written (packedVarint32): from an
+   * array no check has copied (the generated writer's), an element that is not a number of the
+   * type's range returns false with nothing written, and the caller's coercion checks or converts
+   * it. (A copy checked first, then written, was 9% of an 80-deep chain's generated encode.)
    */
-  protected packedVarint32Once(p: FieldPlan, list: readonly unknown[]): boolean {
+  protected varintRun(p: FieldPlan, list: readonly unknown[]): boolean {
     const n = list.length;
     // An empty list writes nothing (proto3 omits it).
     if (n === 0) return true;
     this.least(n);
     const start = this.pos;
-    // Room for a block of elements at a time (10 bytes each at most, and 5 for closeRun's move),
-    // so that a run over the limit is refused by `room` once the root has passed it, not after
-    // room for all of it.
-    this.ensure(15 + 10 * Math.min(n, ONCE_BLOCK));
+    // Each varint takes at least one byte: the length is reserved for n bytes and moved up if
+    // longer (sizing the run first walked every element twice); 5 bytes are room for the move.
+    this.ensure(15 + 10 * Math.min(n, RUN_BLOCK));
     this.varint32(p.tag);
     const k = varint32Size(n);
     const at = this.pos;
     this.pos = at + k;
     const vk = p.varintKind;
-    for (let i = 0; i < n; i += ONCE_BLOCK) {
-      const to = Math.min(n, i + ONCE_BLOCK);
+    const t = p.scalar;
+    for (let i = 0; i < n; i += RUN_BLOCK) {
+      const to = Math.min(n, i + RUN_BLOCK);
       if (i > 0) this.ensure(5 + 10 * (to - i));
-      if (!this.packedVarint32(list, i, to, vk === PV_U32, vk === PV_Z32)) {
-        this.pos = start;
-        return false;
-      }
+      if (vk === PV_64 || vk === PV_Z64) this.packedVarint64(list, i, to, vk === PV_Z64);
+      else if (vk === PV_I32 || vk === PV_U32 || vk === PV_Z32) {
+        if (!this.packedVarint32(list, i, to, vk === PV_U32, vk === PV_Z32)) {
+          this.pos = start;
+          return false;
+        }
+      } else for (let j = i; j < to; j++) this.scalar(t, list[j]);
     }
     this.closeRun(at, k);
     return true;
@@ -403,7 +401,7 @@ export class FieldWriter extends WireWriter {
   }
 
   private scalarEntry(p: FieldPlan, k: unknown, e: unknown): void {
-    this.ensure(7 + p.tagSize + scalarBound(p.mapKey, k) + scalarBound(p.scalar, e));
+    this.ensure(7 + p.tagSize + this.boundOf(p.mapKey, k) + this.boundOf(p.scalar, e));
     this.varint32(p.tag);
     const at = this.pos++;
     this.varint32(p.keyTag);

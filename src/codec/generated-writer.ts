@@ -633,7 +633,7 @@ export class GeneratedWriter extends FieldWriter {
       this.scalarField(p, v);
     } else if (p.kind === K_LIST) {
       // PV_I32..PV_Z32: the 32-bit varint kinds, whose elements are written as they are checked.
-      if (p.varintKind >= PV_I32 && Array.isArray(v) && this.packedVarint32Once(p, v)) return;
+      if (p.varintKind >= PV_I32 && Array.isArray(v) && this.varintRun(p, v)) return;
       const list = listForWrite(g.fi, v);
       if (list !== undefined) this.list(p, list);
     } else {

@@ -275,12 +275,12 @@ export class WireWriter {
   }
 
   /** A packed run of bigint 64-bit varints (int64, uint64; sint64 with `zigzag`), in locals only. */
-  packedVarint64(list: readonly unknown[], zigzag: boolean): void {
+  packedVarint64(list: readonly unknown[], from: number, to: number, zigzag: boolean): void {
     const buf = this.buf;
     const big64 = this.big64;
     const big32 = this.big32;
     let pos = this.pos;
-    for (let i = 0; i < list.length; i++) {
+    for (let i = from; i < to; i++) {
       big64[0] = list[i] as bigint;
       let lo = big32[LO_WORD]!;
       let hi = big32[HI_WORD]!;

@@ -1,0 +1,80 @@
+// A packed run, a string or bytes value over maxMessageBytes is refused by the generated writer
+// with the size and error the dynamic kind gives, and before its output grows for the value's worst
+// case (10 bytes per varint element, 3 per UTF-16 unit: FieldWriter.least): nothing is written.
+import { create, toBinary } from "@bufbuild/protobuf";
+import { describe, expect, test, vi } from "vitest";
+import { FrameWriter, ProtobufType } from "../src/index.js";
+import { FieldWriter } from "../src/codec/field-writer.js";
+import { registryFromDir } from "./support/buf.js";
+import { thrown } from "./support/thrown.js";
+import { AllTypesSchema } from "./fixtures/generated-es/gen/all_types_pb.js";
+
+const All = registryFromDir("fixtures/all-types").getMessage("alltypes.AllTypes")!;
+
+describe("maxMessageBytes", () => {
+  const small = ProtobufType.newGeneratedBuilder(AllTypesSchema).maxMessageBytes(1000).build().createSerializer();
+  const dyn = ProtobufType.newBuilder(All).maxMessageBytes(1000).build().createSerializer();
+  // [what, the protobuf-es value's fields, the init object's]
+  const OVER: [string, Record<string, unknown>, Record<string, unknown>][] = [
+    ["more elements than the limit has bytes", { rInt32: new Array(2000).fill(1) }, { r_int32: new Array(2000).fill(1) }],
+    ["100 ten-byte elements", { rInt32: new Array(100).fill(-1) }, { r_int32: new Array(100).fill(-1) }],
+    ["10,000 ten-byte elements after a string", { fString: "x".repeat(900), rSint32: new Array(10_000).fill(2 ** 30) }, { f_string: "x".repeat(900), r_sint32: new Array(10_000).fill(2 ** 30) }],
+    ["a string of 70,000 units", { fString: "\u00e9".repeat(70_000) }, { f_string: "\u00e9".repeat(70_000) }],
+    ["bytes of 70,000", { fBytes: new Uint8Array(70_000) }, { f_bytes: new Uint8Array(70_000) }],
+    ["a repeated string of 70,000 units", { rString: ["a", "x".repeat(70_000)] }, { r_string: ["a", "x".repeat(70_000)] }],
+    ["a map value of 70,000 units", { mString: { k: "x".repeat(70_000) } }, { m_string: { k: "x".repeat(70_000) } }],
+    ["a map key of 70,000 units", { mString: { ["k".repeat(70_000)]: "v" } }, { m_string: { ["k".repeat(70_000)]: "v" } }],
+  ];
+  test.each(OVER)("%s", (_name, es, init) => {
+    const want = thrown(() => dyn.toBinary(init as never)) as Error & { code: string };
+    expect(want.code).toBe("MESSAGE_TOO_LARGE");
+    const e = thrown(() => small.toBinary(create(AllTypesSchema, es as never))) as Error & { code: string };
+    expect([e.constructor, e.code, e.message]).toEqual([want.constructor, want.code, want.message]);
+    const w = new FrameWriter();
+    expect(() => small.serialize(create(AllTypesSchema, es as never), w)).toThrow(want.message);
+    expect(w.length).toBe(0);
+  });
+
+  test("at the limit exactly, written", () => {
+    // tag (2 bytes) + length (2 bytes) + 996 one-byte elements = 1000 bytes.
+    const v = create(AllTypesSchema, { rInt32: new Array(996).fill(3) });
+    expect(toBinary(AllTypesSchema, v).length).toBe(1000);
+    expect(small.toBinary(v)).toEqual(toBinary(AllTypesSchema, v));
+  });
+});
+
+// White-box: the writers' output buffer grows through FieldWriter.room(need). A value over the
+// limit must be refused without room for its worst case: no growth request passes the limit by
+// more than one block of a packed run (4,096 ten-byte elements). The dynamic kind sizes a value
+// before it writes it; the generated kind writes as it reads.
+describe("no room is made for a value's worst case past the limit", () => {
+  const limit = 1_000_000;
+  const gen = ProtobufType.newGeneratedBuilder(AllTypesSchema).maxMessageBytes(limit).build().createSerializer();
+  const dyn = ProtobufType.newBuilder(All).maxMessageBytes(limit).build().createSerializer();
+  // [what, the protobuf-es value's fields, the init object's]
+  const ROWS: [string, Record<string, unknown>, Record<string, unknown>][] = [
+    ["a string of 2,000,000 units", { fString: "\u00e9".repeat(2_000_000) }, { f_string: "\u00e9".repeat(2_000_000) }],
+    ["bytes of 2,000,000", { fBytes: new Uint8Array(2_000_000) }, { f_bytes: new Uint8Array(2_000_000) }],
+    ["a map key of 2,000,000 units", { mString: { ["k".repeat(2_000_000)]: "v" } }, { m_string: { ["k".repeat(2_000_000)]: "v" } }],
+    ["600,000 ten-byte elements (fewer than the limit's bytes)", { rInt32: new Array(600_000).fill(-1) }, { r_int32: new Array(600_000).fill(-1) }],
+    ["600,000 ten-byte 64-bit elements", { rInt64: new Array(600_000).fill(-1n) }, { r_int64: new Array(600_000).fill(-1n) }],
+    ["400,000 unpacked elements", { uInt32: new Array(400_000).fill(-1) }, { u_int32: new Array(400_000).fill(-1) }],
+    ["2,000,000 elements", { rUint32: new Array(2_000_000).fill(1) }, { r_uint32: new Array(2_000_000).fill(1) }],
+  ];
+  test.each(ROWS)("%s", (_name, es, init) => {
+    const needs: number[] = [];
+    const proto = FieldWriter.prototype as unknown as { room(need: number): void };
+    const original = proto.room;
+    const spy = vi.spyOn(proto, "room").mockImplementation(function (this: unknown, need: number) {
+      needs.push(need);
+      original.call(this, need);
+    });
+    try {
+      expect((thrown(() => gen.toBinary(create(AllTypesSchema, es as never))) as Error & { code: string }).code).toBe("MESSAGE_TOO_LARGE");
+      expect((thrown(() => dyn.toBinary(init as never)) as Error & { code: string }).code).toBe("MESSAGE_TOO_LARGE");
+    } finally {
+      spy.mockRestore();
+    }
+    expect(Math.max(0, ...needs)).toBeLessThan(limit);
+  });
+});
