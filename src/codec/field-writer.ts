@@ -349,29 +349,50 @@ export class FieldWriter extends WireWriter {
     const n = list.length;
     // An empty list writes nothing (proto3 omits it).
     if (n === 0) return true;
-    this.least(n);
-    const start = this.pos;
     // Each varint takes at least one byte: the length is reserved for n bytes and moved up if
     // longer (sizing the run first walked every element twice); 5 bytes are room for the move.
-    this.ensure(15 + 10 * Math.min(n, RUN_BLOCK));
-    this.varint32(p.tag);
-    const k = varint32Size(n);
-    const at = this.pos;
-    this.pos = at + k;
-    const vk = p.varintKind;
-    const t = p.scalar;
-    for (let i = 0; i < n; i += RUN_BLOCK) {
-      const to = Math.min(n, i + RUN_BLOCK);
-      if (i > 0) this.ensure(5 + 10 * (to - i));
-      if (vk === PV_64 || vk === PV_Z64) this.packedVarint64(list, i, to, vk === PV_Z64);
-      else if (vk === PV_I32 || vk === PV_U32 || vk === PV_Z32) {
-        if (!this.packedVarint32(list, i, to, vk === PV_U32, vk === PV_Z32)) {
+    const start = this.pos;
+    let k: number;
+    let at: number;
+    if (n <= RUN_BLOCK) {
+      // One block, the common case, kept apart from the loop below: with every run through the
+      // loop, the 80-deep chain's generated encode (lists of 0-3 elements) read 1.23-1.28x
+      // protobuf-es' toBinary (bench/generated-ratio.mjs), 1.33-1.40x without.
+      this.ensure(15 + 10 * n);
+      this.varint32(p.tag);
+      k = varint32Size(n);
+      at = this.pos;
+      this.pos = at + k;
+      if (!this.varints(p, list, 0, n)) {
+        this.pos = start;
+        return false;
+      }
+    } else {
+      this.least(n);
+      this.ensure(15 + 10 * RUN_BLOCK);
+      this.varint32(p.tag);
+      k = varint32Size(n);
+      at = this.pos;
+      this.pos = at + k;
+      for (let i = 0; i < n; i += RUN_BLOCK) {
+        const to = Math.min(n, i + RUN_BLOCK);
+        if (i > 0) this.ensure(5 + 10 * (to - i));
+        if (!this.varints(p, list, i, to)) {
           this.pos = start;
           return false;
         }
-      } else for (let j = i; j < to; j++) this.scalar(t, list[j]);
+      }
     }
     this.closeRun(at, k);
+    return true;
+  }
+
+  /** Elements [from, to) of varintRun's list (room made); false at a 32-bit one out of range. */
+  private varints(p: FieldPlan, list: readonly unknown[], from: number, to: number): boolean {
+    const vk = p.varintKind;
+    if (vk === PV_I32 || vk === PV_U32 || vk === PV_Z32) return this.packedVarint32(list, from, to, vk === PV_U32, vk === PV_Z32);
+    if (vk === PV_64 || vk === PV_Z64) this.packedVarint64(list, from, to, vk === PV_Z64);
+    else for (let i = from; i < to; i++) this.scalar(p.scalar, list[i]);
     return true;
   }
 
