@@ -2,11 +2,15 @@
 // with the size and error the dynamic kind gives, and before its output grows for the value's worst
 // case (10 bytes per varint element, 3 per UTF-16 unit: FieldWriter.least): nothing is written.
 import { create, toBinary } from "@bufbuild/protobuf";
+import fc from "fast-check";
 import { describe, expect, test, vi } from "vitest";
 import { FrameWriter, ProtobufType } from "../src/index.js";
 import { FieldWriter } from "../src/codec/field-writer.js";
 import { registryFromDir } from "./support/buf.js";
 import { thrown } from "./support/thrown.js";
+import { messageArb } from "./support/arbitrary-message.js";
+import { schemaArb } from "./support/arbitrary-schema.js";
+import { check } from "./support/property.js";
 import { AllTypesSchema } from "./fixtures/generated-es/gen/all_types_pb.js";
 
 const All = registryFromDir("fixtures/all-types").getMessage("alltypes.AllTypes")!;
@@ -76,5 +80,58 @@ describe("no room is made for a value's worst case past the limit", () => {
       spy.mockRestore();
     }
     expect(Math.max(0, ...needs)).toBeLessThan(limit);
+  });
+});
+
+// The bounds above refuse only what is over the limit: a value of exactly maxMessageBytes is
+// written by both kinds, and one byte over is MESSAGE_TOO_LARGE with its exact size.
+describe("exactly at the limit, and one byte over", () => {
+  // [what, the protobuf-es value's fields, the init object's]
+  const ROWS: [string, Record<string, unknown>, Record<string, unknown>][] = [
+    ["a string of 70,000 two-byte units", { fString: "\u00e9".repeat(70_000) }, { f_string: "\u00e9".repeat(70_000) }],
+    ["bytes of 70,000", { fBytes: new Uint8Array(70_000).fill(1) }, { f_bytes: new Uint8Array(70_000).fill(1) }],
+    ["a map value of 70,000 units", { mString: { k: "x".repeat(70_000) } }, { m_string: { k: "x".repeat(70_000) } }],
+    ["a repeated string of 70,000 units", { rString: ["a", "x".repeat(70_000)] }, { r_string: ["a", "x".repeat(70_000)] }],
+    ["9,000 ten-byte int32 elements (three blocks)", { rInt32: new Array(9000).fill(-1) }, { r_int32: new Array(9000).fill(-1) }],
+    ["9,000 ten-byte 64-bit elements", { rSint64: new Array(9000).fill(-(2n ** 62n)) }, { r_sint64: new Array(9000).fill(-(2n ** 62n)) }],
+    ["9,000 unpacked elements", { uInt32: new Array(9000).fill(-1) }, { u_int32: new Array(9000).fill(-1) }],
+    ["9,000 fixed64 elements", { rFixed64: new Array(9000).fill(7n) }, { r_fixed64: new Array(9000).fill(7n) }],
+  ];
+  test.each(ROWS)("%s", (_name, es, init) => {
+    const value = create(AllTypesSchema, es as never);
+    const want = toBinary(AllTypesSchema, value);
+    const size = want.length;
+    for (const [limit, fits] of [[size, true], [size - 1, false]] as const) {
+      const gen = ProtobufType.newGeneratedBuilder(AllTypesSchema).maxMessageBytes(limit).build().createSerializer();
+      const dyn = ProtobufType.newBuilder(All).maxMessageBytes(limit).build().createSerializer();
+      if (fits) {
+        expect(Buffer.compare(gen.toBinary(value), want)).toBe(0);
+        expect(Buffer.compare(dyn.toBinary(init as never), want)).toBe(0);
+        continue;
+      }
+      const message = `cannot write alltypes.AllTypes: encoded size ${size} bytes exceeds maxMessageBytes ${limit}; raise maxMessageBytes or write a smaller value`;
+      expect(thrown(() => gen.toBinary(value)).message).toBe(message);
+      expect(thrown(() => dyn.toBinary(init as never)).message).toBe(message);
+    }
+  });
+});
+
+test("random schemas and values, a limit around their size: written when it fits, else the exact size (both kinds)", () => {
+  const arb = schemaArb({}).chain((s) => fc.tuple(fc.constant(s), messageArb(s.root, 2, { maxItems: 40, maxMapEntries: 3 }), fc.integer({ min: -3, max: 3 })));
+  check("write limit around the size", 80, arb, ([s, sample, delta]) => {
+    const value = create(s.root, sample.es as never);
+    const want = toBinary(s.root, value);
+    const limit = Math.max(1, want.length + delta);
+    const gen = ProtobufType.newGeneratedBuilder(s.root).maxMessageBytes(limit).build().createSerializer();
+    const dyn = ProtobufType.newBuilder(s.root).maxMessageBytes(limit).build().createSerializer();
+    if (want.length <= limit) {
+      expect(gen.toBinary(value)).toEqual(want);
+      expect(dyn.toBinary(dyn.fromBinary(want))).toEqual(want);
+      expect(dyn.toBinary(sample.ours as never).length).toBe(want.length);
+      return;
+    }
+    const message = `cannot write ${s.root.typeName}: encoded size ${want.length} bytes exceeds maxMessageBytes ${limit}; raise maxMessageBytes or write a smaller value`;
+    expect(thrown(() => gen.toBinary(value)).message).toBe(message);
+    expect(thrown(() => dyn.toBinary(sample.ours as never)).message).toBe(message);
   });
 });
