@@ -60,6 +60,7 @@ describe("no room is made for a value's worst case past the limit", () => {
     ["a string of 2,000,000 units", { fString: "\u00e9".repeat(2_000_000) }, { f_string: "\u00e9".repeat(2_000_000) }],
     ["bytes of 2,000,000", { fBytes: new Uint8Array(2_000_000) }, { f_bytes: new Uint8Array(2_000_000) }],
     ["a map key of 2,000,000 units", { mString: { ["k".repeat(2_000_000)]: "v" } }, { m_string: { ["k".repeat(2_000_000)]: "v" } }],
+    ["a message map's key of 2,000,000 units", { mvMessage: { ["k".repeat(2_000_000)]: { name: "n" } } }, { mv_message: { ["k".repeat(2_000_000)]: { name: "n" } } }],
     ["600,000 ten-byte elements (fewer than the limit's bytes)", { rInt32: new Array(600_000).fill(-1) }, { r_int32: new Array(600_000).fill(-1) }],
     ["600,000 ten-byte 64-bit elements", { rInt64: new Array(600_000).fill(-1n) }, { r_int64: new Array(600_000).fill(-1n) }],
     ["400,000 unpacked elements", { uInt32: new Array(400_000).fill(-1) }, { u_int32: new Array(400_000).fill(-1) }],

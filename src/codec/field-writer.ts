@@ -130,7 +130,7 @@ export class FieldWriter extends WireWriter {
   }
 
   /** `scalarBound(t, v)`, after `least` for a long string or bytes value (a byte per unit at least). */
-  private boundOf(t: ScalarType, v: unknown): number {
+  protected boundOf(t: ScalarType, v: unknown): number {
     const bound = scalarBound(t, v);
     if (bound > LARGE_BOUND) this.least(t === ScalarType.STRING ? (v as string).length : (v as Uint8Array).length);
     return bound;

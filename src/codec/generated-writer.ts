@@ -31,7 +31,7 @@ import { StructTooDeep, structToMessage } from "../generated/struct.js";
 import { coerceValueField, floatOverflows, isWellFormed, listForWrite, mapInput } from "../message/coerce.js";
 import { K_ENUM, K_LIST, K_MAP, K_MESSAGE, L_BIGINT, L_NUMBER, L_STRING, type FieldInfo } from "../message/field-info.js";
 import type { Settings } from "../settings.js";
-import { FieldWriter, scalarBound, SizeOverflow } from "./field-writer.js";
+import { FieldWriter, SizeOverflow } from "./field-writer.js";
 import { keyOrder } from "./map-order.js";
 import { planOf, PV_I32, type FieldPlan, type WritePlan } from "./plan.js";
 import { checkUnknownPayload, MAX_FIELD_NUMBER } from "./unknown.js";
@@ -694,7 +694,7 @@ export class GeneratedWriter extends FieldWriter {
         if (this.sorted && entries.length > 1) entries.sort((a, b) => keyOrder(a[0], b[0]));
         for (let j = 0; j < entries.length; j++) {
           const key = entries[j]![0];
-          this.ensure(9 + p.tagSize + scalarBound(p.mapKey, key));
+          this.ensure(9 + p.tagSize + this.boundOf(p.mapKey, key));
           this.varint32(p.tag);
           const ek = this.openLen();
           this.varint32(p.keyTag);
@@ -726,7 +726,7 @@ export class GeneratedWriter extends FieldWriter {
       if (keys === undefined) this.tag(p);
       else {
         const k = keys[j];
-        this.ensure(9 + p.tagSize + scalarBound(p.mapKey, k));
+        this.ensure(9 + p.tagSize + this.boundOf(p.mapKey, k));
         this.varint32(p.tag);
         entryK = this.openLen();
         this.varint32(p.keyTag);

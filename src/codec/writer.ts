@@ -26,7 +26,7 @@ import { setPositions } from "../message/values.js";
 import { K_ENUM, K_LIST, K_MAP, K_MESSAGE } from "../message/field-info.js";
 import { Acceptance, type Acceptor, type Failer, type PayloadRuleCheck } from "./acceptance.js";
 import { writeArena } from "./arena.js";
-import { copy, FieldWriter, scalarBound, SizeOverflow } from "./field-writer.js";
+import { copy, FieldWriter, SizeOverflow } from "./field-writer.js";
 import type { FrameWriter } from "./frame-writer.js";
 import { mapKeys } from "./map-order.js";
 import { childPlan, planOf, type FieldPlan, type WritePlan } from "./plan.js";
@@ -460,7 +460,7 @@ class Writer extends FieldWriter implements Failer {
           f.j = ++j;
           let entryAt = -1;
           if (write) {
-            this.ensure(9 + p.tagSize + scalarBound(p.mapKey, k));
+            this.ensure(9 + p.tagSize + this.boundOf(p.mapKey, k));
             this.varint32(p.tag);
             entryAt = this.pos++;
             this.varint32(p.keyTag);
