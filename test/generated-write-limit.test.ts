@@ -4,7 +4,7 @@
 import { create, toBinary } from "@bufbuild/protobuf";
 import fc from "fast-check";
 import { describe, expect, test, vi } from "vitest";
-import { FrameWriter, ProtobufType } from "../src/index.js";
+import { DynamicMessage, FrameWriter, ProtobufType } from "../src/index.js";
 import { FieldWriter } from "../src/codec/field-writer.js";
 import { registryFromDir } from "./support/buf.js";
 import { thrown } from "./support/thrown.js";
@@ -47,6 +47,22 @@ describe("maxMessageBytes", () => {
   });
 });
 
+/** The payload of a length-delimited unknown field of 2,000,000 bytes: its length, then the bytes. */
+function unknownPayload(): Uint8Array {
+  const out = new Uint8Array(3 + 2_000_000);
+  out.set([0x80, 0x89, 0x7a]); // 2,000,000 as a varint
+  return out;
+}
+
+/** A DynamicMessage holding that unknown field (field 900), changed after decode so that it is written, not relayed. */
+function unknownValue(): DynamicMessage {
+  const big = ProtobufType.of(All).createSerializer();
+  const bytes = new Uint8Array([0xa2, 0x38, ...unknownPayload().subarray(0, 3)]);
+  const whole = new Uint8Array(bytes.length + 2_000_000);
+  whole.set(bytes);
+  return big.fromBinary(whole).toBuilder().set("f_int32", 1).build();
+}
+
 // White-box: the writers' output buffer grows through FieldWriter.room(need). A value over the
 // limit must be refused without room for its worst case: no growth request passes the limit by
 // more than one block of a packed run (4,096 ten-byte elements). The dynamic kind sizes a value
@@ -56,11 +72,12 @@ describe("no room is made for a value's worst case past the limit", () => {
   const gen = ProtobufType.newGeneratedBuilder(AllTypesSchema).maxMessageBytes(limit).build().createSerializer();
   const dyn = ProtobufType.newBuilder(All).maxMessageBytes(limit).build().createSerializer();
   // [what, the protobuf-es value's fields, the init object's]
-  const ROWS: [string, Record<string, unknown>, Record<string, unknown>][] = [
+  const ROWS: [string, Record<string, unknown>, Record<string, unknown> | DynamicMessage][] = [
     ["a string of 2,000,000 units", { fString: "\u00e9".repeat(2_000_000) }, { f_string: "\u00e9".repeat(2_000_000) }],
     ["bytes of 2,000,000", { fBytes: new Uint8Array(2_000_000) }, { f_bytes: new Uint8Array(2_000_000) }],
     ["a map key of 2,000,000 units", { mString: { ["k".repeat(2_000_000)]: "v" } }, { m_string: { ["k".repeat(2_000_000)]: "v" } }],
     ["a message map's key of 2,000,000 units", { mvMessage: { ["k".repeat(2_000_000)]: { name: "n" } } }, { mv_message: { ["k".repeat(2_000_000)]: { name: "n" } } }],
+    ["an unknown field of 2,000,000 bytes", { $unknown: [{ no: 900, wireType: 2, data: unknownPayload() }] }, unknownValue()],
     ["600,000 ten-byte elements (fewer than the limit's bytes)", { rInt32: new Array(600_000).fill(-1) }, { r_int32: new Array(600_000).fill(-1) }],
     ["600,000 ten-byte 64-bit elements", { rInt64: new Array(600_000).fill(-1n) }, { r_int64: new Array(600_000).fill(-1n) }],
     ["400,000 unpacked elements", { uInt32: new Array(400_000).fill(-1) }, { u_int32: new Array(400_000).fill(-1) }],
@@ -75,7 +92,9 @@ describe("no room is made for a value's worst case past the limit", () => {
       original.call(this, need);
     });
     try {
-      expect((thrown(() => gen.toBinary(create(AllTypesSchema, es as never))) as Error & { code: string }).code).toBe("MESSAGE_TOO_LARGE");
+      // protobuf-es' create does not take $unknown from its init: set after.
+      const value = Object.assign(create(AllTypesSchema, es as never), "$unknown" in es ? { $unknown: es.$unknown } : {});
+      expect((thrown(() => gen.toBinary(value)) as Error & { code: string }).code).toBe("MESSAGE_TOO_LARGE");
       expect((thrown(() => dyn.toBinary(init as never)) as Error & { code: string }).code).toBe("MESSAGE_TOO_LARGE");
     } finally {
       spy.mockRestore();

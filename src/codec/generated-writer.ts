@@ -544,6 +544,7 @@ export class GeneratedWriter extends FieldWriter {
       ) {
         throw REFUSED;
       }
+      this.least(data.length);
       this.ensure(5 + data.length);
       this.varint32(no * 8 + wt);
       this.raw(data);

@@ -361,11 +361,14 @@ class Writer extends FieldWriter implements Failer {
     if (f.mode === WRITE) {
       for (let i = 0; i < u.length; i++) {
         const o = u[i]!;
+        // An unknown field takes its whole length: refused before the output grows for it.
         if (o instanceof StoredUnknown) {
+          this.least(o._len);
           this.ensure(o._len);
           this.rawRange(o._store, o._off, o._len);
         } else {
           const d = o.data;
+          this.least(d.length);
           this.ensure(d.length);
           this.raw(d);
         }
