@@ -7,6 +7,7 @@ import { L_BIGINT } from "../message/field-info.js";
 import { positionsOf } from "../message/values.js";
 import { BULK_FIXED, FIXED_F32, FIXED_F64, FIXED_I32, FIXED_I64, FIXED_U32, varint32Size } from "./wire.js";
 
+// Packed varint kinds; the 32-bit ones are the highest (PV_I32..PV_Z32), so `kind >= PV_I32` tests for them.
 export const PV_64 = 1;
 export const PV_Z64 = 2;
 export const PV_I32 = 3;
