@@ -127,8 +127,8 @@ describe("unknown fields: kept in $unknown, relayed byte for byte", () => {
   });
 });
 
-// Zero messages are copies of one template (src/codec/generated-reader.ts, zeroFactory): no two
-// decoded messages may share a list, a map record or a oneof object, on either read path.
+// Zero values of lists, map records and oneofs are made per message (src/codec/generated-reader.ts,
+// fill and build): no two decoded messages may share one, on either read path.
 describe("every decoded message owns its lists, map records and oneof objects", () => {
   const small = toBinary(AllTypesSchema, create(AllTypesSchema, { fInt32: 1 }));
   const large = toBinary(AllTypesSchema, create(AllTypesSchema, { fString: "x".repeat(400), recursive: {} }));
