@@ -519,10 +519,14 @@ class GeneratedTapeDecoder {
       o[gs.local] = v;
       return;
     }
-    // The last member read wins. The member merged into or read again keeps its case object
-    // (listed by setHeld for a Struct).
+    // The last member read wins. Its case object is the one this read made for the oneof (by fill,
+    // or for a member read before), switched to it: a new object per member read made a value
+    // setting each of 100,000 members in turn 1.7x slower to read (4.9-5.2 ms against 2.8-2.9;
+    // the design before this reader took 4.7). (setHeld lists a Struct by its case object and the
+    // message it holds; settle converts it only where it still is.)
     let c = again ? (o[gs.oneof] as Obj) : undefined;
-    if (c === undefined || c.case !== gs.local) o[gs.oneof] = c = { case: gs.local, value: undefined };
+    if (c === undefined) o[gs.oneof] = c = { case: gs.local, value: undefined };
+    else if (c.case !== gs.local) c.case = gs.local;
     if (gs.child === undefined) c.value = v;
     else setHeld(c, "value", gs, v as Obj, this.defer);
   }
