@@ -41,6 +41,8 @@ interface GSlot {
   child: GPlan | undefined;
   /** Index of the field's property (a member's: its oneof's) in its plan's `props`; -1 in `present`. */
   prop: number;
+  /** A singular field with implicit presence: read in order, its value is stored as it is (read()). */
+  plain: boolean;
 }
 
 /** How `build` sets one property of a new message (in protobuf-es' create order). */
@@ -147,11 +149,13 @@ function gplanFor(root: ReadPlan): GPlan {
               : modeOf(desc, i),
         child: undefined,
         prop: -1,
+        plain: false,
       };
     });
     const { props, present } = desc === undefined ? { props: [], present: [] } : propsOf(desc, slotOf);
     props.forEach((p, j) => {
       for (const s of p.kind === P_ONEOF ? p.members : [p.slot]) slots[s]!.prop = j;
+      if (p.kind === P_ZERO) slots[p.slot]!.plain = true;
     });
     fresh.set(rp, { desc, typeName: desc?.typeName ?? "", props, present, slots, keyScalar: rp.keyScalar });
   }
@@ -645,7 +649,12 @@ class GeneratedTapeDecoder {
         default:
           throw internalError(`cannot decode ${root.desc?.typeName ?? "message"}`, `the tape holds an unknown op ${op}`);
       }
-      this.put(cur, sp, slot, v);
+      // The next property in create's order, a scalar: stored here (a call of put per field was
+      // 8% of the 80-deep chain's decode).
+      if (sp.plain && sp.prop === cur.filled) {
+        cur.obj![sp.local] = v;
+        cur.filled++;
+      } else this.put(cur, sp, slot, v);
     }
   }
 }
