@@ -8,7 +8,6 @@ import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { ProtobufType } from "../src/index.js";
-import { setSmallDecodeThreshold } from "../src/codec/reader.js";
 import { messageArb } from "./support/arbitrary-message.js";
 import { schemaArb, type Schema } from "./support/arbitrary-schema.js";
 import { check, trickyStrings } from "./support/property.js";
@@ -52,33 +51,4 @@ describe("random schemas, generated kind", () => {
       expect(ser.fromBinary(bytes)).toEqual(fromBinary(s.root, bytes));
     });
   });
-
-  // The core's tape reader sets fields as it reads them and merges later occurrences of singular
-  // messages into the earlier ones (src/codec/generated-reader.ts): over random schemas and split,
-  // merged, reordered encodings, its objects are protobuf-es' own, down to the key order. (The
-  // shapes where its bookkeeping has edge cases, such as a merged message with no property, are
-  // rows of test/generated-read-presence.test.ts: random schemas rarely split one.)
-  test("the core's reader, split and merged occurrences: protobuf-es' objects, key order included", () => {
-    const initial = setSmallDecodeThreshold(0);
-    try {
-      let seed = 11;
-      check("generated random schemas merged", 60, schemaAndValues(1), ([s, samples]) => {
-        const ser = ProtobufType.ofGenerated(s.root).createSerializer();
-        const bytes = scramble(s.root, toBinary(s.root, valueOf(s, samples[0]!.es)), rng(seed++), { splitMessages: true });
-        const ours = ser.fromBinary(bytes);
-        const theirs = fromBinary(s.root, bytes);
-        expect(ours).toStrictEqual(theirs);
-        expect(shape(ours)).toEqual(shape(theirs));
-      });
-    } finally {
-      setSmallDecodeThreshold(initial);
-    }
-  });
 });
-
-/** Every object's own keys in order, recursively (arrays by index, typed arrays as leaves). */
-function shape(v: unknown): unknown {
-  if (v === null || typeof v !== "object" || ArrayBuffer.isView(v)) return typeof v;
-  if (Array.isArray(v)) return v.map(shape);
-  return Object.keys(v).map((k) => [k, shape((v as Record<string, unknown>)[k])]);
-}
