@@ -15,6 +15,7 @@ import { CodecError, ProtobufType } from "../src/index.js";
 import { setSmallDecodeThreshold } from "../src/codec/reader.js";
 import { messageArb } from "./support/arbitrary-message.js";
 import { check } from "./support/property.js";
+import { keyOrder } from "./support/key-order.js";
 import { rng, scramble, varint } from "./support/wire-scramble.js";
 import { AllTypesSchema } from "./fixtures/generated-es/gen/all_types_pb.js";
 import { OrderSchema } from "./fixtures/generated-es/gen/es_fixtures_pb.js";
@@ -26,16 +27,9 @@ const PATHS: [string, number][] = [
 const initial = setSmallDecodeThreshold(setSmallDecodeThreshold(0));
 afterAll(() => void setSmallDecodeThreshold(initial));
 
-/** Every object's own keys in order, recursively (arrays by index, typed arrays as leaves). */
-function shape(v: unknown): unknown {
-  if (v === null || typeof v !== "object" || ArrayBuffer.isView(v)) return typeof v;
-  if (Array.isArray(v)) return v.map(shape);
-  return Object.keys(v).map((k) => [k, shape((v as Record<string, unknown>)[k])]);
-}
-
 function expectSame(ours: unknown, theirs: unknown): void {
   expect(ours).toStrictEqual(theirs);
-  expect(shape(ours)).toEqual(shape(theirs));
+  expect(keyOrder(ours)).toEqual(keyOrder(theirs));
 }
 
 const tag = (no: number, wt: number) => varint(no * 8 + wt);
