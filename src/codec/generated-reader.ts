@@ -322,7 +322,7 @@ class GFrame {
   filled = 0;
   /** False while no field with explicit presence is set on `obj` (a new message's until one is read). */
   present = false;
-  /** True for a map entry (its key and value are in `key`/`value`). */
+  /** True for a map entry (its key and value are in `key`/`value`): a frame with no `obj`. */
   entry = false;
   key: unknown = undefined;
   value: unknown = undefined;
@@ -337,6 +337,7 @@ class GFrame {
   use(plan: GPlan, obj: Obj | undefined, merged: boolean): void {
     this.plan = plan;
     this.obj = obj;
+    this.entry = obj === undefined;
     this.filled = merged ? plan.props.length : 0;
     this.present = merged;
     this.unknown = undefined;
@@ -473,12 +474,10 @@ class GeneratedTapeDecoder {
     f.slot = slot;
     if (child.desc === undefined) {
       f.use(child, undefined, false);
-      f.entry = true;
       f.key = undefined;
       f.value = undefined;
       return;
     }
-    f.entry = false;
     // Merge into the earlier occurrence of a singular message field, a map entry's message value
     // included: `value` holds a message object; an object being read holds its fields as
     // protobuf-es does (unboxed wrappers; a Struct in its message form until the value is read).
@@ -572,7 +571,6 @@ class GeneratedTapeDecoder {
     let depth = 0;
     let cur = pool[0]!;
     cur.use(root, newMessage(root), false);
-    cur.entry = false;
     cur.slot = 0;
     let slots = root.slots;
     k++;
