@@ -318,7 +318,7 @@ interface PropsRange {
  * properties to find undeclared ones was ~20% more. Objects of one shape list their properties in
  * one order: each name is compared with the last object's at its place.
  */
-function props(o: Obj, plan: GPlan, vals: unknown[], range: PropsRange): unknown {
+function props(o: Obj, plan: GPlan, vals: unknown[], range: PropsRange, polluted: boolean): unknown {
   const seqKeys = plan.seqKeys;
   const seqCodes = plan.seqCodes;
   let u: unknown = undefined;
@@ -331,7 +331,6 @@ function props(o: Obj, plan: GPlan, vals: unknown[], range: PropsRange): unknown
   // $typeName too is read here (a named load of it on objects of every message type was
   // megamorphic); one that for-in does not list (not enumerable) is read after.
   let typed = false;
-  const polluted = prototypePolluted();
   for (const k in o) {
     if (polluted && !Object.hasOwn(o, k)) continue;
     let code: number;
@@ -427,6 +426,11 @@ export class GeneratedWriter extends FieldWriter {
   /** The range of field indexes the last props() call of `inline` set (PropsRange). */
   propsLo = 0;
   propsHi = 0;
+  /**
+   * Object.prototype had an enumerable property when this root's write began: props() then skips
+   * inherited keys (see prototypePolluted).
+   */
+  private polluted = false;
   /** A root is being written (cleared when it is done): `end` then clears what it left. */
   private dirty = false;
   /** The bytes that long lengths inside the last message `inline` wrote add (not its own). */
@@ -460,6 +464,7 @@ export class GeneratedWriter extends FieldWriter {
   root(value: unknown, framed: boolean): void {
     this.rootBody = this.pos + (framed ? 1 : 0);
     this.lone = false;
+    this.polluted = prototypePolluted();
     const from = this.slots;
     this.dirty = true;
     const root = this.c.root;
@@ -492,7 +497,7 @@ export class GeneratedWriter extends FieldWriter {
     f.items = undefined;
     f.keys = undefined;
     f.u = undefined;
-    f.u = props(o, plan, f.vals, f);
+    f.u = props(o, plan, f.vals, f, this.polluted);
     f.i = f.propsLo;
     f.entryK = entryK;
     f.extra = 0;
@@ -654,7 +659,7 @@ export class GeneratedWriter extends FieldWriter {
   private inline(obj: unknown, plan: GPlan, depth: number, prefixed: boolean, entryK: number, level: number): number {
     if (depth > this.c.maxDepth || obj === null || typeof obj !== "object") throw REFUSED;
     const vals = (this.inlineVals[level] ??= []);
-    const u = props(obj as Obj, plan, vals, this);
+    const u = props(obj as Obj, plan, vals, this, this.polluted);
     const lo = this.propsLo;
     const hi = this.propsHi;
     let k = -1;

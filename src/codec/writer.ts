@@ -19,7 +19,7 @@ import type { DescMessage } from "@bufbuild/protobuf";
 import { CodecError } from "../errors.js";
 import type { Settings } from "../settings.js";
 import { at, describeValue, isPlainObject, rooted } from "../message/coerce.js";
-import { initValues } from "../message/create.js";
+import { initValues, prototypePolluted } from "../message/create.js";
 import { DynamicMessage, isDynamicMessage } from "../message/dynamic-message.js";
 import { EMPTY_UNKNOWN, StoredUnknown, unknownLength } from "../message/unknown-fields.js";
 import { setPositions } from "../message/values.js";
@@ -125,6 +125,8 @@ class Writer extends FieldWriter implements Failer {
   private sizing = false;
   /** The body size of the last root. */
   rootSize = 0;
+  /** Object.prototype had an enumerable property when this root's write began (see prototypePolluted). */
+  private polluted = false;
 
   /** Starts an output for a serializer's writes: in the arena's free tail when `lease`. */
   begin(c: WriteConfig, lease: boolean): void {
@@ -180,6 +182,7 @@ class Writer extends FieldWriter implements Failer {
     if (sizing) this.sorted = false;
     this.rootBody = this.pos + (framed ? 1 : 0);
     this.rootSize = 0;
+    this.polluted = prototypePolluted();
     const c = this.c;
     try {
       if (this.enter(value, c.root, c.root, 1, undefined, undefined, -1, framed)) this.run();
@@ -281,7 +284,7 @@ class Writer extends FieldWriter implements Failer {
     const plan = via !== undefined ? childPlan(via, paired) : paired === c.root ? c.rootPlan : planOf(paired);
     f.plan = plan;
     f.pairedPlan = plan;
-    f.values = initValues(plan.info, init);
+    f.values = initValues(plan.info, init, this.polluted);
     this.open(f, prefixed);
     return true;
   }
