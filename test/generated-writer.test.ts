@@ -190,3 +190,44 @@ describe("refused values: the conversion path's error, nothing written, no state
     expect((thrown(() => limit.toBinary(over)) as CodecError).message).toContain(`encoded size ${n + 2} bytes exceeds maxMessageBytes ${n + 1}`);
   });
 });
+
+// Strings shorter than 43 units take the writer's short-string path (one length byte, no size
+// bound); 43 and longer the general one. Every width at the lengths around that edge and the
+// encodeInto threshold (128), in every singular string shape: implicit, optional, oneof member.
+describe("strings around the short-string edge", () => {
+  const LENGTHS = [0, 1, 14, 41, 42, 43, 44, 63, 64, 127, 128, 129];
+  const UNITS = ["a", "\u00e9", "\u8a9e", "\u{1F600}", "a\u00e9"];
+  test.each(UNITS)("units %j", (unit) => {
+    for (const len of LENGTHS) {
+      // len UTF-16 units exactly, never cutting a surrogate pair
+      const s = len % unit.length === 0 ? unit.repeat(len / unit.length) : `x${unit.repeat((len - 1) / unit.length)}`;
+      for (const init of [{ fString: s }, { oString: s }, { choice: { case: "cString" as const, value: s } }, { fString: s, rString: [s], mString: { [s]: s } }]) {
+        const v = create(AllTypesSchema, init);
+        expect(all.toBinary(v)).toEqual(toBinary(AllTypesSchema, v));
+      }
+    }
+  });
+
+  // A string placed at every offset around the end of the writer's buffer must have made its room
+  // first (a typed array drops writes past its end). An output over 4 MiB leaves the writer a fresh
+  // 128 KiB scratch, and outputs over 32 KiB are written in the scratch from its start: bytes of
+  // k ≈ 128 KiB then put the string at the scratch's end.
+  test("a short string of 3-byte units at every offset around the end of the buffer", () => {
+    const s = "\u8a9e".repeat(42);
+    const huge = create(AllTypesSchema, { fBytes: new Uint8Array(4_200_000) });
+    for (let k = 131_072 - 150; k < 131_072 + 10; k++) {
+      all.toBinary(huge);
+      const v = create(AllTypesSchema, { fBytes: new Uint8Array(k).fill(7), oString: s });
+      const want = toBinary(AllTypesSchema, v);
+      const got = all.toBinary(v);
+      expect({ k, same: got.length === want.length && Buffer.compare(got, want) === 0 }).toEqual({ k, same: true });
+    }
+  });
+
+  test.each([0, 1, 41, 42, 43, 127, 128])("a lone surrogate after %i units is refused, as create refuses it", (len) => {
+    const v = create(AllTypesSchema, { fString: `${"x".repeat(len)}\uD800` });
+    expect(thrown(() => all.toBinary(v))).toEqual(
+      new RangeError("field alltypes.AllTypes.f_string(9) expects a well-formed string, got one with a lone surrogate; strings are written as UTF-8"),
+    );
+  });
+});
