@@ -61,13 +61,13 @@ export class Arena {
   }
 
   /**
-   * Claims the free tail of the current chunk (at least `maxPiece` bytes, and at least `want`: the
-   * size the writer expects, at most the chunk's) for a writer that does not know its output size yet; returns its start in `chunk` (read `chunk` right after). Until
+   * Claims the free tail of the current chunk (at least `maxPiece` bytes) for a writer that does
+   * not know its output size yet; returns its start in `chunk` (read `chunk` right after). Until
    * `settle` or `cancel`, every `alloc` starts a new chunk, so the tail is the writer's alone,
    * whatever runs in between.
    */
-  lease(want = 0): number {
-    if (this.chunkBytes - this.pos < Math.max(this.maxPiece, want)) this.fresh();
+  lease(): number {
+    if (this.chunkBytes - this.pos < this.maxPiece) this.fresh();
     const start = this.pos;
     this.pos = this.chunkBytes;
     return start;

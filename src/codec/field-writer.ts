@@ -4,7 +4,7 @@
 // needs more. Knows field plans (tags, wire shapes), never descriptors or values' acceptance.
 import { ScalarType } from "@bufbuild/protobuf";
 import { internalError } from "../errors.js";
-import { writeArena, type Arena } from "./arena.js";
+import { writeArena } from "./arena.js";
 import { mapKeys } from "./map-order.js";
 import { PV_64, PV_I32, PV_U32, PV_Z32, PV_Z64, type FieldPlan } from "./plan.js";
 import { fixedScalarWidth } from "./sizes.js";
@@ -42,17 +42,9 @@ export function copy(from: Uint8Array, at: number, n: number, to: Uint8Array, ds
 
 export class FieldWriter extends WireWriter {
   private scratch = new Uint8Array(SCRATCH_MIN);
-  /** The arena chunk this output started in (undefined: the scratch), its arena, and where. */
+  /** The arena chunk this output started in (undefined: the scratch), and where. */
   private leased: Uint8Array | undefined = undefined;
-  private arena: Arena = writeArena;
   private start = 0;
-  /**
-   * The size of this writer's last output, which picks the next lease. Leasing only the small
-   * tier's tail, an 18 KB output (the bench's span batch) overflowed it on every write once the
-   * chunk's tail was under 18 KB, and the arena kept that tail: its bytes were copied to the
-   * scratch at the overflow and again into the output, and the mid tier cut a piece anyway.
-   */
-  private lastOut = 0;
   /** The first byte of the current root body, and how far past it the root may grow. */
   protected rootBody = 0;
   private limit = 0;
@@ -67,14 +59,9 @@ export class FieldWriter extends WireWriter {
     this.limit = limit;
     this.sorted = sorted;
     this.slots = 0;
-    // A writer whose last output outgrew the small tier's pieces leases the mid tier, with room for
-    // that size; one whose last output was larger than the mid tier's pieces writes to the scratch
-    // (its output gets a buffer of its own, as the arena would give it).
-    const a = this.lastOut <= writeArena.maxPiece ? writeArena : writeArena.next;
-    if (lease && a !== undefined && this.lastOut <= a.maxPiece) {
-      this.arena = a;
-      this.start = a.lease(this.lastOut);
-      this.leased = this.buf = a.chunk;
+    if (lease) {
+      this.start = writeArena.lease();
+      this.leased = this.buf = writeArena.chunk;
     } else {
       this.leased = undefined;
       this.buf = this.scratch;
@@ -87,16 +74,13 @@ export class FieldWriter extends WireWriter {
   finish(): Uint8Array {
     const n = this.pos - this.start;
     let out: Uint8Array;
-    // A small output in a mid-tier lease moves to the small tier, so that a few bytes never keep a
-    // mid chunk alive.
-    if (this.leased !== undefined && this.buf === this.leased && (this.arena === writeArena || n > writeArena.maxPiece)) {
-      out = this.arena.settle(this.leased, this.start, n);
+    if (this.leased !== undefined && this.buf === this.leased) {
+      out = writeArena.settle(this.leased, this.start, n);
     } else {
-      if (this.leased !== undefined) this.arena.cancel(this.leased, this.start);
+      if (this.leased !== undefined) writeArena.cancel(this.leased, this.start);
       out = writeArena.alloc(n);
       copy(this.buf, this.start, n, out, 0);
     }
-    this.lastOut = n;
     this.leased = undefined;
     this.end();
     return out;
@@ -104,7 +88,7 @@ export class FieldWriter extends WireWriter {
 
   /** Lets go of the output (after `finish`, a copy out, or a failure). */
   end(): void {
-    if (this.leased !== undefined) this.arena.cancel(this.leased, this.start);
+    if (this.leased !== undefined) writeArena.cancel(this.leased, this.start);
     this.leased = undefined;
     this.buf = EMPTY;
     if (this.scratch.length > SCRATCH_KEEP) this.scratch = new Uint8Array(SCRATCH_MIN);
