@@ -333,57 +333,70 @@ function props(o: Obj, plan: GPlan, vals: unknown[], range: PropsRange, polluted
   // $typeName too is read here (a named load of it on objects of every message type was
   // megamorphic); one that for-in does not list (not enumerable) is read after.
   let typed = false;
+  // The loop keeps to fields outside oneofs; everything else is in `other`, so that this function
+  // stays under V8's inlining size limit.
   for (const k in o) {
     if (polluted && !Object.hasOwn(o, k)) continue;
-    let code: number;
-    if (seqKeys[at] === k) code = seqCodes[at]!;
-    else {
-      code = plan.codes.get(k) ?? P_UNDECLARED;
-      seqKeys[at] = k;
-      seqCodes[at] = code;
-    }
+    const code = seqKeys[at] === k ? seqCodes[at]! : learn(plan, at, k);
     at++;
     const v = o[k];
+    let i = code;
     if (code >= 0) {
       vals[code] = v;
-      if (v !== undefined) {
-        if (code < lo) lo = code;
-        if (code >= hi) hi = code + 1;
-      }
+      if (v === undefined) continue;
     } else if (code <= ONEOF_0) {
-      // The set member's value goes where a field's would: no per-member case test later.
-      const c = (v === null || v === undefined ? undefined : (v as { case?: unknown }).case) as unknown;
-      if (c === undefined) {
-        // A scalar where { case, value } belongs holds data the write would drop (named by the conversion path).
-        if (typeof v !== "object" && holdsData(v)) throw REFUSED;
-        continue;
-      }
-      const oi = ONEOF_0 - code;
-      let member: number | undefined;
-      if (plan.lastCase[oi] === c) member = plan.lastMember[oi]!;
-      else {
-        // A case this oneof does not declare: the conversion path names it.
-        member = plan.members[oi]!.get(c as string);
-        if (member === undefined) throw REFUSED;
-        plan.lastCase[oi] = c;
-        plan.lastMember[oi] = member;
-      }
-      const x = (v as { value?: unknown }).value;
-      // A case without a value is not protobuf-es' form (the conversion path names it).
-      if (x === undefined) throw REFUSED;
-      vals[member] = x;
-      if (member < lo) lo = member;
-      if (member >= hi) hi = member + 1;
-    } else if (code === P_TYPENAME) {
-      if (v !== plan.typeName) throw REFUSED;
-      typed = true;
-    } else if (code === P_UNKNOWN) u = v;
-    else if (holdsData(v) && hasOwn.call(o, k)) throw REFUSED;
+      i = member(plan, ONEOF_0 - code, v, vals);
+      if (i < 0) continue;
+    } else {
+      if (code === P_TYPENAME) {
+        if (v !== plan.typeName) throw REFUSED;
+        typed = true;
+      } else if (code === P_UNKNOWN) u = v;
+      else if (holdsData(v) && hasOwn.call(o, k)) throw REFUSED;
+      continue;
+    }
+    if (i < lo) lo = i;
+    if (i >= hi) hi = i + 1;
   }
   if (!typed && o.$typeName !== plan.typeName) throw REFUSED;
   range.propsLo = hi === 0 ? 0 : lo;
   range.propsHi = hi;
   return u;
+}
+
+/** The code of property `k`, read at place `at` of an object of `plan`, remembered there for the next object. */
+function learn(plan: GPlan, at: number, k: string): number {
+  const code = plan.codes.get(k) ?? P_UNDECLARED;
+  plan.seqKeys[at] = k;
+  plan.seqCodes[at] = code;
+  return code;
+}
+
+/**
+ * Oneof `oi` held as `v`: stores the set member's value where a field's would go (no per-member
+ * case test later) and returns the member's index in plan.fields, or -1 when none is set.
+ */
+function member(plan: GPlan, oi: number, v: unknown, vals: unknown[]): number {
+  const c = (v === null || v === undefined ? undefined : (v as { case?: unknown }).case) as unknown;
+  if (c === undefined) {
+    // A scalar where { case, value } belongs holds data the write would drop (named by the conversion path).
+    if (typeof v !== "object" && holdsData(v)) throw REFUSED;
+    return -1;
+  }
+  let m: number | undefined;
+  if (plan.lastCase[oi] === c) m = plan.lastMember[oi]!;
+  else {
+    // A case this oneof does not declare: the conversion path names it.
+    m = plan.members[oi]!.get(c as string);
+    if (m === undefined) throw REFUSED;
+    plan.lastCase[oi] = c;
+    plan.lastMember[oi] = m;
+  }
+  const x = (v as { value?: unknown }).value;
+  // A case without a value is not protobuf-es' form (the conversion path names it).
+  if (x === undefined) throw REFUSED;
+  vals[m] = x;
+  return m;
 }
 
 /** One open message. */
