@@ -125,8 +125,12 @@ class Writer extends FieldWriter implements Failer {
   private sizing = false;
   /** The body size of the last root. */
   rootSize = 0;
-  /** Object.prototype had an enumerable property when this root's write began (see prototypePolluted). */
-  private polluted = false;
+  /**
+   * Object.prototype had an enumerable property (1) or not (0) when this root's write reached its
+   * first init object (see prototypePolluted); -1 until then, so that writes of DynamicMessage
+   * values never test it.
+   */
+  private polluted = -1;
 
   /** Starts an output for a serializer's writes: in the arena's free tail when `lease`. */
   begin(c: WriteConfig, lease: boolean): void {
@@ -182,7 +186,7 @@ class Writer extends FieldWriter implements Failer {
     if (sizing) this.sorted = false;
     this.rootBody = this.pos + (framed ? 1 : 0);
     this.rootSize = 0;
-    this.polluted = prototypePolluted();
+    this.polluted = -1;
     const c = this.c;
     try {
       if (this.enter(value, c.root, c.root, 1, undefined, undefined, -1, framed)) this.run();
@@ -284,7 +288,8 @@ class Writer extends FieldWriter implements Failer {
     const plan = via !== undefined ? childPlan(via, paired) : paired === c.root ? c.rootPlan : planOf(paired);
     f.plan = plan;
     f.pairedPlan = plan;
-    f.values = initValues(plan.info, init, this.polluted);
+    if (this.polluted < 0) this.polluted = prototypePolluted() ? 1 : 0;
+    f.values = initValues(plan.info, init, this.polluted === 1);
     this.open(f, prefixed);
     return true;
   }
