@@ -4,24 +4,17 @@
 // root, never carried over from an earlier write. Writers are pooled for the whole module, so this
 // file is its own: its first test starts from writers that have not seen a polluted prototype.
 import { create } from "@bufbuild/protobuf";
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { DynamicMessage, ProtobufType } from "../src/index.js";
 import { registryFromDir } from "./support/buf.js";
+import { pollute, polluting } from "./support/pollute.js";
 import { AllTypesSchema } from "./fixtures/generated-es/gen/all_types_pb.js";
 
 const All = registryFromDir("fixtures/all-types").getMessage("alltypes.AllTypes")!;
 const ser = ProtobufType.of(All).createSerializer();
 const gen = ProtobufType.ofGenerated(AllTypesSchema).createSerializer();
 
-const proto = Object.prototype as Record<string, unknown>;
-const added: string[] = [];
-function pollute(name: string, value: unknown): void {
-  proto[name] = value; // an assignment makes it enumerable, as a real pollution does
-  added.push(name);
-}
-afterEach(() => {
-  for (const n of added.splice(0)) delete proto[n];
-});
+polluting();
 
 describe("pollution is tested again for every root value", () => {
   const init = { f_int32: 1, children: [{ f_int32: 2 }] };
