@@ -35,7 +35,7 @@ import { FieldWriter, SizeOverflow } from "./field-writer.js";
 import { keyOrder } from "./map-order.js";
 import { planOf, PV_I32, type FieldPlan, type WritePlan } from "./plan.js";
 import { checkUnknownPayload, MAX_FIELD_NUMBER } from "./unknown.js";
-import { ENCODE_INTO_MIN } from "./wire.js";
+import { ENCODE_INTO_MIN, SHORT_STRING } from "./wire.js";
 import { WriteFront } from "./writer.js";
 import { prototypePolluted } from "../message/create.js";
 
@@ -239,8 +239,6 @@ function childOf(g: GField): GPlan {
 
 /** What `scalarState` says of a singular scalar: written as it is, not written (zero), or coerced first. */
 const S_WRITE = 0;
-/** Strings shorter than this (UTF-16 units) take one length byte (WireWriter.string). */
-const SHORT_STRING = 43;
 const S_SKIP = 1;
 const S_SLOW = 2;
 
@@ -333,8 +331,9 @@ function props(o: Obj, plan: GPlan, vals: unknown[], range: PropsRange, polluted
   // $typeName too is read here (a named load of it on objects of every message type was
   // megamorphic); one that for-in does not list (not enumerable) is read after.
   let typed = false;
-  // The loop keeps to fields outside oneofs; everything else is in `other`, so that this function
-  // stays under V8's inlining size limit.
+  // The loop keeps to what every object has; a oneof's member is read by `member`, a key order not
+  // seen before by `learn`, so that this function stays under V8's inlining size limit (460 bytes
+  // of bytecode): it is inlined into the writers' loops, not called per message.
   for (const k in o) {
     if (polluted && !Object.hasOwn(o, k)) continue;
     const code = seqKeys[at] === k ? seqCodes[at]! : learn(plan, at, k);

@@ -73,6 +73,9 @@ const encoder = new TextEncoder();
 // loop below, which avoids the subarray view and the native call per string.
 export const ENCODE_INTO_MIN = 128;
 
+/** Strings shorter than this (UTF-16 units, at most 3 UTF-8 bytes each) take one length byte. */
+export const SHORT_STRING = 43;
+
 /**
  * A negative int32/enum as protobuf writes it: sign-extended to 64 bits, always ten bytes. Written
  * without the 64-bit loop: the high word is all ones, so bytes 5-9 are constants.
@@ -349,7 +352,7 @@ export class WireWriter {
   /** A length-prefixed UTF-8 string. */
   string(s: string): void {
     const n = s.length;
-    if (n < 43) {
+    if (n < SHORT_STRING) {
       // At most 3 bytes per UTF-16 unit: the length fits one byte, written after the payload.
       const start = this.pos;
       this.pos = start + 1;

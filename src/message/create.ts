@@ -245,10 +245,11 @@ const EMPTY: object = {};
  * True while Object.prototype has an enumerable property (a polluted prototype): `for…in` then
  * lists it on every plain object, and the writers read it as a field of every object (or refused
  * every one as naming no field), where create, which reads own keys, did not. The writers test it
- * once per root value, and test own keys only when it is true: an own-property test per key costs
- * more than this, and this once per message was 5-8% of span encode (889 messages). Pollution is
- * data merged into the prototype before a write (the attack this guards against); a getter that
- * pollutes it in the middle of a write is code that could as well set the field itself.
+ * once per root value (the dynamic writer at the root's first init object), and test own keys
+ * only when it is true: an own-property test per key costs more than this, and this once per
+ * message was 5-8% of span encode (889 messages). Pollution is data merged into the prototype
+ * before a write (the attack this guards against); a getter that pollutes it in the middle of a
+ * write is code that could as well set the field itself.
  */
 export function prototypePolluted(): boolean {
   for (const _ in EMPTY) return true;
@@ -260,7 +261,7 @@ export function prototypePolluted(): boolean {
  * serializer writing init objects directly): indexed like `desc.fields`, checked with create's
  * rules and errors; message-holding fields keep their raw input (nested init objects, or
  * DynamicMessage values, checked when the writer reaches them), maps as a Map of stored keys.
- * `polluted`: prototypePolluted() when the write began (inherited keys are then skipped).
+ * `polluted`: prototypePolluted() as the root's write tested it (inherited keys are then skipped).
  */
 export function initValues(info: MessageInfo, init: Readonly<Record<string, unknown>>, polluted: boolean): unknown[] {
   const desc = info.desc;
