@@ -8,7 +8,7 @@ import { writeArena } from "./arena.js";
 import { mapKeys } from "./map-order.js";
 import { PV_64, PV_I32, PV_U32, PV_Z32, PV_Z64, type FieldPlan } from "./plan.js";
 import { fixedScalarWidth } from "./sizes.js";
-import { varint32Size, WireWriter } from "./wire.js";
+import { SHORT_STRING, varint32Size, WireWriter } from "./wire.js";
 
 /** Thrown by `room` when the root body written so far already exceeds the limit. */
 export class SizeOverflow extends Error {}
@@ -293,6 +293,18 @@ export class FieldWriter extends WireWriter {
     if (p.tagSize === 1) this.buf[this.pos++] = p.tag;
     else this.varint32(p.tag);
     this.scalar(p.scalar, v);
+  }
+
+  /**
+   * scalarField for a string field holding `s` of fewer than SHORT_STRING units: its length takes
+   * one byte, so neither a size bound nor scalar()'s switch is needed.
+   */
+  protected shortStringField(p: FieldPlan, s: string): void {
+    // tag (≤ 5), the length byte, at most 3 bytes per unit
+    this.ensure(6 + 3 * SHORT_STRING);
+    if (p.tagSize === 1) this.buf[this.pos++] = p.tag;
+    else this.varint32(p.tag);
+    this.string(s);
   }
 
   /** A list of scalars or enums. */

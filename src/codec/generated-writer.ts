@@ -646,11 +646,7 @@ export class GeneratedWriter extends FieldWriter {
     // A short string (690 of the span batch's ~1,200 fields) skips scalarState's and scalar()'s
     // switches and the size bound: its length takes one byte (WireWriter.string).
     if (g.check === C_STRING && typeof v === "string" && v.length < SHORT_STRING) {
-      if (v.length === 0 && g.implicit) return;
-      this.ensure(6 + 3 * SHORT_STRING);
-      if (p.tagSize === 1) this.buf[this.pos++] = p.tag;
-      else this.varint32(p.tag);
-      this.string(v);
+      if (v.length > 0 || !g.implicit) this.shortStringField(p, v);
       return;
     }
     if (p.kind <= K_ENUM) {
