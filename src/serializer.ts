@@ -5,11 +5,13 @@ import { isDetached } from "./bytes.js";
 import { FrameReader, readFramePrefix } from "./codec/frame-reader.js";
 import { FrameWriter } from "./codec/frame-writer.js";
 import { BoundDecoder } from "./codec/reader.js";
+import { GeneratedMessageWriter } from "./codec/generated-writer.js";
 import { MessageWriter, type Acceptor } from "./codec/writer.js";
 import { validateFrameBytes, validateMessageBytes } from "./codec/validate.js";
 import { evaluateMessages } from "./compat/evaluate.js";
 import { checkPayloadRules } from "./descriptor/rules.js";
 import { CodecError, shifted } from "./errors.js";
+import { isPlainObject } from "./message/coerce.js";
 import { DynamicMessage, type DynamicInit } from "./message/dynamic-message.js";
 import type { Settings } from "./settings.js";
 import { snapshotOf, type ProtobufDynamicSerializerSnapshot } from "./snapshot/dynamic.js";
@@ -37,6 +39,14 @@ export class ProtobufSerializer {
   /** The type this serializer reads and writes. */
   readonly type: ProtobufType;
   readonly #writer: MessageWriter;
+  /**
+   * Plain init objects, written first by the generated kind's walk with an init plan (values
+   * checked inline, no values array, no frame per message: span-batch encode from plain took
+   * ~1.8x the time of a built value's through the dynamic writer). Whatever it refuses or throws
+   * for, the dynamic writer writes again: it names the fault with the dynamic kind's errors, or
+   * writes what only it takes (a DynamicMessage inside an init object).
+   */
+  readonly #direct: GeneratedMessageWriter;
   readonly #root: DescMessage;
   #decoder: BoundDecoder | undefined;
   readonly #jsNumbers: boolean;
@@ -55,6 +65,7 @@ export class ProtobufSerializer {
       acceptor: evaluatorAcceptor(type.settings, jsNumbers),
       payloadRules: checkPayloadRules,
     });
+    this.#direct = new GeneratedMessageWriter(type.descriptor, type.settings, true);
   }
 
   // Built on first decode: compiling the layout needs the WASM core, encoding does not.
@@ -68,6 +79,13 @@ export class ProtobufSerializer {
    * written directly (the fast way to write: no value is built).
    */
   encode(value: DynamicMessage | DynamicInit): Uint8Array {
+    if (isPlainObject(value)) {
+      try {
+        return this.#direct.encodeFrame(value);
+      } catch {
+        // The dynamic writer's turn (see #direct).
+      }
+    }
     return this.#writer.encodeFrame(value);
   }
 
@@ -83,6 +101,13 @@ export class ProtobufSerializer {
 
   /** The bare message, without a frame (gRPC bodies, Kafka values); same checks and limits. */
   toBinary(value: DynamicMessage | DynamicInit): Uint8Array {
+    if (isPlainObject(value)) {
+      try {
+        return this.#direct.toBinary(value);
+      } catch {
+        // The dynamic writer's turn (see #direct).
+      }
+    }
     return this.#writer.toBinary(value);
   }
 
@@ -134,7 +159,17 @@ export class ProtobufSerializer {
 
   /** Frames of all values, concatenated; nothing is returned when any value fails. */
   encodeAll(values: Iterable<DynamicMessage | DynamicInit>): Uint8Array {
-    return this.#writer.encodeAll(values);
+    // Read once: an iterable may not give its values twice.
+    const list = Array.isArray(values) ? values : [...values];
+    if (list.length > 0 && isPlainObject(list[0])) {
+      try {
+        return this.#direct.encodeAll(list);
+      } catch {
+        // The dynamic writer's turn (see #direct): the whole batch, so that nothing is returned
+        // when a value fails, and a batch that mixes init objects and values is written whole.
+      }
+    }
+    return this.#writer.encodeAll(list);
   }
 
   /** Every frame of a buffer, validated in one WASM call. */
@@ -224,6 +259,14 @@ export class ProtobufSerializer {
   /** Appends one frame to `writer`; on failure the writer is unchanged. */
   serialize(value: DynamicMessage | DynamicInit, writer: FrameWriter): void {
     if (!(writer instanceof FrameWriter)) throw new TypeError("serialize expects a FrameWriter");
+    if (isPlainObject(value)) {
+      try {
+        this.#direct.writeFrame(value, writer);
+        return;
+      } catch {
+        // The dynamic writer's turn (see #direct); the FrameWriter is unchanged.
+      }
+    }
     this.#writer.writeFrame(value, writer);
   }
 

@@ -28,7 +28,7 @@ import { ScalarType, type DescMessage } from "@bufbuild/protobuf";
 import { isWrapperDesc } from "@bufbuild/protobuf/wkt";
 import { holdsData } from "../generated/convert.js";
 import { StructTooDeep, structToMessage } from "../generated/struct.js";
-import { coerceValueField, floatOverflows, isWellFormed, listForWrite, mapInput } from "../message/coerce.js";
+import { coerceValueField, floatOverflows, isPlainObject, isWellFormed, listForWrite, mapInput } from "../message/coerce.js";
 import { K_ENUM, K_LIST, K_MAP, K_MESSAGE, L_BIGINT, L_NUMBER, L_STRING, type FieldInfo } from "../message/field-info.js";
 import type { Settings } from "../settings.js";
 import { FieldWriter, SizeOverflow } from "./field-writer.js";
@@ -76,6 +76,13 @@ interface GField {
   readonly check: number;
   /** A singular scalar or enum whose zero is not written. */
   readonly implicit: boolean;
+  /**
+   * Of an init plan: an integer -0 is written, not skipped as zero (create keeps -0 and only +0
+   * is an implicit field's zero; protobuf-es writes neither).
+   */
+  readonly negZero: boolean;
+  /** Of an init plan (GPlan.init); nested plans are of the same form. */
+  readonly init: boolean;
   /** Index of the oneof in GPlan.oneofs for a member, else -1. */
   readonly oi: number;
   readonly mode: number;
@@ -104,6 +111,11 @@ interface GPlan {
   readonly lastMember: number[];
   /** Written by bounded recursion instead of frames: the type nests at most MAX_INLINE levels. */
   readonly inline: boolean;
+  /**
+   * A plan for DynamicMessage.create's plain init objects instead of protobuf-es message objects
+   * (see initPlanOf): fields by proto name, a oneof's members as fields, create's value forms.
+   */
+  readonly init: boolean;
 }
 
 // Codes of properties that are not fields outside oneofs; oneof k is ONEOF_0 - k.
@@ -113,6 +125,7 @@ const P_UNDECLARED = -3;
 const ONEOF_0 = -4;
 
 const gplans = new WeakMap<DescMessage, GPlan>();
+const iplans = new WeakMap<DescMessage, GPlan>();
 
 /**
  * Types that nest at most this many levels of messages (a recursive type nests without bound) are
@@ -174,48 +187,82 @@ function checkOf(fi: FieldInfo): number {
   }
 }
 
+/**
+ * The inline check of a singular scalar of an init plan: as protobuf-es' where create's rules
+ * agree. Floats are coerced (create stores Math.fround(v), so a positive value that rounds to 0 is
+ * an implicit field's zero, which protobuf-es writes), and so are 64-bit values of fields that
+ * create does not hold as bigint (jstype: a bigint beyond 2^53 is refused for JS_NUMBER).
+ */
+function initCheckOf(fi: FieldInfo): number {
+  if (fi.elemKind !== K_ENUM && fi.scalar === ScalarType.FLOAT) return C_SLOW;
+  const c = checkOf(fi);
+  return (c === C_INT64 || c === C_UINT64) && fi.long !== L_BIGINT ? C_SLOW : c;
+}
+
 /** The generated write plan of `desc`; nested plans are resolved on first use. */
 function gplanOf(desc: DescMessage): GPlan {
-  let g = gplans.get(desc);
-  if (g !== undefined) return g;
+  return gplans.get(desc) ?? planFor(desc, false);
+}
+
+/**
+ * The write plan of `desc` for plain init objects of the shape DynamicMessage.create takes,
+ * written by the same walks: the serializer's fast way to write them (src/serializer.ts). Any
+ * value this form does not write as create would (a nested DynamicMessage, a second oneof member,
+ * an undeclared key, a oneof past the 31st of its type) is refused, and the dynamic writer, whose
+ * errors are the dynamic kind's, writes it or names its fault.
+ */
+function initPlanOf(desc: DescMessage): GPlan {
+  return iplans.get(desc) ?? planFor(desc, true);
+}
+
+function planFor(desc: DescMessage, init: boolean): GPlan {
   const plan = planOf(desc);
   const fields = plan.fields.map((p): GField => {
     // protobuf-es holds jstype = JS_NUMBER fields as bigint: coerced as bigint, lists included
     // (coercion to a number rounded list elements beyond 2^53: 2^60 + 1 was written as 2^60).
-    const fi = p.fi.long === L_NUMBER ? { ...p.fi, long: L_BIGINT } : p.fi;
+    // create holds them as numbers: an init plan coerces by the field's own rule.
+    const fi = !init && p.fi.long === L_NUMBER ? { ...p.fi, long: L_BIGINT } : p.fi;
     const f = fi.field;
     const singular = fi.kind < K_MESSAGE;
+    const check = singular ? (init ? initCheckOf(fi) : checkOf(fi)) : C_SLOW;
     let mode = M_PLAIN;
-    if (fi.elemKind === K_MESSAGE) {
+    if (fi.elemKind === K_MESSAGE && !init) {
       // As protobuf-es (and generated-reader.ts): Struct first, wrappers in singular fields only.
       if (f.message!.typeName === "google.protobuf.Struct" && desc.typeName !== "google.protobuf.Value") mode = M_STRUCT;
       else if (fi.kind === K_MESSAGE && f.oneof === undefined && isWrapperDesc(f.message!)) mode = M_WRAPPER;
     }
+    const implicit = singular && !fi.explicit;
     return {
       p,
       fi,
-      local: f.localName,
+      local: init ? fi.name : f.localName,
       oneof: f.oneof?.localName,
-      check: singular ? checkOf(fi) : C_SLOW,
-      implicit: singular && !fi.explicit,
+      check,
+      implicit,
+      negZero: init && implicit && (check === C_INT32 || check === C_UINT32),
+      init,
       oi: f.oneof === undefined ? -1 : desc.oneofs.indexOf(f.oneof),
       mode,
       child: undefined,
     };
   });
-  const codes = new Map<string, number>([
-    ["$typeName", P_TYPENAME],
-    ["$unknown", P_UNKNOWN],
-  ]);
-  fields.forEach((gf, i) => {
-    if (gf.oi < 0) codes.set(gf.local, i);
-  });
-  desc.oneofs.forEach((o, k) => codes.set(o.localName, ONEOF_0 - k));
+  const codes = new Map<string, number>();
+  if (init) {
+    // A oneof's members are fields of the init object; props (initProps) refuses a second one.
+    fields.forEach((gf, i) => codes.set(gf.local, i));
+  } else {
+    codes.set("$typeName", P_TYPENAME);
+    codes.set("$unknown", P_UNKNOWN);
+    fields.forEach((gf, i) => {
+      if (gf.oi < 0) codes.set(gf.local, i);
+    });
+    desc.oneofs.forEach((o, k) => codes.set(o.localName, ONEOF_0 - k));
+  }
   const members = desc.oneofs.map(() => new Map<string, number>());
   fields.forEach((gf, i) => {
     if (gf.oi >= 0) members[gf.oi]!.set(gf.local, i);
   });
-  g = {
+  const g: GPlan = {
     desc,
     typeName: desc.typeName,
     plan,
@@ -228,13 +275,14 @@ function gplanOf(desc: DescMessage): GPlan {
     lastCase: desc.oneofs.map(() => undefined),
     lastMember: desc.oneofs.map(() => -1),
     inline: heightOf(desc, MAX_INLINE + 1, new Set()) <= MAX_INLINE,
+    init,
   };
-  gplans.set(desc, g);
+  (init ? iplans : gplans).set(desc, g);
   return g;
 }
 
 function childOf(g: GField): GPlan {
-  return (g.child ??= gplanOf(g.p.message!));
+  return (g.child ??= g.init ? initPlanOf(g.p.message!) : gplanOf(g.p.message!));
 }
 
 /** What `scalarState` says of a singular scalar: written as it is, not written (zero), or coerced first. */
@@ -361,6 +409,44 @@ function props(o: Obj, plan: GPlan, vals: unknown[], range: PropsRange, polluted
   range.propsLo = hi === 0 ? 0 : lo;
   range.propsHi = hi;
   return u;
+}
+
+/**
+ * props() of an init plan: reads a plain init object's keys into `vals` (fields by proto name, a
+ * oneof's members among them). Refuses what create refuses or this walk does not write: an object
+ * that is not plain (a DynamicMessage is the dynamic writer's), a key that names no field (create
+ * refuses one even when it holds undefined), a second member of a oneof, and a member of a oneof
+ * past the 31st (the members seen are a bitmask, local so that a getter's nested write of the same
+ * type cannot clear it). A oneof member that holds null or undefined is not set, as for create.
+ */
+function initProps(o: Obj, plan: GPlan, vals: unknown[], range: PropsRange, polluted: boolean): undefined {
+  if (!isPlainObject(o)) throw REFUSED;
+  const seqKeys = plan.seqKeys;
+  const seqCodes = plan.seqCodes;
+  const fields = plan.fields;
+  let at = 0;
+  let lo = 0x7fffffff;
+  let hi = 0;
+  let oneofs = 0;
+  for (const k in o) {
+    if (polluted && !Object.hasOwn(o, k)) continue;
+    const code = seqKeys[at] === k ? seqCodes[at]! : learn(plan, at, k);
+    at++;
+    if (code < 0) throw REFUSED;
+    const v = o[k];
+    vals[code] = v;
+    if (v === undefined) continue;
+    const oi = fields[code]!.oi;
+    if (oi >= 0 && v !== null) {
+      if (oi > 30 || (oneofs & (1 << oi)) !== 0) throw REFUSED;
+      oneofs |= 1 << oi;
+    }
+    if (code < lo) lo = code;
+    if (code >= hi) hi = code + 1;
+  }
+  range.propsLo = hi === 0 ? 0 : lo;
+  range.propsHi = hi;
+  return undefined;
 }
 
 /** The code of property `k`, read at place `at` of an object of `plan`, remembered there for the next object. */
@@ -511,7 +597,7 @@ export class GeneratedWriter extends FieldWriter {
     f.items = undefined;
     f.keys = undefined;
     f.u = undefined;
-    f.u = props(o, plan, f.vals, f, this.polluted);
+    f.u = plan.init ? initProps(o, plan, f.vals, f, this.polluted) : props(o, plan, f.vals, f, this.polluted);
     f.i = f.propsLo;
     f.entryK = entryK;
     f.extra = 0;
@@ -609,9 +695,8 @@ export class GeneratedWriter extends FieldWriter {
           continue;
         }
         case K_MAP: {
-          const entries = mapInput(g.fi, v);
+          const entries = this.entries(g, v);
           if (entries.length === 0) continue;
-          if (this.sorted && entries.length > 1) entries.sort((a, b) => keyOrder(a[0], b[0]));
           f.keys = entries.map((e) => e[0]);
           f.items = entries.map((e) => e[1]);
           f.j = 0;
@@ -651,10 +736,11 @@ export class GeneratedWriter extends FieldWriter {
     }
     if (p.kind <= K_ENUM) {
       const state = scalarState(g.check, v, g.implicit);
-      if (state === S_SKIP) return;
+      if (state === S_SKIP && !(g.negZero && Object.is(v, -0))) return;
       if (state === S_SLOW) {
+        // coerceValueField returns undefined for create's zero; protobuf-es' zero is tested here.
         v = coerceValueField(g.fi, v);
-        if (v === undefined || (g.implicit && isZero(g.check, v))) return;
+        if (v === undefined || (g.implicit && !g.init && isZero(g.check, v))) return;
       }
       this.scalarField(p, v);
     } else if (p.kind === K_LIST) {
@@ -679,7 +765,7 @@ export class GeneratedWriter extends FieldWriter {
   private inline(obj: unknown, plan: GPlan, depth: number, prefixed: boolean, entryK: number, level: number): number {
     if (depth > this.c.maxDepth || obj === null || typeof obj !== "object") throw REFUSED;
     const vals = (this.inlineVals[level] ??= []);
-    const u = props(obj as Obj, plan, vals, this, this.polluted);
+    const u = plan.init ? initProps(obj as Obj, plan, vals, this, this.polluted) : props(obj as Obj, plan, vals, this, this.polluted);
     const lo = this.propsLo;
     const hi = this.propsHi;
     let k = -1;
@@ -716,8 +802,7 @@ export class GeneratedWriter extends FieldWriter {
           extra += this.inline(v[j], child, depth + 1, true, -1, level + 1);
         }
       } else {
-        const entries = mapInput(g.fi, v);
-        if (this.sorted && entries.length > 1) entries.sort((a, b) => keyOrder(a[0], b[0]));
+        const entries = this.entries(g, v);
         for (let j = 0; j < entries.length; j++) {
           const key = entries[j]![0];
           this.ensure(9 + p.tagSize + this.boundOf(p.mapKey, key));
@@ -774,6 +859,18 @@ export class GeneratedWriter extends FieldWriter {
     return false;
   }
 
+  /**
+   * The entries of a message map held as `v`, in the order written. Of an init plan, one per
+   * stored key, as create keeps them (a Map: "1" and "01" of an int32-keyed plain object are one
+   * key, written once with the last value, where the first was).
+   */
+  private entries(g: GField, v: unknown): [unknown, unknown][] {
+    let entries = mapInput(g.fi, v);
+    if (g.init && entries.length > 1) entries = [...new Map(entries)];
+    if (this.sorted && entries.length > 1) entries.sort((a, b) => keyOrder(a[0], b[0]));
+    return entries;
+  }
+
   /** A wrapper held as its bare scalar: the wrapper message with field 1 unless zero. */
   private wrapper(g: GField, v: unknown, depth: number): void {
     if (depth + 1 > this.c.maxDepth) throw REFUSED;
@@ -807,9 +904,10 @@ const POOL_KEEP = 4;
 export class GeneratedMessageWriter extends WriteFront<GeneratedWriter> {
   private readonly config: GConfig;
 
-  constructor(root: DescMessage, settings: Settings) {
+  /** `init`: writes DynamicMessage.create's plain init objects instead (initPlanOf). */
+  constructor(root: DescMessage, settings: Settings, init = false) {
     super();
-    this.config = { root: gplanOf(root), maxDepth: settings.maxDepth, maxBytes: settings.maxMessageBytes, det: settings.deterministic };
+    this.config = { root: init ? initPlanOf(root) : gplanOf(root), maxDepth: settings.maxDepth, maxBytes: settings.maxMessageBytes, det: settings.deterministic };
   }
 
   protected take(): GeneratedWriter {

@@ -1,0 +1,335 @@
+// The serializer writes plain init objects first with the direct walk (the generated kind's
+// writer with an init plan, src/codec/generated-writer.ts) and hands what it refuses to the
+// dynamic writer. The rule that keeps that safe: whatever the direct walk writes, the dynamic
+// writer writes byte for byte, and whatever the dynamic writer refuses, the direct walk refuses.
+// Checked here against the dynamic writer itself, on random schemas and values with faults and
+// edge values put in at random places, and on a table of the values where create's rules and
+// protobuf-es' (the walk's first form) differ.
+import { ScalarType, type DescField, type DescMessage } from "@bufbuild/protobuf";
+import fc from "fast-check";
+import { afterEach, describe, expect, test, vi } from "vitest";
+import { GeneratedMessageWriter } from "../src/codec/generated-writer.js";
+import { MessageWriter } from "../src/codec/writer.js";
+import { DynamicMessage, FrameWriter, ProtobufType } from "../src/index.js";
+import type { Settings } from "../src/settings.js";
+import { messageArb } from "./support/arbitrary-message.js";
+import { schemaArb } from "./support/arbitrary-schema.js";
+import { compileProtoText, messageFromDir } from "./support/buf.js";
+import { hex } from "./support/differential.js";
+import { check } from "./support/property.js";
+import { pollute, polluting } from "./support/pollute.js";
+
+polluting();
+
+type Outcome = { ok: true; bytes: string } | { ok: false; error: unknown };
+
+function outcome(write: () => Uint8Array): Outcome {
+  try {
+    return { ok: true, bytes: hex(write()) };
+  } catch (error) {
+    return { ok: false, error };
+  }
+}
+
+interface Pair {
+  readonly direct: GeneratedMessageWriter;
+  readonly dynamic: MessageWriter;
+}
+
+function pair(root: DescMessage, settings: Settings): Pair {
+  return { direct: new GeneratedMessageWriter(root, settings, true), dynamic: new MessageWriter(root, { settings }) };
+}
+
+/**
+ * The rule, for one init object, bare and framed: returns whether the direct walk wrote it (the
+ * dynamic writer then wrote the same bytes).
+ */
+function agree(p: Pair, init: unknown): boolean {
+  const direct = outcome(() => p.direct.toBinary(init));
+  const dynamic = outcome(() => p.dynamic.toBinary(init));
+  if (direct.ok) expect(dynamic).toEqual(direct);
+  if (!dynamic.ok) expect(direct.ok).toBe(false);
+  const directFrame = outcome(() => p.direct.encodeFrame(init));
+  if (directFrame.ok) expect(outcome(() => p.dynamic.encodeFrame(init))).toEqual(directFrame);
+  expect(directFrame.ok).toBe(direct.ok);
+  return direct.ok;
+}
+
+const All = messageFromDir("fixtures/all-types", "alltypes.AllTypes");
+const allType = ProtobufType.of(All);
+const all = pair(All, allType.settings);
+const allDet = pair(All, ProtobufType.newBuilder(All).deterministic(true).build().settings);
+
+/** The init objects of a sample: the root and every nested message's, with their descriptors. */
+function messagesOf(init: unknown, desc: DescMessage, out: [Record<string, unknown>, DescMessage][]): void {
+  // An earlier edit may have put anything anywhere: only plain objects are walked.
+  if (init === null || typeof init !== "object" || Object.getPrototypeOf(init) !== Object.prototype) return;
+  const o = init as Record<string, unknown>;
+  out.push([o, desc]);
+  for (const f of desc.fields) {
+    const v = o[f.name];
+    if (f.fieldKind === "message") messagesOf(v, f.message, out);
+    else if (f.fieldKind === "list" && f.listKind === "message" && Array.isArray(v)) for (const e of v) messagesOf(e, f.message, out);
+    else if (f.fieldKind === "map" && f.mapKind === "message" && v instanceof Map) for (const e of v.values()) messagesOf(e, f.message, out);
+  }
+}
+
+const LONG = [ScalarType.INT64, ScalarType.UINT64, ScalarType.SINT64, ScalarType.FIXED64, ScalarType.SFIXED64];
+
+/**
+ * Values where the two forms' rules could part: signed zeros, floats that round to zero or past
+ * float32, wrong types, numbers and strings for 64-bit fields, integers past 2^53, enum names,
+ * lone surrogates (short and long), nested values that are not init objects.
+ */
+function edgeValues(f: DescField): unknown[] {
+  const common = [null, undefined, "x", true, 1.5, {}, [], 7n];
+  if (f.fieldKind === "scalar" || f.fieldKind === "enum") {
+    const t = f.fieldKind === "enum" ? ScalarType.INT32 : f.scalar;
+    const names = f.fieldKind === "enum" ? [f.enum.values[0]!.name, "NOT_A_VALUE"] : [];
+    if (t === ScalarType.STRING) return [...common, "", "\uD800", `${"a".repeat(60)}\uDC00`, "é".repeat(50), 5];
+    if (t === ScalarType.BYTES) return [...common, new Uint8Array(0), new Uint8Array([1, 2]), Buffer.from("ab"), [1, 2]];
+    if (LONG.includes(t)) return [...common, 0, -0, 5, -5, 2 ** 53 + 2, "12", "-0", "0", "01", 0n, -1n, 2n ** 60n + 1n, 2n ** 64n, -(2n ** 63n) - 1n];
+    return [...common, ...names, 0, -0, 1e-50, -1e-50, 3.5e38, 1e39, NaN, -Infinity, 2 ** 31, -(2 ** 31) - 1, 2 ** 32, -1, 0.5];
+  }
+  return [...common, 0, new Map(), new Uint8Array(1)];
+}
+
+/** A fault or edge put into a sample (see `inject`): where, and what. */
+interface Edit {
+  readonly at: number;
+  readonly field: number;
+  readonly what: number;
+}
+
+const editArb: fc.Arbitrary<Edit> = fc.record({ at: fc.nat(), field: fc.nat(), what: fc.nat() });
+
+/** Applies `e` to the init objects of `root` (mutated in place). */
+function inject(init: Record<string, unknown>, root: DescMessage, e: Edit): void {
+  const msgs: [Record<string, unknown>, DescMessage][] = [];
+  messagesOf(init, root, msgs);
+  const [obj, desc] = msgs[e.at % msgs.length]!;
+  const kinds = 6;
+  const what = e.what % kinds;
+  const f = desc.fields.length > 0 ? desc.fields[e.field % desc.fields.length] : undefined;
+  if (what === 0 || f === undefined) {
+    // A key that names no field, holding data or not; $typeName; a field by its JSON name.
+    const keys = ["nope", "$typeName", "$unknown", f === undefined ? "x" : f.jsonName];
+    const key = keys[e.field % keys.length]!;
+    if (f !== undefined && key === f.jsonName && key === f.name) return;
+    obj[key] = e.what % 3 === 0 ? undefined : 1;
+    return;
+  }
+  if (what === 1 && f.oneof !== undefined) {
+    // Every member of the oneof set (the second is refused), or all but one null.
+    const nullOthers = e.what % 2 === 0;
+    for (const m of f.oneof.fields) {
+      if (m === f) continue;
+      if (nullOthers) obj[m.name] = null;
+      else if (obj[m.name] === undefined) obj[m.name] = m.fieldKind === "message" ? {} : (edgeValues(m).find((v) => typeof v === "number" && v !== 0) ?? "x");
+    }
+    if (obj[f.name] === undefined) obj[f.name] = f.fieldKind === "message" ? {} : f.fieldKind === "enum" ? 1 : f.fieldKind === "scalar" && f.scalar === ScalarType.STRING ? "s" : 1;
+    return;
+  }
+  if (what === 2 && f.fieldKind === "message") {
+    // A built value where an init object goes (only the dynamic writer takes it).
+    const inner = obj[f.name];
+    obj[f.name] = DynamicMessage.create(f.message, (inner ?? {}) as Record<string, unknown>);
+    return;
+  }
+  if (what === 3 && f.fieldKind === "map") {
+    // A plain object for the map: keys that one stored key stands for ("1" and "01").
+    const numeric = f.mapKey !== ScalarType.STRING && f.mapKey !== ScalarType.BOOL;
+    const value = f.mapKind === "message" ? {} : f.mapKind === "enum" ? 1 : edgeValues(f).find((v) => typeof v === "number") ?? "v";
+    const other = f.mapKind === "message" ? { } : value;
+    obj[f.name] = numeric ? { "1": value, "01": other, "2": value } : f.mapKey === ScalarType.BOOL ? { true: value, false: other } : { b: value, a: other };
+    return;
+  }
+  if (what === 4 && f.fieldKind === "list") {
+    // A list with one edge element.
+    const edge = f.listKind === "message" ? [{}, null][e.what % 2] : edgeValues({ ...f, fieldKind: f.listKind } as unknown as DescField)[e.what % 9];
+    obj[f.name] = [...((obj[f.name] as unknown[] | undefined) ?? []), edge];
+    return;
+  }
+  const values = edgeValues(f);
+  obj[f.name] = values[e.what % values.length];
+}
+
+describe("the direct walk writes what the dynamic writer writes, and refuses all it refuses", () => {
+  test("random schemas, values with faults and edges at random places, bare, framed, deterministic, at small limits", () => {
+    let accepted = 0;
+    let clean = 0;
+    check(
+      "direct init writes",
+      120,
+      schemaArb({ wideOneofWeight: 1 }),
+      fc.nat(),
+      fc.array(editArb, { maxLength: 3 }),
+      fc.constantFrom(0, 1, 2),
+      (s, seed, edits, limits) => {
+        const sample = fc.sample(messageArb(s.root, 2, { maxItems: 3, maxMapEntries: 3 }), { seed, numRuns: 1 })[0]!;
+        const init = sample.ours as Record<string, unknown>;
+        let b = ProtobufType.newBuilder(s.root).deterministic(limits === 1);
+        if (limits === 2) b = b.maxDepth(3).maxMessageBytes(64);
+        const p = pair(s.root, b.build().settings);
+        if (edits.length === 0 && limits !== 2) {
+          // Valid values are the direct walk's to write: the dynamic writer is only its fallback.
+          clean++;
+          expect(agree(p, init)).toBe(true);
+          accepted++;
+          return;
+        }
+        for (const e of edits) inject(init, s.root, e);
+        if (agree(p, init)) accepted++;
+      },
+    );
+    // Not vacuous: the valid ones were all written directly, and so were some of the others.
+    expect(clean).toBeGreaterThan(10);
+    expect(accepted).toBeGreaterThan(clean);
+  });
+
+  test("every field of AllTypes at every edge value, alone, bare and framed, and deterministic", () => {
+    let direct = 0;
+    let refused = 0;
+    for (const f of All.fields) {
+      const values = f.fieldKind === "list" ? edgeValues({ ...f, fieldKind: f.listKind } as unknown as DescField).map((v) => [v]) : edgeValues(f);
+      for (const v of values) {
+        for (const p of [all, allDet]) {
+          if (agree(p, { [f.name]: v })) direct++;
+          else refused++;
+        }
+      }
+    }
+    expect(direct).toBeGreaterThan(100);
+    expect(refused).toBeGreaterThan(100);
+  });
+});
+
+describe("where create's rules and protobuf-es' differ, the direct walk follows create's", () => {
+  const ser = allType.createSerializer();
+  // [init, bytes written: the field's tag and a zero, or nothing]
+  test.each<[Record<string, unknown>, boolean]>([
+    // create keeps an integer -0 in an implicit field, which is then not the zero: written as 0.
+    [{ f_int32: -0 }, true],
+    [{ f_uint32: -0 }, true],
+    [{ f_sint32: -0 }, true],
+    [{ f_sfixed32: -0 }, true],
+    [{ f_fixed32: -0 }, true],
+    [{ f_enum: -0 }, true],
+    [{ f_int32: 0 }, false],
+    [{ f_enum: 0 }, false],
+    // create stores float32(v): a positive value that rounds to 0 is the zero, a negative one -0.
+    [{ f_float: 1e-50 }, false],
+    [{ f_float: -1e-50 }, true],
+    [{ f_double: -0 }, true],
+    [{ f_double: 0 }, false],
+  ])("%j", (init, written) => {
+    const built = DynamicMessage.create(All, init);
+    const bytes = ser.toBinary(init);
+    expect(hex(bytes)).toBe(hex(ser.toBinary(built)));
+    expect(bytes.length > 0).toBe(written);
+    expect(agree(all, init)).toBe(true);
+  });
+
+  test.each([
+    // Integer-like keys come first, in ascending order: "1", "2", then "01".
+    ["int32", { "2": { v: 2 }, "1": { v: 1 }, "01": { v: 3 } }, [1, 2]],
+    ["int64", { "5": { v: 5 }, "-0": { v: 0 }, "0": { v: 1 }, "005": {} }, [0n, 5n]],
+    ["bool", { true: { v: 1 }, false: {} }, [true, false]],
+  ])("a %s-keyed message map given as a plain object whose keys stand for one stored key is written once, as create keeps it", (key, entries, keys) => {
+    const proto = `syntax = "proto3";\npackage dup;\nmessage Leaf { int32 v = 1; }\nmessage M { map<${key}, Leaf> m = 1; }\n`;
+    const M = ProtobufType.of({ fileDescriptorSet: compileProtoText({ "dup/maps.proto": proto }), messageName: "dup.M" }).descriptor;
+    const init = { m: entries };
+    const built = DynamicMessage.create(M, init);
+    expect([...(built.get("m") as Map<unknown, unknown>).keys()]).toEqual(keys);
+    for (const deterministic of [false, true]) {
+      const type = ProtobufType.newBuilder(M).deterministic(deterministic).build();
+      expect(agree(pair(M, type.settings), init)).toBe(true);
+      const s2 = type.createSerializer();
+      expect(hex(s2.toBinary(init))).toBe(hex(s2.toBinary(built)));
+    }
+  });
+
+  test("a jstype = JS_NUMBER field refuses a bigint past 2^53, as create does, in the direct walk too", () => {
+    const JsNumber = messageFromDir("fixtures/all-types", "alltypes.JsNumber");
+    const p = pair(JsNumber, ProtobufType.of(JsNumber).settings);
+    const js = ProtobufType.of(JsNumber).createSerializer();
+    for (const n of [2n ** 60n + 1n, -(2n ** 53n)]) {
+      expect(agree(p, { n })).toBe(false);
+      expect(() => js.toBinary({ n })).toThrow(/JS_NUMBER/);
+    }
+    for (const n of [5n, -5, 2 ** 53 - 1, 0n, -0]) {
+      expect(agree(p, { n })).toBe(true);
+      expect(hex(js.toBinary({ n }))).toBe(hex(js.toBinary(DynamicMessage.create(JsNumber, { n }))));
+    }
+  });
+});
+
+describe("what only the dynamic writer takes still writes", () => {
+  const ser = allType.createSerializer();
+  afterEach(() => vi.restoreAllMocks());
+
+  test("init objects go through the direct walk, and a DynamicMessage inside one through the dynamic writer", () => {
+    const spy = vi.spyOn(GeneratedMessageWriter.prototype, "toBinary");
+    const init = { f_string: "a", f_message: { value: 3 } };
+    const bytes = ser.toBinary(init);
+    expect(spy).toHaveBeenCalledTimes(1);
+    expect(spy.mock.results[0]!.type).toBe("return");
+    const mixed = { f_string: "a", f_message: DynamicMessage.create(All.fields.find((f) => f.name === "f_message")!.message!, { value: 3 }) };
+    expect(hex(ser.toBinary(mixed))).toBe(hex(bytes));
+    expect(spy).toHaveBeenCalledTimes(2);
+    expect(spy.mock.results[1]!.type).toBe("throw");
+  });
+
+  test("a batch that starts with init objects and holds a DynamicMessage later is written whole", () => {
+    const inits = [{ f_int32: 1 }, { f_int32: 2 }, { f_int32: 3 }];
+    const mixed = [inits[0], inits[1], DynamicMessage.create(All, inits[2]!)];
+    expect(hex(ser.encodeAll(mixed))).toBe(hex(ser.encodeAll(inits)));
+    const out = new FrameWriter();
+    ser.serialize(inits[0]!, out);
+    ser.serialize(mixed[2]!, out);
+    expect(hex(out.view())).toBe(hex(ser.encodeAll([inits[0]!, inits[2]!])));
+  });
+
+  test("an iterable batch is read once", () => {
+    let reads = 0;
+    function* values() {
+      reads++;
+      yield { f_int32: 1 };
+      yield DynamicMessage.create(All, { f_int32: 2 });
+    }
+    expect(hex(ser.encodeAll(values()))).toBe(hex(ser.encodeAll([{ f_int32: 1 }, { f_int32: 2 }])));
+    expect(reads).toBe(1);
+  });
+
+  test("members of a type's 32nd oneof and later are written by the dynamic writer, with the same bytes and errors", () => {
+    // The direct walk keeps the oneofs it has seen set in a 31-bit mask.
+    const oneofs = Array.from({ length: 34 }, (_, k) => `  oneof o${k} { int32 a${k} = ${2 * k + 1}; string b${k} = ${2 * k + 2}; }`);
+    const bytes = compileProtoText({ "wide/oneofs.proto": `syntax = "proto3";\npackage wide;\nmessage Wide {\n${oneofs.join("\n")}\n}\n` });
+    const Wide = ProtobufType.of({ fileDescriptorSet: bytes, messageName: "wide.Wide" }).descriptor;
+    const p = pair(Wide, ProtobufType.of(Wide).settings);
+    const wide = ProtobufType.of(Wide).createSerializer();
+    const cases: [Record<string, unknown>, "direct" | "dynamic" | "refused"][] = [
+      [{ a0: 1, b1: "x", a30: 3 }, "direct"],
+      [{ a30: 1, b30: "x" }, "refused"],
+      [{ a30: 1, b30: null }, "direct"],
+      [{ a31: 1 }, "dynamic"],
+      [{ a0: 1, b33: "y" }, "dynamic"],
+      [{ a33: 1, b33: "y" }, "refused"],
+      [{ a33: 1, b33: undefined }, "dynamic"],
+    ];
+    for (const [init, by] of cases) {
+      expect(agree(p, init)).toBe(by === "direct");
+      const dynamic = outcome(() => p.dynamic.toBinary(init));
+      expect(dynamic.ok).toBe(by !== "refused");
+      if (by === "refused") expect(() => wide.toBinary(init)).toThrow(/has two members set/);
+      else expect(hex(wide.toBinary(init))).toBe(hex(wide.toBinary(DynamicMessage.create(Wide, init))));
+    }
+  });
+
+  test("with Object.prototype polluted, inherited keys are not fields for either walk", () => {
+    const init = { f_int32: 4 };
+    pollute("f_string", "inherited");
+    expect(agree(all, init)).toBe(true);
+    expect(hex(ser.toBinary(init))).toBe(hex(ser.toBinary(DynamicMessage.create(All, { f_int32: 4 }))));
+  });
+});
