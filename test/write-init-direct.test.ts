@@ -264,6 +264,44 @@ describe("where create's rules and protobuf-es' differ, the direct walk follows 
   });
 });
 
+describe("packed 64-bit lists are checked as they are written", () => {
+  const ser = allType.createSerializer();
+  const I64 = [-(2n ** 63n), 2n ** 63n - 1n] as const;
+  const U64 = [0n, 2n ** 64n - 1n] as const;
+  // Each list: valid bigints (every varint length) with one element at `at` replaced by `bad`.
+  // The runs are written in blocks of 4,096 elements: a fault in a later block unwinds the earlier.
+  const lengths = [1, 3, 4_096, 4_097, 9_000];
+  const fields: [string, readonly [bigint, bigint]][] = [
+    ["r_int64", I64],
+    ["r_sint64", I64],
+    ["r_uint64", U64],
+  ];
+  test.each(fields)("%s", (name, [min, max]) => {
+    let direct = 0;
+    for (const n of lengths) {
+      const valid = Array.from({ length: n }, (_, i) => (i === 0 ? min : i === 1 ? max : BigInt(i * 7919) ** 3n % (max + 1n)));
+      const bads: unknown[] = [min - 1n, max + 1n, 5, -0, "5", 1.5, null, 2 ** 60];
+      for (const at of [0, n >> 1, n - 1]) {
+        for (const bad of [undefined, ...bads]) {
+          const list = [...valid];
+          if (bad !== undefined) list[at] = bad;
+          const init = { [name]: list };
+          if (agree(all, init)) direct++;
+          let want: string | undefined;
+          try {
+            want = hex(ser.toBinary(DynamicMessage.create(All, init)));
+          } catch {
+            want = undefined;
+          }
+          const got = outcome(() => ser.toBinary(init));
+          expect(got.ok ? got.bytes : undefined).toBe(want);
+        }
+      }
+    }
+    expect(direct).toBeGreaterThan(lengths.length * 3);
+  });
+});
+
 describe("what only the dynamic writer takes still writes", () => {
   const ser = allType.createSerializer();
   afterEach(() => vi.restoreAllMocks());

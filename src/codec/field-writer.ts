@@ -315,7 +315,7 @@ export class FieldWriter extends WireWriter {
       const w = fixedScalarWidth(t);
       if (w === 0) {
         // A checked copy or a fitting typed array: every element passes packedVarint32's check.
-        if (!this.varintRun(p, list)) throw internalError(`cannot write field ${p.fi.label}`, "a checked list holds an element out of its type's range");
+        if (!this.varintRun(p, list, false)) throw internalError(`cannot write field ${p.fi.label}`, "a checked list holds an element out of its type's range");
         return;
       }
       this.least(w * n);
@@ -355,9 +355,10 @@ export class FieldWriter extends WireWriter {
    * (`p.varintKind`) are read once per element, checked and written (packedVarint32): from an
    * array no check has copied (the generated writer's), an element that is not a number of the
    * type's range returns false with nothing written, and the caller's coercion checks or converts
-   * it. (A copy checked first, then written, was 9% of an 80-deep chain's generated encode.)
+   * it. (A copy checked first, then written, was 9% of an 80-deep chain's generated encode.) The
+   * 64-bit kinds are checked only when `check` (such an array): a checked copy skips the test.
    */
-  protected varintRun(p: FieldPlan, list: readonly unknown[]): boolean {
+  protected varintRun(p: FieldPlan, list: readonly unknown[], check: boolean): boolean {
     const n = list.length;
     // An empty list writes nothing (proto3 omits it).
     if (n === 0) return true;
@@ -378,13 +379,13 @@ export class FieldWriter extends WireWriter {
       // protobuf-es' toBinary (bench/generated-ratio.mjs), 1.33-1.40x without. The 32-bit kinds
       // (PV_I32..PV_Z32), the usual lists, go straight to their loop.
       const vk = p.varintKind;
-      ok = vk >= PV_I32 ? this.packedVarint32(list, 0, n, vk === PV_U32, vk === PV_Z32) : this.varints(p, list, 0, n);
+      ok = vk >= PV_I32 ? this.packedVarint32(list, 0, n, vk === PV_U32, vk === PV_Z32) : this.varints(p, list, 0, n, check);
     } else {
       ok = true;
       for (let i = 0; ok && i < n; i += RUN_BLOCK) {
         const to = Math.min(n, i + RUN_BLOCK);
         if (i > 0) this.ensure(5 + 10 * (to - i));
-        ok = this.varints(p, list, i, to);
+        ok = this.varints(p, list, i, to, check);
       }
     }
     if (!ok) {
@@ -395,12 +396,12 @@ export class FieldWriter extends WireWriter {
     return true;
   }
 
-  /** Elements [from, to) of varintRun's list (room made); false at a 32-bit one out of range. */
-  private varints(p: FieldPlan, list: readonly unknown[], from: number, to: number): boolean {
+  /** Elements [from, to) of varintRun's list (room made); false at one out of range (see varintRun). */
+  private varints(p: FieldPlan, list: readonly unknown[], from: number, to: number, check: boolean): boolean {
     const vk = p.varintKind;
     if (vk >= PV_I32) return this.packedVarint32(list, from, to, vk === PV_U32, vk === PV_Z32);
-    if (vk === PV_64 || vk === PV_Z64) this.packedVarint64(list, from, to, vk === PV_Z64);
-    else for (let i = from; i < to; i++) this.scalar(p.scalar, list[i]);
+    if (vk === PV_64 || vk === PV_Z64) return this.packedVarint64(list, from, to, vk === PV_Z64, p.scalar === ScalarType.UINT64, check);
+    for (let i = from; i < to; i++) this.scalar(p.scalar, list[i]);
     return true;
   }
 

@@ -33,7 +33,7 @@ import { K_ENUM, K_LIST, K_MAP, K_MESSAGE, L_BIGINT, L_NUMBER, L_STRING, type Fi
 import type { Settings } from "../settings.js";
 import { FieldWriter, SizeOverflow } from "./field-writer.js";
 import { keyOrder } from "./map-order.js";
-import { planOf, PV_I32, type FieldPlan, type WritePlan } from "./plan.js";
+import { planOf, type FieldPlan, type WritePlan } from "./plan.js";
 import { checkUnknownPayload, MAX_FIELD_NUMBER } from "./unknown.js";
 import { ENCODE_INTO_MIN, SHORT_STRING } from "./wire.js";
 import { WriteFront } from "./writer.js";
@@ -744,8 +744,10 @@ export class GeneratedWriter extends FieldWriter {
       }
       this.scalarField(p, v);
     } else if (p.kind === K_LIST) {
-      // PV_I32..PV_Z32: the 32-bit varint kinds, whose elements are written as they are checked.
-      if (p.varintKind >= PV_I32 && Array.isArray(v) && this.varintRun(p, v)) return;
+      // Packed varints (32-bit kinds, and 64-bit ones held as bigint) are written as they are
+      // checked; a list with an element in another form (a number for int64, an enum's name) is
+      // checked and converted by listForWrite.
+      if (p.varintKind !== 0 && Array.isArray(v) && this.varintRun(p, v, true)) return;
       const list = listForWrite(g.fi, v);
       if (list !== undefined) this.list(p, list);
     } else {

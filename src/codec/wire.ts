@@ -95,6 +95,10 @@ function negInt32(buf: Uint8Array, pos: number, v: number): number {
 }
 
 /** Writes wire primitives at `pos` of `buf`, which the caller keeps large enough. */
+const I64_MIN = -(1n << 63n);
+const I64_MAX = (1n << 63n) - 1n;
+const U64_MAX = (1n << 64n) - 1n;
+
 export class WireWriter {
   buf: Uint8Array = new Uint8Array(0);
   pos = 0;
@@ -277,14 +281,27 @@ export class WireWriter {
     this.pos += w;
   }
 
-  /** A packed run of bigint 64-bit varints (int64, uint64; sint64 with `zigzag`), in locals only. */
-  packedVarint64(list: readonly unknown[], from: number, to: number, zigzag: boolean): void {
+  /**
+   * A packed run of bigint 64-bit varints (int64, uint64 when `unsigned`; sint64 with `zigzag`), in
+   * locals only. With `check` (a list no check has copied: the generated writer's) each element is
+   * read once and written only when it is a bigint of the type's range; it returns false, with
+   * `pos` unmoved, at the first that is not (as packedVarint32). The range is tested by comparison:
+   * BigInt.asIntN allocates a bigint per element, and a checked BigInt64Array copy allocated
+   * another on each read (a 1,000-element sint64 list from plain data: ~40% of its write). A
+   * checked list skips the test: it cost a built value's numeric-batch encode 11-17%.
+   */
+  packedVarint64(list: readonly unknown[], from: number, to: number, zigzag: boolean, unsigned: boolean, check: boolean): boolean {
     const buf = this.buf;
     const big64 = this.big64;
     const big32 = this.big32;
+    const min = unsigned ? 0n : I64_MIN;
+    const max = unsigned ? U64_MAX : I64_MAX;
     let pos = this.pos;
     for (let i = from; i < to; i++) {
-      big64[0] = list[i] as bigint;
+      const x = list[i];
+      if (check && (typeof x !== "bigint" || x < min || x > max)) return false;
+      // A uint64 past 2^63 is stored as its two's complement: the same 64 bits.
+      big64[0] = x as bigint;
       let lo = big32[LO_WORD]!;
       let hi = big32[HI_WORD]!;
       if (zigzag) {
@@ -300,6 +317,7 @@ export class WireWriter {
       buf[pos++] = lo;
     }
     this.pos = pos;
+    return true;
   }
 
   /**
