@@ -5,7 +5,7 @@
 // Checked here against the dynamic writer itself, on random schemas and values with faults and
 // edge values put in at random places, and on a table of the values where create's rules and
 // protobuf-es' (the walk's first form) differ.
-import { ScalarType, type DescField, type DescMessage } from "@bufbuild/protobuf";
+import { create, ScalarType, toBinary, type DescField, type DescMessage } from "@bufbuild/protobuf";
 import fc from "fast-check";
 import { afterEach, describe, expect, test, vi } from "vitest";
 import { GeneratedMessageWriter } from "../src/codec/generated-writer.js";
@@ -18,6 +18,7 @@ import { compileProtoText, messageFromDir } from "./support/buf.js";
 import { hex } from "./support/differential.js";
 import { check } from "./support/property.js";
 import { pollute, polluting } from "./support/pollute.js";
+import { AllTypesSchema } from "./fixtures/generated-es/gen/all_types_pb.js";
 
 polluting();
 
@@ -283,7 +284,7 @@ describe("packed 64-bit lists are checked as they are written", () => {
       const bads: unknown[] = [min - 1n, max + 1n, 5, -0, "5", 1.5, null, 2 ** 60];
       for (const at of [0, n >> 1, n - 1]) {
         for (const bad of [undefined, ...bads]) {
-          const list = [...valid];
+          const list: unknown[] = [...valid];
           if (bad !== undefined) list[at] = bad;
           const init = { [name]: list };
           if (agree(all, init)) direct++;
@@ -299,6 +300,56 @@ describe("packed 64-bit lists are checked as they are written", () => {
       }
     }
     expect(direct).toBeGreaterThan(lengths.length * 3);
+  });
+});
+
+describe("repeated strings are checked as they are written", () => {
+  const ser = allType.createSerializer();
+  const gen = ProtobufType.ofGenerated(AllTypesSchema).createSerializer();
+  // Lengths in UTF-16 units around the one-byte length (43) and the TextEncoder threshold (128).
+  const units = [0, 1, 42, 43, 127, 128, 129, 300];
+  const good = units.flatMap((n) => ["a".repeat(n), "é".repeat(n), "😀".repeat(n >> 1)]);
+  const bads: unknown[] = ["\uD800", `${"a".repeat(41)}\uDC00`, `${"a".repeat(200)}\uD800`, `\uDC00${"é".repeat(130)}`, 5, null, undefined, new Uint8Array(1)];
+  test("every element width and length, with one fault at the start, middle or end, for both kinds", () => {
+    let direct = 0;
+    for (const at of [0, good.length >> 1, good.length - 1]) {
+      for (const bad of ["ok", ...bads]) {
+        const list: unknown[] = [...good];
+        if (bad !== "ok") list[at] = bad;
+        const init = { r_string: list };
+        if (agree(all, init)) direct++;
+        let want: string | undefined;
+        try {
+          want = hex(ser.toBinary(DynamicMessage.create(All, init)));
+        } catch {
+          want = undefined;
+        }
+        const got = outcome(() => ser.toBinary(init));
+        expect(got.ok ? got.bytes : undefined).toBe(want);
+        // The generated kind: protobuf-es' bytes, or create's refusal.
+        const es = create(AllTypesSchema, { rString: list as string[] });
+        const g = outcome(() => gen.toBinary(es));
+        if (want === undefined) expect(g.ok).toBe(false);
+        else expect(g).toEqual({ ok: true, bytes: hex(toBinary(AllTypesSchema, es)) });
+      }
+    }
+    expect(direct).toBe(3);
+  });
+
+  // Each element must have made its room first (a typed array drops writes past its end). An
+  // output over 4 MiB leaves the writer a fresh 128 KiB scratch, and a frame written into a
+  // FrameWriter starts at its first byte: k bytes before the list put its elements at the end.
+  test("elements of 3-byte units at every offset around the end of the buffer", () => {
+    const list = ["\u8a9e".repeat(100), "\u8a9e".repeat(42)];
+    for (let k = 131_072 - 330; k < 131_072 + 5; k++) {
+      ser.toBinary({ f_bytes: new Uint8Array(4_200_000) });
+      const init = { f_bytes: new Uint8Array(k).fill(7), r_string: list };
+      const w = new FrameWriter();
+      ser.serialize(init, w);
+      const want = ser.encode(DynamicMessage.create(All, init));
+      const got = w.view();
+      expect({ k, same: got.length === want.length && Buffer.compare(got, want) === 0 }).toEqual({ k, same: true });
+    }
   });
 });
 

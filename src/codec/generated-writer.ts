@@ -83,6 +83,8 @@ interface GField {
   readonly negZero: boolean;
   /** Of an init plan (GPlan.init); nested plans are of the same form. */
   readonly init: boolean;
+  /** A repeated string field (written by `strings` as its elements are checked). */
+  readonly strings: boolean;
   /** Index of the oneof in GPlan.oneofs for a member, else -1. */
   readonly oi: number;
   readonly mode: number;
@@ -241,6 +243,7 @@ function planFor(desc: DescMessage, init: boolean): GPlan {
       implicit,
       negZero: init && implicit && (check === C_INT32 || check === C_UINT32),
       init,
+      strings: fi.kind === K_LIST && fi.elemKind !== K_MESSAGE && fi.elemKind !== K_ENUM && fi.scalar === ScalarType.STRING,
       oi: f.oneof === undefined ? -1 : desc.oneofs.indexOf(f.oneof),
       mode,
       child: undefined,
@@ -748,6 +751,7 @@ export class GeneratedWriter extends FieldWriter {
       // checked; a list with an element in another form (a number for int64, an enum's name) is
       // checked and converted by listForWrite.
       if (p.varintKind !== 0 && Array.isArray(v) && this.varintRun(p, v, true)) return;
+      if (g.strings && Array.isArray(v) && this.strings(p, v)) return;
       const list = listForWrite(g.fi, v);
       if (list !== undefined) this.list(p, list);
     } else {
@@ -757,6 +761,30 @@ export class GeneratedWriter extends FieldWriter {
       if (depth + 1 > this.c.maxDepth) throw REFUSED;
       this.scalarMap(p, m);
     }
+  }
+
+  /**
+   * A repeated string field from an array no check has copied: each element is read once and
+   * written if it is a string (a lone surrogate in one under 128 units is found as it is written,
+   * as for a singular string). Returns false, with nothing written, at the first that is not:
+   * listForWrite then checks the list (a checked copy first, with a well-formedness scan of every
+   * string, was ~9% of the small fixture's encode from plain, 2-3 strings in a list).
+   */
+  private strings(p: FieldPlan, list: readonly unknown[]): boolean {
+    const n = list.length;
+    const start = this.pos;
+    // Each element takes two bytes at least (its tag and its length).
+    this.least(2 * n);
+    for (let i = 0; i < n; i++) {
+      const s = list[i];
+      if (typeof s !== "string" || (s.length >= ENCODE_INTO_MIN && !isWellFormed(s))) {
+        this.pos = start;
+        return false;
+      }
+      if (s.length < SHORT_STRING) this.shortStringField(p, s);
+      else this.scalarField(p, s);
+    }
+    return true;
   }
 
   /**
