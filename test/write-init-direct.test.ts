@@ -275,8 +275,25 @@ describe("where create's rules and protobuf-es' differ, the direct walk follows 
   });
 });
 
-describe("packed 64-bit lists are checked as they are written", () => {
+/**
+ * An AllTypes init object: `agree`, then the serializer's bytes against create + write (undefined
+ * when create refuses it). Returns whether the direct walk wrote it, and create's bytes.
+ */
+function againstCreate(init: Record<string, unknown>): { direct: boolean; want: string | undefined } {
+  const direct = agree(all, init);
   const ser = allType.createSerializer();
+  let want: string | undefined;
+  try {
+    want = hex(ser.toBinary(DynamicMessage.create(All, init)));
+  } catch {
+    want = undefined;
+  }
+  const got = outcome(() => ser.toBinary(init));
+  expect(got.ok ? got.bytes : undefined).toBe(want);
+  return { direct, want };
+}
+
+describe("packed 64-bit lists are checked as they are written", () => {
   const I64 = [-(2n ** 63n), 2n ** 63n - 1n] as const;
   const U64 = [0n, 2n ** 64n - 1n] as const;
   // Each list: valid bigints (every varint length) with one element at `at` replaced by `bad`.
@@ -296,16 +313,7 @@ describe("packed 64-bit lists are checked as they are written", () => {
         for (const bad of [undefined, ...bads]) {
           const list: unknown[] = [...valid];
           if (bad !== undefined) list[at] = bad;
-          const init = { [name]: list };
-          if (agree(all, init)) direct++;
-          let want: string | undefined;
-          try {
-            want = hex(ser.toBinary(DynamicMessage.create(All, init)));
-          } catch {
-            want = undefined;
-          }
-          const got = outcome(() => ser.toBinary(init));
-          expect(got.ok ? got.bytes : undefined).toBe(want);
+          if (againstCreate({ [name]: list }).direct) direct++;
         }
       }
     }
@@ -326,16 +334,8 @@ describe("repeated strings are checked as they are written", () => {
       for (const bad of ["ok", ...bads]) {
         const list: unknown[] = [...good];
         if (bad !== "ok") list[at] = bad;
-        const init = { r_string: list };
-        if (agree(all, init)) direct++;
-        let want: string | undefined;
-        try {
-          want = hex(ser.toBinary(DynamicMessage.create(All, init)));
-        } catch {
-          want = undefined;
-        }
-        const got = outcome(() => ser.toBinary(init));
-        expect(got.ok ? got.bytes : undefined).toBe(want);
+        const { direct: written, want } = againstCreate({ r_string: list });
+        if (written) direct++;
         // The generated kind: protobuf-es' bytes, or create's refusal.
         const es = create(AllTypesSchema, { rString: list as string[] });
         const g = outcome(() => gen.toBinary(es));
