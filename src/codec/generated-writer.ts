@@ -21,7 +21,12 @@
 // are read by for-in, so a field set as a non-enumerable property (which protobuf-es never makes)
 // is not seen, as the conversion path never saw an undeclared one.
 //
-// Size (~770 lines): the plans, the inline checks, the property read, and the two walks (frames
+// The same walks write the dynamic kind's plain init objects (the shape DynamicMessage.create
+// takes) with init plans (initPlanOf): fields by proto name, a oneof's members as fields, create's
+// value rules. There a refusal hands the value to the dynamic writer (src/serializer.ts), which
+// writes what only it takes (a DynamicMessage inside an init object) or names the fault.
+//
+// Size (~900 lines): the plans, the inline checks, the property read, and the two walks (frames
 // for recursive types, bounded recursion for the others) share one state (the Writer's frames,
 // value arrays and length slots); the encodings themselves are FieldWriter's.
 import { ScalarType, type DescMessage } from "@bufbuild/protobuf";
