@@ -26,7 +26,7 @@
 // value rules. There a refusal hands the value to the dynamic writer (src/serializer.ts), which
 // writes what only it takes (a DynamicMessage inside an init object) or names the fault.
 //
-// Size (~900 lines): the plans, the inline checks, the property read, and the two walks (frames
+// Size (~970 lines): the plans, the inline checks, the property read, and the two walks (frames
 // for recursive types, bounded recursion for the others) share one state (the Writer's frames,
 // value arrays and length slots); the encodings themselves are FieldWriter's.
 import { ScalarType, type DescMessage } from "@bufbuild/protobuf";
