@@ -349,6 +349,25 @@ export class FieldWriter extends WireWriter {
   }
 
   /**
+   * A packed fixed-width run (`p.fixedKind`) from an array no check has copied, written as its
+   * elements are checked (packedFixedChecked); returns false, with nothing written, at one that
+   * create would refuse or convert: the caller's coercion then names or converts it.
+   */
+  protected fixedRun(p: FieldPlan, list: readonly unknown[]): boolean {
+    const n = list.length;
+    if (n === 0) return true;
+    const w = fixedScalarWidth(p.scalar);
+    this.least(w * n);
+    this.ensure(10 + w * n);
+    const start = this.pos;
+    this.varint32(p.tag);
+    this.varint32(w * n);
+    if (this.packedFixedChecked(p.fixedKind, list, p.scalar === ScalarType.FIXED64)) return true;
+    this.pos = start;
+    return false;
+  }
+
+  /**
    * A packed run of varints. Room is made a block of elements at a time (10 bytes each at most),
    * so that a run over the limit is refused by `room` once the root has passed it, not after room
    * for all of it (a 10^7-element int32 list asked for 100 MB first). The 32-bit kinds

@@ -752,10 +752,12 @@ export class GeneratedWriter extends FieldWriter {
       }
       this.scalarField(p, v);
     } else if (p.kind === K_LIST) {
-      // Packed varints (32-bit kinds, and 64-bit ones held as bigint) are written as they are
-      // checked; a list with an element in another form (a number for int64, an enum's name) is
-      // checked and converted by listForWrite.
+      // Packed varints (32-bit kinds, and 64-bit ones held as bigint) and fixed widths are written
+      // as they are checked; a list with an element in another form (a number for int64, an
+      // enum's name) is checked and converted by listForWrite.
       if (p.varintKind !== 0 && Array.isArray(v) && this.varintRun(p, v, true)) return;
+      // Fixed widths from 8 elements (list() writes shorter runs element by element).
+      if (p.fixedKind !== 0 && Array.isArray(v) && v.length >= 8 && this.fixedRun(p, v)) return;
       if (g.strings && Array.isArray(v) && this.strings(p, v)) return;
       const list = listForWrite(g.fi, v);
       if (list !== undefined) this.list(p, list);

@@ -5,6 +5,7 @@
 // only, never descriptors.
 
 import { copyBytes } from "../bytes.js";
+import { floatOverflows } from "../message/coerce.js";
 
 const TWO32 = 4294967296;
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
@@ -276,8 +277,67 @@ export class WireWriter {
         for (let i = 0; i < n; i++) a[i] = list[i] as bigint;
       }
     }
+    this.copyFixed(kind, n);
+  }
+
+  /**
+   * packedFixed for an array no check has copied (the generated writer's): each element is read
+   * once and must be what create stores as it is (a number of the type's range, a float that
+   * float32 holds, a bigint of the 64-bit range, `unsigned` for fixed64); returns false, with
+   * nothing written, at the first that is not. (A checked typed copy first allocated a typed
+   * array per list, and read every element twice.) Its own loops: with a `check` flag in
+   * packedFixed's, a built value's numeric-batch encode lost 3-21%.
+   */
+  packedFixedChecked(kind: number, list: readonly unknown[], unsigned: boolean): boolean {
+    const n = list.length;
+    const bytes = this.scratchBytes(n * fixedWidth(kind));
+    if (kind === FIXED_F64) {
+      const a = new Float64Array(bytes.buffer, 0, n);
+      for (let i = 0; i < n; i++) {
+        const x = list[i];
+        if (typeof x !== "number") return false;
+        a[i] = x;
+      }
+    } else if (kind === FIXED_F32) {
+      const a = new Float32Array(bytes.buffer, 0, n);
+      for (let i = 0; i < n; i++) {
+        const x = list[i];
+        if (typeof x !== "number" || floatOverflows(x)) return false;
+        a[i] = x;
+      }
+    } else if (kind === FIXED_U32) {
+      const a = new Uint32Array(bytes.buffer, 0, n);
+      for (let i = 0; i < n; i++) {
+        const x = list[i];
+        if (typeof x !== "number" || x >>> 0 !== x) return false;
+        a[i] = x;
+      }
+    } else if (kind === FIXED_I32) {
+      const a = new Int32Array(bytes.buffer, 0, n);
+      for (let i = 0; i < n; i++) {
+        const x = list[i];
+        if (typeof x !== "number" || (x | 0) !== x) return false;
+        a[i] = x;
+      }
+    } else {
+      const a = new BigInt64Array(bytes.buffer, 0, n);
+      const min = unsigned ? 0n : I64_MIN;
+      const max = unsigned ? U64_MAX : I64_MAX;
+      for (let i = 0; i < n; i++) {
+        const x = list[i];
+        if (typeof x !== "bigint" || x < min || x > max) return false;
+        // A fixed64 past 2^63 is stored as its two's complement: the same 64 bits.
+        a[i] = x;
+      }
+    }
+    this.copyFixed(kind, n);
+    return true;
+  }
+
+  /** The first n elements of `kind` in the pack scratch, to the output. */
+  private copyFixed(kind: number, n: number): void {
     const w = fixedWidth(kind) * n;
-    this.buf.set(bytes.subarray(0, w), this.pos);
+    this.buf.set(this.packScratch.subarray(0, w), this.pos);
     this.pos += w;
   }
 
