@@ -46,7 +46,7 @@ export class ProtobufSerializer {
    * for, the dynamic writer writes again: it names the fault with the dynamic kind's errors, or
    * writes what only it takes (a DynamicMessage inside an init object).
    */
-  readonly #direct: GeneratedMessageWriter;
+  #directWriter: GeneratedMessageWriter | undefined;
   readonly #root: DescMessage;
   #decoder: BoundDecoder | undefined;
   readonly #jsNumbers: boolean;
@@ -65,7 +65,13 @@ export class ProtobufSerializer {
       acceptor: evaluatorAcceptor(type.settings, jsNumbers),
       payloadRules: checkPayloadRules,
     });
-    this.#direct = new GeneratedMessageWriter(type.descriptor, type.settings, true);
+    this.#directWriter = undefined;
+  }
+
+  // Built on first write of an init object: a serializer that never gets one (the generated
+  // kind's inner serializer, one that only decodes) builds no init plan.
+  get #direct(): GeneratedMessageWriter {
+    return (this.#directWriter ??= new GeneratedMessageWriter(this.#root, this.type.settings, true));
   }
 
   // Built on first decode: compiling the layout needs the WASM core, encoding does not.

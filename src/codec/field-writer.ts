@@ -318,10 +318,7 @@ export class FieldWriter extends WireWriter {
         if (!this.varintRun(p, list, false)) throw internalError(`cannot write field ${p.fi.label}`, "a checked list holds an element out of its type's range");
         return;
       }
-      this.least(w * n);
-      this.ensure(10 + w * n);
-      this.varint32(p.tag);
-      this.varint32(w * n);
+      this.fixedHead(p, w, n);
       // Below ~8 elements the typed-array setup costs more than the per-element writes.
       if (p.fixedKind !== 0 && n >= 8) this.packedFixed(p.fixedKind, list);
       else for (let i = 0; i < n; i++) this.scalar(t, list[i]);
@@ -348,6 +345,14 @@ export class FieldWriter extends WireWriter {
     }
   }
 
+  /** The tag and length of a packed run of n elements of w bytes, room made for all of it. */
+  private fixedHead(p: FieldPlan, w: number, n: number): void {
+    this.least(w * n);
+    this.ensure(10 + w * n);
+    this.varint32(p.tag);
+    this.varint32(w * n);
+  }
+
   /**
    * A packed fixed-width run (`p.fixedKind`) from an array no check has copied, written as its
    * elements are checked (packedFixedChecked); returns false, with nothing written, at one that
@@ -356,12 +361,8 @@ export class FieldWriter extends WireWriter {
   protected fixedRun(p: FieldPlan, list: readonly unknown[]): boolean {
     const n = list.length;
     if (n === 0) return true;
-    const w = fixedScalarWidth(p.scalar);
-    this.least(w * n);
-    this.ensure(10 + w * n);
     const start = this.pos;
-    this.varint32(p.tag);
-    this.varint32(w * n);
+    this.fixedHead(p, fixedScalarWidth(p.scalar), n);
     if (this.packedFixedChecked(p.fixedKind, list, p.scalar === ScalarType.FIXED64)) return true;
     this.pos = start;
     return false;

@@ -248,7 +248,8 @@ function planFor(desc: DescMessage, init: boolean): GPlan {
       implicit,
       negZero: init && implicit && (check === C_INT32 || check === C_UINT32),
       init,
-      strings: fi.kind === K_LIST && fi.elemKind !== K_MESSAGE && fi.elemKind !== K_ENUM && fi.scalar === ScalarType.STRING,
+      // FieldPlan.scalar is INT32 for enums and BYTES for messages.
+      strings: p.kind === K_LIST && p.scalar === ScalarType.STRING,
       oi: f.oneof === undefined ? -1 : desc.oneofs.indexOf(f.oneof),
       mode,
       child: undefined,

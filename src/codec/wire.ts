@@ -5,7 +5,7 @@
 // only, never descriptors.
 
 import { copyBytes } from "../bytes.js";
-import { floatOverflows } from "../message/coerce.js";
+import { floatOverflows, INT64_MAX, INT64_MIN, UINT64_MAX } from "../message/coerce.js";
 
 const TWO32 = 4294967296;
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
@@ -96,10 +96,6 @@ function negInt32(buf: Uint8Array, pos: number, v: number): number {
 }
 
 /** Writes wire primitives at `pos` of `buf`, which the caller keeps large enough. */
-const I64_MIN = -(1n << 63n);
-const I64_MAX = (1n << 63n) - 1n;
-const U64_MAX = (1n << 64n) - 1n;
-
 export class WireWriter {
   buf: Uint8Array = new Uint8Array(0);
   pos = 0;
@@ -321,8 +317,8 @@ export class WireWriter {
       }
     } else {
       const a = new BigInt64Array(bytes.buffer, 0, n);
-      const min = unsigned ? 0n : I64_MIN;
-      const max = unsigned ? U64_MAX : I64_MAX;
+      const min = unsigned ? 0n : INT64_MIN;
+      const max = unsigned ? UINT64_MAX : INT64_MAX;
       for (let i = 0; i < n; i++) {
         const x = list[i];
         if (typeof x !== "bigint" || x < min || x > max) return false;
@@ -354,8 +350,8 @@ export class WireWriter {
     const buf = this.buf;
     const big64 = this.big64;
     const big32 = this.big32;
-    const min = unsigned ? 0n : I64_MIN;
-    const max = unsigned ? U64_MAX : I64_MAX;
+    const min = unsigned ? 0n : INT64_MIN;
+    const max = unsigned ? UINT64_MAX : INT64_MAX;
     let pos = this.pos;
     for (let i = from; i < to; i++) {
       const x = list[i];
