@@ -102,12 +102,13 @@ function basePlan(layout: MessageLayout): ReadPlan {
 
 const utf8 = new TextDecoder("utf-8", { ignoreBOM: true });
 
-// Up to this many bytes a non-ASCII string is decoded in JS; above it a TextDecoder call is
-// cheaper (measured: ~110-280 ns vs ~100-350 ns per call overhead for 5-40 byte strings, Node 20).
-const SHORT_STRING = 64;
+// Up to this many bytes a string is decoded in JS; above it a TextDecoder call is cheaper
+// (measured: ~110-280 ns vs ~100-350 ns per call overhead for 5-40 byte strings, Node 20). A
+// read-side threshold, unrelated to wire.ts' SHORT_STRING (the writer's one-byte-length bound).
+const SHORT_DECODE = 64;
 
 /**
- * ASCII bytes `input[off .. off + len)` (len ≤ SHORT_STRING) as a string, built in JavaScript: for
+ * ASCII bytes `input[off .. off + len)` (len ≤ SHORT_DECODE) as a string, built in JavaScript: for
  * runtimes without a native latin1 slice (browsers; ops.ts, NATIVE_LATIN1). Measured in
  * Chromium 153: 27 ns for 8 bytes, 71 ns for 29, 136 ns for 64, against 180-280 ns for a
  * TextDecoder call (a pre-sized array and one fromCharCode.apply beat a string grown per char:
@@ -120,11 +121,11 @@ export function asciiString(input: Uint8Array, off: number, len: number): string
 }
 
 /** The longest ASCII string asciiString builds (longer ones: one TextDecoder call pays off). */
-export const SHORT_ASCII = SHORT_STRING;
+export const SHORT_ASCII = SHORT_DECODE;
 
 /** UTF-8 that the core already validated: no checks needed, only decoding. */
 export function utf8String(input: Uint8Array, off: number, len: number): string {
-  if (len > SHORT_STRING) return utf8.decode(input.subarray(off, off + len));
+  if (len > SHORT_DECODE) return utf8.decode(input.subarray(off, off + len));
   const a: number[] = [];
   const end = off + len;
   let i = off;
