@@ -77,6 +77,31 @@ const CHECKS = {
     batch.forEach((v, i) => eq(v.get("card"), strings[i]));
   },
 
+  "encode from a plain init object: the built value's bytes, create's errors"(pk, { type }) {
+    // The write methods walk an init object directly (no DynamicMessage built), falling back to
+    // the dynamic writer when they refuse it: both paths, in every runtime.
+    const ser = type.createSerializer();
+    const built = (init) => pk.DynamicMessage.create(type.descriptor, init);
+    const inits = [ORDER, { id: 1n }, {}, { id: -1n, note: "", iban: "x" }, { items: [{}, { qty: -1 }], labels: { "": "", "é": "😀" } }];
+    // Strings around the writer's short-string bound (43 units), non-ASCII, a leading U+FEFF.
+    for (const s of ["", "x".repeat(42), "x".repeat(43), "é".repeat(21), "é".repeat(22), "😀".repeat(30), "\ufeff" + "a".repeat(300)]) {
+      inits.push({ card: s, items: [{ sku: s }, { sku: s, qty: 3 }], labels: { [s]: s } });
+    }
+    for (const init of inits) {
+      eq(hex(ser.toBinary(init)), hex(ser.toBinary(built(init))));
+      eq(hex(ser.encode(init)), hex(ser.encode(built(init))));
+    }
+    eq(hex(ser.encodeAll(inits)), hex(ser.encodeAll(inits.map(built))));
+    // A DynamicMessage inside an init object: written by the fallback.
+    const item = pk.DynamicMessage.create(type.descriptor.fields[1].message, { sku: "b" });
+    eq(hex(ser.toBinary({ ...ORDER, items: [{ sku: "a" }, item] })), hex(ser.toBinary(built({ ...ORDER, items: [{ sku: "a" }, { sku: "b" }] }))));
+    for (const bad of [{ id: 7n, nope: 1 }, { card: "a", iban: "b" }, { items: [{ qty: 2 ** 31 }] }, { card: "a\ud800" }, { id: 2n ** 63n }, { blob: [1, 2] }]) {
+      const direct = thrown(() => ser.toBinary(bad));
+      eq(direct.message, thrown(() => built(bad)).message);
+      eq(thrown(() => ser.encodeAll([ORDER, bad])).message, direct.message);
+    }
+  },
+
   "relay keeps unknown fields byte for byte"(pk, { type }) {
     const ser = type.createSerializer();
     const bare = ser.toBinary(pk.DynamicMessage.create(type.descriptor, ORDER));
