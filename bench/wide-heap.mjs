@@ -1,15 +1,15 @@
 // Heap held per decoded element of a repeated message field whose type has W fields, each element
-// with one int32 set (its last field: 5 bytes of input an element), for protokeel, @bufbuild/protobuf
-// and protobufjs (README, "Memory"). Each measurement runs in a process of its own (an engine that
-// runs out of heap takes only that row down), after a full GC before and after the decode. Run
-// after `npm run build`:
+// with one int32 set (its last field: 4-5 bytes of input an element), for protokeel (both kinds),
+// @bufbuild/protobuf and protobufjs (README, "Memory"). Each measurement runs in a process of its
+// own (an engine that runs out of heap takes only that cell down), after a full GC before and
+// after the decode. Run after `npm run build`:
 //
 //   node bench/wide-heap.mjs [--elements N] [--widths 5,20,100,1000]
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 
-const LIBS = ["protokeel", "@bufbuild/protobuf", "protobufjs"];
+const LIBS = ["protokeel", "protokeel (generated kind)", "@bufbuild/protobuf", "protobufjs"];
 
 /** FileDescriptorSet bytes of package w: Wide (int32 f1..fW) and Batch (repeated Wide items = 1). */
 async function wideSet(width) {
@@ -46,11 +46,15 @@ async function decoderOf(lib, width) {
     // Reading a field builds a lazily decoded value's tree.
     return (bytes) => ser.fromBinary(bytes).get("items");
   }
-  if (lib === "@bufbuild/protobuf") {
+  if (lib !== "protobufjs") {
     const { createFileRegistry, fromBinary } = await import("@bufbuild/protobuf");
     const { FileDescriptorSetSchema } = await import("@bufbuild/protobuf/wkt");
     const batch = createFileRegistry(fromBinary(FileDescriptorSetSchema, set)).getMessage("w.Batch");
-    return (bytes) => fromBinary(batch, bytes);
+    if (lib === "@bufbuild/protobuf") return (bytes) => fromBinary(batch, bytes);
+    // protobuf-es message objects, as generated code's schema gives them.
+    const { ProtobufType } = await import("../dist/index.js");
+    const ser = ProtobufType.newGeneratedBuilder(batch).maxMessageBytes(2 ** 30).build().createSerializer();
+    return (bytes) => ser.fromBinary(bytes);
   }
   const { default: protobuf } = await import("protobufjs");
   const root = new protobuf.Root();
