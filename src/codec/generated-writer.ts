@@ -123,7 +123,16 @@ interface GPlan {
    * (see initPlanOf): fields by proto name, a oneof's members as fields, create's value forms.
    */
   readonly init: boolean;
+  /**
+   * An init plan of more than SPARSE_SPAN fields: its objects' keys are listed as they are read
+   * (initProps) so that a few set far apart are visited alone (sparseInit). A narrower type's
+   * objects span too few indexes to gain, and listing cost their small messages 5-10%.
+   */
+  readonly sparse: boolean;
 }
+
+/** The range of field indexes over which a loop is always cheaper than sorting the set ones (sparseInit). */
+const SPARSE_SPAN = 16;
 
 // Codes of properties that are not fields outside oneofs; oneof k is ONEOF_0 - k.
 const P_TYPENAME = -1;
@@ -285,6 +294,7 @@ function planFor(desc: DescMessage, init: boolean): GPlan {
     lastMember: desc.oneofs.map(() => -1),
     inline: heightOf(desc, MAX_INLINE + 1, new Set()) <= MAX_INLINE,
     init,
+    sparse: init && fields.length > SPARSE_SPAN,
   };
   (init ? iplans : gplans).set(desc, g);
   return g;
@@ -358,11 +368,17 @@ function isZero(c: number, v: unknown): boolean {
 }
 
 const hasOwn = Object.prototype.hasOwnProperty;
+/** The key list of a plan that lists none (GPlan.sparse false): never written (frozen, so a write would throw). */
+const NO_CODES: number[] = Object.freeze([]) as unknown as number[];
 
-/** Where props() leaves the range of field indexes it set: [propsLo, propsHi), empty when none. */
+/**
+ * Where props() leaves the range of field indexes it set: [propsLo, propsHi), empty when none;
+ * initProps() also the number of indexes it listed (propsN).
+ */
 interface PropsRange {
   propsLo: number;
   propsHi: number;
+  propsN: number;
 }
 
 /**
@@ -428,11 +444,12 @@ function props(o: Obj, plan: GPlan, vals: unknown[], range: PropsRange, polluted
  * past the 31st (the members seen are a bitmask, local so that a getter's nested write of the same
  * type cannot clear it). A oneof member that holds null or undefined is not set, as for create.
  */
-function initProps(o: Obj, plan: GPlan, vals: unknown[], range: PropsRange, polluted: boolean): undefined {
+function initProps(o: Obj, plan: GPlan, vals: unknown[], range: PropsRange, polluted: boolean, codes: number[]): undefined {
   if (!isPlainObject(o)) throw REFUSED;
   const seqKeys = plan.seqKeys;
   const seqCodes = plan.seqCodes;
   const fields = plan.fields;
+  const list = plan.sparse;
   let at = 0;
   let lo = 0x7fffffff;
   let hi = 0;
@@ -440,8 +457,11 @@ function initProps(o: Obj, plan: GPlan, vals: unknown[], range: PropsRange, poll
   for (const k in o) {
     if (polluted && !Object.hasOwn(o, k)) continue;
     const code = seqKeys[at] === k ? seqCodes[at]! : learn(plan, at, k);
-    at++;
     if (code < 0) throw REFUSED;
+    // Listed for sparseInit here: plan.seqCodes is the last object's order, which a getter's
+    // nested write of the same type (below, o[k]) may relearn.
+    if (list) codes[at] = code;
+    at++;
     const v = o[k];
     vals[code] = v;
     if (v === undefined) continue;
@@ -455,7 +475,35 @@ function initProps(o: Obj, plan: GPlan, vals: unknown[], range: PropsRange, poll
   }
   range.propsLo = hi === 0 ? 0 : lo;
   range.propsHi = hi;
+  // The keys read: codes[0, at) holds their field indexes (see sparseInit).
+  range.propsN = at;
   return undefined;
+}
+
+/**
+ * True when an init object's keys (`range.propsN`, their field indexes in `codes` as initProps
+ * left them) are few for the range of indexes they span: `codes` is then sorted (ascending: the
+ * order the range loop visits them in), and the writers visit those alone. An init object sets a
+ * few fields of a wide type, possibly far apart: the loop over [lo, hi) made 10,000 init objects
+ * of two fields (the first and the last) of a 5,000-field type cost 121 µs each, against 3.8 µs
+ * for create and a write; 2.2 µs now. (A protobuf-es object holds every field of its type: its
+ * range is all of them.)
+ */
+function sparseInit(range: PropsRange, codes: number[]): boolean {
+  const n = range.propsN;
+  if (range.propsHi - range.propsLo <= 4 * n + SPARSE_SPAN) return false;
+  if (n <= 32) {
+    for (let a = 1; a < n; a++) {
+      const c = codes[a]!;
+      let b = a - 1;
+      for (; b >= 0 && codes[b]! > c; b--) codes[b + 1] = codes[b]!;
+      codes[b + 1] = c;
+    }
+  } else {
+    const sorted = Int32Array.from(codes.slice(0, n)).sort();
+    for (let a = 0; a < n; a++) codes[a] = sorted[a]!;
+  }
+  return true;
 }
 
 /** The code of property `k`, read at place `at` of an object of `plan`, remembered there for the next object. */
@@ -511,6 +559,10 @@ class GFrame {
   /** The range of `vals` that props() set (PropsRange). */
   propsLo = 0;
   propsHi = 0;
+  propsN = 0;
+  /** The field indexes of an init object's keys, ascending, and whether the fields visited are those alone (sparseInit): `i` then counts them. */
+  readonly codes: number[] = [];
+  sparse = false;
   /** Length slots (-1: none): the message's and the enclosing map entry's. */
   lenK = -1;
   entryK = -1;
@@ -535,6 +587,9 @@ export class GeneratedWriter extends FieldWriter {
   /** The range of field indexes the last props() call of `inline` set (PropsRange). */
   propsLo = 0;
   propsHi = 0;
+  propsN = 0;
+  /** Per recursion level of `inline`, the field indexes of an init object's keys (initProps, sparseInit). */
+  private readonly inlineCodes: number[][] = [];
   /**
    * Object.prototype had an enumerable property when this root's write began: props() then skips
    * inherited keys (see prototypePolluted).
@@ -606,8 +661,9 @@ export class GeneratedWriter extends FieldWriter {
     f.items = undefined;
     f.keys = undefined;
     f.u = undefined;
-    f.u = plan.init ? initProps(o, plan, f.vals, f, this.polluted) : props(o, plan, f.vals, f, this.polluted);
-    f.i = f.propsLo;
+    f.u = plan.init ? initProps(o, plan, f.vals, f, this.polluted, f.codes) : props(o, plan, f.vals, f, this.polluted);
+    f.sparse = plan.sparse && f.propsHi - f.propsLo > SPARSE_SPAN && sparseInit(f, f.codes);
+    f.i = f.sparse ? 0 : f.propsLo;
     f.entryK = entryK;
     f.extra = 0;
     if (prefixed) {
@@ -672,11 +728,15 @@ export class GeneratedWriter extends FieldWriter {
   private step(f: GFrame): boolean {
     const fields = f.plan.fields;
     const vals = f.vals;
-    const hi = f.propsHi;
-    for (let i = f.i; i < hi; i++) {
+    // t: the place reached, an index into plan.fields or (sparse) into the set ones.
+    const sparse = f.sparse;
+    const codes = f.codes;
+    const end = sparse ? f.propsN : f.propsHi;
+    for (let t = f.i; t < end; t++) {
+      const i = sparse ? codes[t]! : t;
       const g = fields[i]!;
       if (f.items !== undefined) {
-        if (this.elements(f, g, i)) return true;
+        if (this.elements(f, g, t)) return true;
         continue;
       }
       if (f.j !== 0) {
@@ -700,7 +760,7 @@ export class GeneratedWriter extends FieldWriter {
           f.items = v;
           f.keys = undefined;
           f.j = 0;
-          if (this.elements(f, g, i)) return true;
+          if (this.elements(f, g, t)) return true;
           continue;
         }
         case K_MAP: {
@@ -709,7 +769,7 @@ export class GeneratedWriter extends FieldWriter {
           f.keys = entries.map((e) => e[0]);
           f.items = entries.map((e) => e[1]);
           f.j = 0;
-          if (this.elements(f, g, i)) return true;
+          if (this.elements(f, g, t)) return true;
           continue;
         }
         default: {
@@ -724,13 +784,13 @@ export class GeneratedWriter extends FieldWriter {
             continue;
           }
           this.open(g.mode === M_STRUCT ? struct(v, f.depth + 1, this.c.maxDepth) : v, child, f.depth + 1, true, -1);
-          f.i = i;
+          f.i = t;
           f.j = 1;
           return true;
         }
       }
     }
-    f.i = fields.length;
+    f.i = end;
     return false;
   }
 
@@ -803,9 +863,12 @@ export class GeneratedWriter extends FieldWriter {
   private inline(obj: unknown, plan: GPlan, depth: number, prefixed: boolean, entryK: number, level: number): number {
     if (depth > this.c.maxDepth || obj === null || typeof obj !== "object") throw REFUSED;
     const vals = (this.inlineVals[level] ??= []);
-    const u = plan.init ? initProps(obj as Obj, plan, vals, this, this.polluted) : props(obj as Obj, plan, vals, this, this.polluted);
-    const lo = this.propsLo;
-    const hi = this.propsHi;
+    const codes = plan.sparse ? (this.inlineCodes[level] ??= []) : NO_CODES;
+    const u = plan.init ? initProps(obj as Obj, plan, vals, this, this.polluted, codes) : props(obj as Obj, plan, vals, this, this.polluted);
+    // t counts places: indexes of plan.fields in [lo, hi), or (sparse) the keys' ones in `codes`.
+    const sparse = plan.sparse && this.propsHi - this.propsLo > SPARSE_SPAN && sparseInit(this, codes);
+    const lo = sparse ? 0 : this.propsLo;
+    const hi = sparse ? this.propsN : this.propsHi;
     let k = -1;
     if (prefixed) {
       this.ensure(1);
@@ -813,7 +876,8 @@ export class GeneratedWriter extends FieldWriter {
     }
     let extra = 0;
     const fields = plan.fields;
-    for (let i = lo; i < hi; i++) {
+    for (let t = lo; t < hi; t++) {
+      const i = sparse ? codes[t]! : t;
       const v = vals[i];
       if (v === undefined) continue;
       vals[i] = undefined;
@@ -861,8 +925,8 @@ export class GeneratedWriter extends FieldWriter {
   }
 
   /**
-   * Writes the elements of the message list or map in progress under field `g` (index i) from
-   * the next one: leaves at once; returns true when it opened a frame for one.
+   * Writes the elements of the message list or map in progress under field `g` (at place i, see
+   * step) from the next one: leaves at once; returns true when it opened a frame for one.
    */
   private elements(f: GFrame, g: GField, i: number): boolean {
     const items = f.items!;
