@@ -560,7 +560,10 @@ class GFrame {
   propsLo = 0;
   propsHi = 0;
   propsN = 0;
-  /** The field indexes of an init object's keys, ascending, and whether the fields visited are those alone (sparseInit): `i` then counts them. */
+  /**
+   * The field indexes of an init object's keys (initProps, in key order; ascending once sparseInit
+   * sorts them), and whether the fields visited are those alone: `i` then counts places in it.
+   */
   readonly codes: number[] = [];
   sparse = false;
   /** Length slots (-1: none): the message's and the enclosing map entry's. */
