@@ -46,7 +46,7 @@ export class ProtobufSerializer {
    * for, the dynamic writer writes again: it names the fault with the dynamic kind's errors, or
    * writes what only it takes (a DynamicMessage inside an init object).
    */
-  #directWriter: GeneratedMessageWriter | undefined;
+  #directWriter: GeneratedMessageWriter | undefined = undefined;
   readonly #root: DescMessage;
   #decoder: BoundDecoder | undefined;
   readonly #jsNumbers: boolean;
@@ -65,7 +65,6 @@ export class ProtobufSerializer {
       acceptor: evaluatorAcceptor(type.settings, jsNumbers),
       payloadRules: checkPayloadRules,
     });
-    this.#directWriter = undefined;
   }
 
   // Built on first write of an init object: a serializer that never gets one (the generated

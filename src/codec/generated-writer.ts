@@ -665,7 +665,7 @@ export class GeneratedWriter extends FieldWriter {
     f.keys = undefined;
     f.u = undefined;
     f.u = plan.init ? initProps(o, plan, f.vals, f, this.polluted, f.codes) : props(o, plan, f.vals, f, this.polluted);
-    f.sparse = plan.sparse && f.propsHi - f.propsLo > SPARSE_SPAN && sparseInit(f, f.codes);
+    f.sparse = plan.sparse && sparseInit(f, f.codes);
     f.i = f.sparse ? 0 : f.propsLo;
     f.entryK = entryK;
     f.extra = 0;
@@ -869,7 +869,7 @@ export class GeneratedWriter extends FieldWriter {
     const codes = plan.sparse ? (this.inlineCodes[level] ??= []) : NO_CODES;
     const u = plan.init ? initProps(obj as Obj, plan, vals, this, this.polluted, codes) : props(obj as Obj, plan, vals, this, this.polluted);
     // t counts places: indexes of plan.fields in [lo, hi), or (sparse) the keys' ones in `codes`.
-    const sparse = plan.sparse && this.propsHi - this.propsLo > SPARSE_SPAN && sparseInit(this, codes);
+    const sparse = plan.sparse && sparseInit(this, codes);
     const lo = sparse ? 0 : this.propsLo;
     const hi = sparse ? this.propsN : this.propsHi;
     let k = -1;
