@@ -36,6 +36,8 @@ export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
  * operators: a tag of field 536,870,911 (2^32 − 8 and up) is past 32 bits.
  */
 export function varintBytes(n: number): number[] {
+  // Past 2^53 the bytes would be of a rounded number (and Infinity's never end).
+  if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`varintBytes: ${n} is not an integer in 0..2^53-1`);
   const out: number[] = [];
   while (n >= 0x80) {
     out.push((n % 0x80) | 0x80);

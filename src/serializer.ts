@@ -127,6 +127,19 @@ export class ProtobufSerializer {
   }
 
   /**
+   * @internal fromBinary without the mix-up hint: a stream's frame body is not the caller's input,
+   * and a hint there would come and go with where the chunks are cut.
+   */
+  _fromBody(bytes: Uint8Array): DynamicMessage {
+    return this.#dec.message(checkBytes(bytes, this.#root));
+  }
+
+  /** @internal decodeAll without the mix-up hint (see _fromBody). */
+  _fromFrames(bytes: Uint8Array): DynamicMessage[] {
+    return this.#dec.frames(checkBytes(bytes, this.#root));
+  }
+
+  /**
    * A failed read's error, with a hint when the input is valid in the other form: a frame passed
    * to fromBinary/validate (its length prefix reads as a tag, so the error speaks of wire types)
    * or a bare message passed to decode/decodeAll/validateAll. Only failures pay for the check.

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { DynamicMessage } from "../src/index.js";
+import { DynamicMessage, ProtobufType } from "../src/index.js";
 import { messageFromDir, registryFromDir } from "./support/buf.js";
 
 const registry = registryFromDir("fixtures/all-types");
@@ -283,6 +283,23 @@ describe("equals", () => {
     const a = DynamicMessage.newBuilder(Leaf).setUnknownFields(u).build();
     expect(a.equals(DynamicMessage.create(Leaf, {}))).toBe(false);
     expect(a.equals(DynamicMessage.newBuilder(Leaf).setUnknownFields(u).build())).toBe(true);
+  });
+});
+
+describe("an integer -0 is the zero", () => {
+  // The wire has no integer -0: kept as -0, an implicit field held it as set, wrote 08 00 and read
+  // back unequal. A float's -0 is its own value (protobuf writes it).
+  const ser = ProtobufType.of(All).createSerializer();
+  test.each(["f_int32", "f_uint32", "f_sint32", "f_sfixed32", "f_fixed32", "f_enum"])("%s", (name) => {
+    const built = DynamicMessage.create(All, { [name]: -0 });
+    expect(built.has(name)).toBe(false);
+    expect(Object.is(built.get(name), 0)).toBe(true);
+    expect(DynamicMessage.newBuilder(All).set(name, -0).build().has(name)).toBe(false);
+    expect(ser.toBinary(built)).toEqual(new Uint8Array(0));
+    expect(ser.toBinary({ [name]: -0 })).toEqual(new Uint8Array(0));
+    expect(built.equals(DynamicMessage.create(All, {}))).toBe(true);
+    const optional = DynamicMessage.create(All, { [name.replace("f_", "o_")]: -0 });
+    expect(Object.is(optional.get(name.replace("f_", "o_")), 0)).toBe(true);
   });
 });
 

@@ -57,6 +57,15 @@ const REFUSED: [string, () => unknown, string, string, string][] = [
     "cannot write esfix.Order: unknown field 9 at esfix.Order is not one well-formed encoded field: the varint is truncated; each occurrence must be a tag followed by its payload"],
   ["an unknown field number above the range", () => ser.toBinary({ ...order(), $unknown: [{ no: 536870912, wireType: 0, data: new Uint8Array([1]) }] }), "UNKNOWN_FIELD_NUMBER_INVALID", "esfix.Order",
     "cannot write esfix.Order: unknown field number 536870912 at esfix.Order is outside 1..536870911; remove it"],
+  // An unknown field number past ~2.2e307 made the tag's varint Infinity's, which never ends: the
+  // process died (a V8 "invalid size" abort no catch could stop).
+  ...[0, -1, 2 ** 32, 1e300, Number.MAX_VALUE].map((no): [string, () => unknown, string, string, string] => [
+    `an unknown field number of ${no}`,
+    () => ser.toBinary({ ...order(), $unknown: [{ no, wireType: 0, data: new Uint8Array([1]) }] }),
+    "UNKNOWN_FIELD_NUMBER_INVALID",
+    "esfix.Order",
+    `cannot write esfix.Order: unknown field number ${no} at esfix.Order is outside 1..536870911; remove it`,
+  ]),
   ["$unknown not in protobuf-es' form", () => ser.toBinary({ ...order(), $unknown: [{ no: "x" }] } as never), "GENERATED_UNKNOWN_INVALID", "esfix.Order",
     "cannot write esfix.Order: $unknown at esfix.Order holds an object, not { no, wireType, data: Uint8Array }; keep the $unknown that protobuf-es or protokeel gave"],
   ["a value over maxMessageBytes", () => small.toBinary(create(OrderSchema, { items: [{ sku: "abcdefghijk" }] })), "MESSAGE_TOO_LARGE", "esfix.Order",

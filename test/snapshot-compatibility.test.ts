@@ -133,11 +133,11 @@ describe("snapshot compatibility resolution", () => {
 
 describe("snapshots from another copy of the package", () => {
   // Another copy's class fails `instanceof`; resolution goes through the payload bytes instead.
-  const foreign = (snap: SerializerSnapshot): SerializerSnapshot => ({
+  const foreign = (snap: SerializerSnapshot<unknown>): SerializerSnapshot => ({
     className: snap.className,
     version: snap.version,
     resolveSchemaCompatibility: (s) => snap.resolveSchemaCompatibility(s),
-    restoreSerializer: () => snap.restoreSerializer(),
+    restoreSerializer: () => snap.restoreSerializer() as never,
     writePayload: (out) => snap.writePayload(out),
   });
 
@@ -146,6 +146,15 @@ describe("snapshots from another copy of the package", () => {
     expect(current.resolveSchemaCompatibility(foreign(saved(ProtobufType.of(V1))))).toEqual({ kind: "compatibleAsIs" });
     const r = snapshotOf(ProtobufType.of(BAD)).resolveSchemaCompatibility(foreign(saved(ProtobufType.of(V1))));
     expect(r.kind === "incompatible" && r.incompatibilities.map((f) => f.rule)).toEqual(["FIELD_TYPE_CHANGED"]);
+  });
+
+  test("a foreign generated snapshot resolves by its content against a generated one, and stays of the other kind for a dynamic one", () => {
+    const gen = (d: typeof V1) => ProtobufType.ofGenerated(d).createSerializer().snapshotConfiguration();
+    expect(gen(V2).resolveSchemaCompatibility(foreign(gen(V1)))).toEqual({ kind: "compatibleAsIs" });
+    const r = gen(BAD).resolveSchemaCompatibility(foreign(gen(V1)));
+    expect(r.kind === "incompatible" && r.incompatibilities.map((f) => f.rule)).toEqual(["FIELD_TYPE_CHANGED"]);
+    const cross = snapshotOf(ProtobufType.of(V1)).resolveSchemaCompatibility(foreign(gen(V1)));
+    expect(cross.kind === "incompatible" && cross.incompatibilities.map((f) => f.rule)).toEqual(["SNAPSHOT_KIND_CHANGED"]);
   });
 
   test("a foreign object that writes a damaged payload is a SnapshotFormatError", () => {

@@ -59,7 +59,7 @@ export class FrameReader {
       if (len > maxMessageBytes) {
         throw new CodecError(
           "FRAME_TOO_LARGE",
-          `cannot decode ${typeName}: the frame at byte ${start} announces ${len} bytes, above maxMessageBytes ${maxMessageBytes}; raise maxMessageBytes or reject the input`,
+          `cannot decode ${typeName}: the frame at byte ${start} announces ${announcedSize(buf, start)} bytes, above maxMessageBytes ${maxMessageBytes}; raise maxMessageBytes or reject the input`,
           { offset: start, path: typeName },
         );
       }
@@ -89,6 +89,20 @@ export const OVERFLOW = -3;
 export interface FramePrefix {
   readonly bodyAt: number;
   readonly size: number;
+}
+
+/**
+ * The size a length prefix at `at` announces, for an error message: exact (a double holds sizes
+ * above 2^53 rounded, and a prefix of 2^64 - 1 printed as 18446744073709552000).
+ */
+export function announcedSize(bytes: ArrayLike<number>, at: number): number | bigint {
+  let v = 0n;
+  for (let i = 0; i < 10 && at + i < bytes.length; i++) {
+    const b = bytes[at + i]!;
+    v |= BigInt(b & 0x7f) << BigInt(7 * i);
+    if (b < 0x80) break;
+  }
+  return v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
 }
 
 /**

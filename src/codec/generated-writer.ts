@@ -81,11 +81,6 @@ interface GField {
   readonly check: number;
   /** A singular scalar or enum whose zero is not written. */
   readonly implicit: boolean;
-  /**
-   * Of an init plan: an integer -0 is written, not skipped as zero (create keeps -0 and only +0
-   * is an implicit field's zero; protobuf-es writes neither).
-   */
-  readonly negZero: boolean;
   /** Of an init plan (GPlan.init); nested plans are of the same form. */
   readonly init: boolean;
   /** A repeated string field (written by `strings` as its elements are checked). */
@@ -255,7 +250,6 @@ function planFor(desc: DescMessage, init: boolean): GPlan {
       oneof: f.oneof?.localName,
       check,
       implicit,
-      negZero: init && implicit && (check === C_INT32 || check === C_UINT32),
       init,
       // FieldPlan.scalar is INT32 for enums and BYTES for messages.
       strings: p.kind === K_LIST && p.scalar === ScalarType.STRING,
@@ -808,7 +802,7 @@ export class GeneratedWriter extends FieldWriter {
     }
     if (p.kind <= K_ENUM) {
       const state = scalarState(g.check, v, g.implicit);
-      if (state === S_SKIP && !(g.negZero && Object.is(v, -0))) return;
+      if (state === S_SKIP) return;
       if (state === S_SLOW) {
         // coerceValueField returns undefined for create's zero; protobuf-es' zero is tested here.
         v = coerceValueField(g.fi, v);

@@ -142,6 +142,16 @@ class Writer extends FieldWriter implements Failer {
   /** Lets go of the output and of any open message (after `finish` or a failure). */
   override end(): void {
     super.end();
+    // A failed write leaves frames open, each holding its value (an init object's checked values
+    // among them: a refused 4,000,000-element list kept 32 MB alive in the pooled writer).
+    for (let i = 0; i < this.sp; i++) {
+      const f = this.frames[i]!;
+      f.msg = undefined!;
+      f.values = undefined!;
+      f.keys = undefined;
+      f.order = undefined;
+      f.key = undefined;
+    }
     this.sp = 0;
   }
 

@@ -11,6 +11,7 @@ import type { DescField, DescMessage } from "@bufbuild/protobuf";
 import { StructTooDeep, structToMessage } from "./struct.js";
 import { isWrapperDesc } from "@bufbuild/protobuf/wkt";
 import { varintBytes } from "../bytes.js";
+import { MAX_FIELD_NUMBER } from "../codec/unknown.js";
 import { CodecError } from "../errors.js";
 import { coerceValueField, describeValue, listForWrite, mapInput, rooted } from "../message/coerce.js";
 import { DynamicMessage } from "../message/dynamic-message.js";
@@ -126,10 +127,12 @@ function unknownFromEs(t: Trail, u: unknown, typeName: string): UnknownField[] |
   const out: UnknownField[] = [];
   for (const e of u as unknown[]) {
     const { no, wireType, data } = (e ?? {}) as { no?: unknown; wireType?: unknown; data?: unknown };
-    if (typeof no !== "number" || !Number.isInteger(no) || no < 1 || typeof wireType !== "number" || !Number.isInteger(wireType) || wireType < 0 || wireType > 7 || !(data instanceof Uint8Array)) {
+    if (typeof no !== "number" || !Number.isInteger(no) || typeof wireType !== "number" || !Number.isInteger(wireType) || wireType < 0 || wireType > 7 || !(data instanceof Uint8Array)) {
       throw writeError(t, "GENERATED_UNKNOWN_INVALID", `$unknown at {path} holds ${describeValue(e)}, not { no, wireType, data: Uint8Array }; keep the $unknown that protobuf-es or protokeel gave`);
     }
-    // The number is checked against 1..536,870,911 by the writer, with the dynamic kind's error.
+    // The dynamic kind's error (acceptance.ts), before the tag is made: no * 8 of a number past
+    // ~2.2e307 is Infinity, whose varint never ends.
+    if (no < 1 || no > MAX_FIELD_NUMBER) throw writeError(t, "UNKNOWN_FIELD_NUMBER_INVALID", `unknown field number ${no} at {path} is outside 1..${MAX_FIELD_NUMBER}; remove it`);
     const tag = varintBytes(no * 8 + wireType);
     const full = new Uint8Array(tag.length + data.length);
     full.set(tag, 0);

@@ -113,7 +113,9 @@ function int(where: string, t: ScalarType, v: unknown, min: number, max: number,
   if (typeof v !== "number") throw typeError(where, scalarName(t), v, key);
   if (!Number.isInteger(v)) throw rangeError(where, `an integer (${scalarName(t)})`, v, key);
   if (v < min || v > max) throw rangeError(where, `${scalarName(t)} in ${min}..${max}`, v, key);
-  return v;
+  // An integer -0 is 0 (the wire has no -0 for integers): kept as -0, an implicit field held it as
+  // set, wrote 08 00 and read back unequal.
+  return v === 0 ? 0 : v;
 }
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
@@ -245,7 +247,7 @@ export function coerceEnum(where: string, fi: FieldInfo, v: unknown, key?: unkno
   if (typeof v !== "number") throw typeError(where, `enum ${fi.field.enum!.typeName} (number or value name)`, v, key);
   if (!Number.isInteger(v)) throw rangeError(where, `an integer (enum ${fi.field.enum!.typeName})`, v, key);
   if (v < INT32_MIN || v > INT32_MAX) throw rangeError(where, `enum ${fi.field.enum!.typeName} in ${INT32_MIN}..${INT32_MAX}`, v, key);
-  return v;
+  return v === 0 ? 0 : v; // -0 is 0 (see int)
 }
 
 /** Map keys: a `Map` gives typed keys, a plain object gives strings that are parsed per key type. */
@@ -292,7 +294,7 @@ export function scalarZero(t: ScalarType | 0, long: number): unknown {
   }
 }
 
-/** True for the value an implicit-presence field does not write (−0 is written, as protobuf does). */
+/** True for the value an implicit-presence field does not write (a float's −0 is written, as protobuf does). */
 export function isImplicitZero(t: ScalarType | 0, v: unknown): boolean {
   switch (typeof v) {
     case "number":

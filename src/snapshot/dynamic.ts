@@ -128,7 +128,7 @@ export class ProtobufDynamicSerializerSnapshot implements SerializerSnapshot {
     ) {
       // A dynamic snapshot from another copy of this package fails `instanceof`; its payload
       // bytes are the contract, so read them back with every check of readSnapshot.
-      saved = viaPayloadBytes(saved);
+      saved = viaPayloadBytes(saved, (input, version) => readDynamicPayload(input, version, 0, {}));
     }
     if (!(saved instanceof ProtobufDynamicSerializerSnapshot)) {
       const kind = typeof saved?.className === "string" ? saved.className : typeof saved;
@@ -185,11 +185,16 @@ function incompatible(reason: string, incompatibilities: SchemaCompatibilityFind
   return Object.freeze({ kind: "incompatible", reason, incompatibilities: Object.freeze([...incompatibilities]) });
 }
 
-function viaPayloadBytes(foreign: SerializerSnapshot<unknown>): ProtobufDynamicSerializerSnapshot {
+/**
+ * @internal A snapshot from another copy of this package (it fails `instanceof`: the ESM and the
+ * CommonJS build are two), read back from its payload bytes by `read` with every check of
+ * readSnapshot.
+ */
+export function viaPayloadBytes<T>(foreign: SerializerSnapshot<unknown>, read: (input: SnapshotInput, version: number) => T): T {
   const out = new SnapshotOutput();
   foreign.writePayload(out);
   const input = new SnapshotInput(out.finish());
-  const snapshot = readDynamicPayload(input, foreign.version, 0, {});
+  const snapshot = read(input, foreign.version);
   if (input.remaining > 0) {
     input.fail("SNAPSHOT_TRAILING_BYTES", input.pos, "bytes follow the end of the payload", CORRUPTED);
   }

@@ -11,7 +11,7 @@ import type { ProtobufGeneratedType } from "../generated/type.js";
 import type { Settings } from "../settings.js";
 import { normalizedBytesOf, ProtobufType, withSettings } from "../type.js";
 import { SnapshotInput, SnapshotOutput } from "./bytes.js";
-import { ProtobufDynamicSerializerSnapshot, readPayloadBody } from "./dynamic.js";
+import { ProtobufDynamicSerializerSnapshot, readPayloadBody, viaPayloadBytes } from "./dynamic.js";
 import type { GeneratedTypeRegistry, ReadSnapshotOptions, SchemaCompatibility, SerializerSnapshot } from "./types.js";
 
 export const GENERATED_SNAPSHOT_CLASS = "protokeel.ProtobufGeneratedSerializerSnapshot";
@@ -145,6 +145,14 @@ export class ProtobufGeneratedSerializerSnapshot implements SerializerSnapshot<P
    * snapshot of another kind (a dynamic one) is always incompatible, even for the same schema.
    */
   resolveSchemaCompatibility(saved: SerializerSnapshot<unknown>): SchemaCompatibility {
+    if (
+      !(saved instanceof ProtobufGeneratedSerializerSnapshot) &&
+      saved?.className === GENERATED_SNAPSHOT_CLASS &&
+      typeof saved.writePayload === "function"
+    ) {
+      // Of the same kind from another copy of this package (see viaPayloadBytes).
+      saved = viaPayloadBytes(saved, (input, version) => readGeneratedPayload(input, version, 0, {}));
+    }
     if (!(saved instanceof ProtobufGeneratedSerializerSnapshot)) {
       const kind = typeof saved?.className === "string" ? saved.className : typeof saved;
       const message = `the saved snapshot is ${kind}, the current one is ${GENERATED_SNAPSHOT_CLASS}; the kinds differ (dynamic and generated values are not interchangeable, even for the same schema) and protokeel does not convert data between snapshot kinds, so start with fresh data or replay the input with the current type`;

@@ -464,8 +464,10 @@ export function writePacked(kind: number, elements: ArrayBufferView, count: numb
 }
 
 /** The size a frame refused with E_FRAME_TOO_LARGE announced (the core leaves it in CTRL_VALUE). */
-function announced(): number {
-  return Number(views.u64[ctrlIndex(CTRL_VALUE_WORD) >>> 1]!);
+function announced(): number | bigint {
+  const v = views.u64[ctrlIndex(CTRL_VALUE_WORD) >>> 1]!;
+  // Exact in the message: a double rounds sizes above 2^53.
+  return v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
 }
 
 function failure(
@@ -502,7 +504,7 @@ function failure(
   }
   const here = typeNames(typeOffset);
   const declared = here?.fields.find((f) => f.number === fieldNumber);
-  let size: number | undefined;
+  let size: number | bigint | undefined;
   if (status === E_FRAME_TOO_LARGE) size = announced();
   return statusError(status, {
     verb,

@@ -65,8 +65,8 @@ export interface StatusContext {
   /** Settings involved in limit errors. */
   readonly maxMessageBytes?: number;
   readonly maxDepth?: number;
-  /** Frame length announced (frame errors) or input length (size errors). */
-  readonly size?: number;
+  /** Frame length announced (frame errors; a bigint above 2^53) or input length (size errors). */
+  readonly size?: number | bigint;
 }
 
 const WIRE_NAMES = ["varint", "fixed64", "length-delimited", "group start", "group end", "fixed32", "wire type 6", "wire type 7"];
