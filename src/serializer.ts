@@ -12,6 +12,7 @@ import { evaluateMessages } from "./compat/evaluate.js";
 import { checkPayloadRules } from "./descriptor/rules.js";
 import { CodecError, shifted } from "./errors.js";
 import { isPlainObject } from "./message/coerce.js";
+import { NEEDS_CREATE } from "./message/create.js";
 import { DynamicMessage, type DynamicInit } from "./message/dynamic-message.js";
 import type { Settings } from "./settings.js";
 import { snapshotOf, type ProtobufDynamicSerializerSnapshot } from "./snapshot/dynamic.js";
@@ -43,8 +44,8 @@ export class ProtobufSerializer {
    * Plain init objects, written first by the generated kind's walk with an init plan (values
    * checked inline, no values array, no frame per message: span-batch encode from plain took
    * ~1.8x the time of a built value's through the dynamic writer). Whatever it refuses or throws
-   * for, the dynamic writer writes again: it names the fault with the dynamic kind's errors, or
-   * writes what only it takes (a DynamicMessage inside an init object).
+   * for, the dynamic writer writes again: it writes what only it takes (a DynamicMessage inside an
+   * init object), and a fault is then named as create names it (#asCreate).
    */
   #directWriter: GeneratedMessageWriter | undefined = undefined;
   readonly #root: DescMessage;
@@ -90,6 +91,7 @@ export class ProtobufSerializer {
       } catch {
         // The dynamic writer's turn (see #direct).
       }
+      return this.#asCreate([value], (vs) => this.#writer.encodeFrame(vs[0]));
     }
     return this.#writer.encodeFrame(value);
   }
@@ -112,6 +114,7 @@ export class ProtobufSerializer {
       } catch {
         // The dynamic writer's turn (see #direct).
       }
+      return this.#asCreate([value], (vs) => this.#writer.toBinary(vs[0]));
     }
     return this.#writer.toBinary(value);
   }
@@ -187,7 +190,28 @@ export class ProtobufSerializer {
         // when a value fails, and a batch that mixes init objects and values is written whole.
       }
     }
-    return this.#writer.encodeAll(list);
+    return this.#asCreate(list, (vs) => this.#writer.encodeAll(vs));
+  }
+
+  /**
+   * `write(values)` by the dynamic writer, for values that may hold init objects. When it fails,
+   * the error is create's for the first init object create refuses: its order of faults (the
+   * writers check a level's scalars before its messages, and maxDepth before a fault below it),
+   * a cycle named as one. When create takes them all, the write's own error stands (a limit, an
+   * unknown field), or, for NEEDS_CREATE, create's values are written. Only failures pay.
+   */
+  #asCreate<T>(values: readonly unknown[], write: (values: readonly unknown[]) => T): T {
+    try {
+      return write(values);
+    } catch (e) {
+      let built: unknown[] | undefined;
+      for (let i = 0; i < values.length; i++) {
+        const v = values[i];
+        if (isPlainObject(v)) (built ??= values.slice())[i] = DynamicMessage.create(this.#root, v);
+      }
+      if (e !== NEEDS_CREATE || built === undefined) throw e;
+      return write(built);
+    }
   }
 
   /** Every frame of a buffer, validated in one WASM call. */
@@ -284,6 +308,8 @@ export class ProtobufSerializer {
       } catch {
         // The dynamic writer's turn (see #direct); the FrameWriter is unchanged.
       }
+      this.#asCreate([value], (vs) => this.#writer.writeFrame(vs[0], writer));
+      return;
     }
     this.#writer.writeFrame(value, writer);
   }

@@ -246,7 +246,7 @@ describe("where create's rules and protobuf-es' differ, the direct walk follows 
     ["bool", "Leaf", { true: { v: 1 }, false: {} }, [true, false]],
     ["int32", "M", { "2": { v: 2 }, "1": { v: 1 }, "01": { v: 3, m: { "7": {}, "07": { v: 1 } } } }, [1, 2]],
     ["uint64", "M", { "9": { v: 5 }, "09": { m: { "3": { v: 3 } } } }, [9n]],
-  ])("a %s-keyed map of %s given as a plain object whose keys stand for one stored key is written once, as create keeps it", (key, value, entries, keys) => {
+  ])("a %s-keyed map of %s given as a plain object whose keys stand for one stored key is written once, as create keeps it (the direct walk leaves it to create)", (key, value, entries, keys) => {
     const proto = `syntax = "proto3";\npackage dup;\nmessage Leaf { int32 v = 1; }\nmessage M { map<${key}, ${value}> m = 1; int32 v = 2; }\n`;
     const M = ProtobufType.of({ fileDescriptorSet: compileProtoText({ "dup/maps.proto": proto }), messageName: "dup.M" }).descriptor;
     const init = { m: entries };
@@ -254,7 +254,9 @@ describe("where create's rules and protobuf-es' differ, the direct walk follows 
     expect([...(built.get("m") as Map<unknown, unknown>).keys()]).toEqual(keys);
     for (const deterministic of [false, true]) {
       const type = ProtobufType.newBuilder(M).deterministic(deterministic).build();
-      expect(agree(pair(M, type.settings), init)).toBe(true);
+      // create checks the values it overwrites, which a write of the last alone would not: the
+      // direct walk writes only maps whose keys are all distinct.
+      expect(agree(pair(M, type.settings), init)).toBe(Object.keys(entries).length === keys.length);
       const s2 = type.createSerializer();
       expect(hex(s2.toBinary(init))).toBe(hex(s2.toBinary(built)));
     }
@@ -292,6 +294,108 @@ function againstCreate(init: Record<string, unknown>): { direct: boolean; want: 
   expect(got.ok ? got.bytes : undefined).toBe(want);
   return { direct, want };
 }
+
+/** What a write gives: its bytes, or its error as class, code and message. */
+function result(write: () => Uint8Array | void): unknown {
+  try {
+    const out = write();
+    return out === undefined ? "written" : hex(out);
+  } catch (e) {
+    const err = e as Error & { code?: string };
+    return { name: err.constructor.name, code: err.code, message: err.message };
+  }
+}
+
+/**
+ * Every write of an init object gives what create and a write of its value give: create's error
+ * when create refuses it (the first fault in create's order, a cycle named as one), else the
+ * value's bytes or the write's error. The writers check a level's scalars before its messages and
+ * maxDepth before a fault below it; a message map whose keys stand for one stored key had its
+ * overwritten values unchecked (written without create's error).
+ */
+function expectAsCreate(root: DescMessage, settings: ProtobufType, init: Record<string, unknown>): void {
+  const ser = settings.createSerializer();
+  let built: DynamicMessage | undefined;
+  let refused: unknown;
+  try {
+    built = DynamicMessage.create(root, init);
+  } catch (e) {
+    refused = result(() => {
+      throw e;
+    });
+  }
+  const writes: [string, (v: unknown) => Uint8Array | void][] = [
+    ["toBinary", (v) => ser.toBinary(v as never)],
+    ["encode", (v) => ser.encode(v as never)],
+    ["encodeAll", (v) => ser.encodeAll([v as never])],
+    ["encodeAll after a value", (v) => ser.encodeAll([DynamicMessage.create(root, {}), v as never])],
+    ["serialize", (v) => ser.serialize(v as never, new FrameWriter())],
+  ];
+  for (const [name, write] of writes) {
+    const want = built === undefined ? refused : result(() => write(built));
+    expect(result(() => write(init)), name).toEqual(want);
+  }
+}
+
+describe("writes of init objects give create's errors, in create's order", () => {
+  const proto = `syntax = "proto3";
+package t;
+message Item { int32 qty = 1; string sku = 2; }
+message M {
+  Inner a = 1;
+  int32 b = 2;
+  repeated Inner l = 3;
+  map<int32, Item> items = 4;
+  map<int64, Item> big = 5;
+  Inner c = 6;
+}
+message Inner { int32 x = 1; Inner c = 2; }
+`;
+  const M = ProtobufType.of({ fileDescriptorSet: compileProtoText({ "t/m.proto": proto }), messageName: "t.M" }).descriptor;
+  const plain = ProtobufType.of(M);
+  const shallow = ProtobufType.newBuilder(M).maxDepth(3).build();
+  test.each<[string, Record<string, unknown>]>([
+    ["a nested fault, then a scalar fault", { a: { x: "bad" }, b: "bad" }],
+    ["a scalar fault, then a nested fault", { b: "bad", a: { x: "bad" } }],
+    ["a nested fault in a list, then a key that names no field", { l: [{ x: "bad" }], zz: 1 }],
+    ["a TypeError in a list, then a RangeError in a field of lower number", { l: [{ x: "q" }], a: { x: 1.5 } }],
+    ["a fault, and nesting past maxDepth 3 in a field of lower number", { l: [{ x: "bad" }], a: { c: { c: { c: {} } } } }],
+    ["nesting past maxDepth 3 alone", { a: { c: { c: { c: {} } } } }],
+    ["a bad value under a map key that a later key overwrites (plain object)", { items: { "1": { nope: 1 }, "01": { qty: 2 } } }],
+    ["a bad value type under an overwritten key", { items: { "01": { qty: "not a number" }, "1": { qty: 2 } } }],
+    ["a bad value under an overwritten key (Map, 1n and 1)", { big: new Map<unknown, unknown>([[1n, { qty: 1.5 }], [1, { qty: 2 }]]) }],
+    ["a non-object under an overwritten key (Map, 1n and \"1\")", { big: new Map<unknown, unknown>([[1n, 42], ["1", { qty: 2 }]]) }],
+    ["valid values under keys that stand for one key", { items: { "1": { qty: 1 }, "01": { qty: 2, sku: "x" } }, big: new Map<unknown, unknown>([[1n, {}], ["1", { qty: 3 }]]) }],
+  ])("%s", (_name, init) => {
+    for (const type of [plain, shallow, ProtobufType.newBuilder(M).deterministic(true).build()]) expectAsCreate(M, type, init);
+  });
+
+  test("random schemas and values with up to four faults and edges, at default and small limits", () => {
+    let refusedByCreate = 0;
+    check(
+      "init writes as create",
+      100,
+      schemaArb({ wideOneofWeight: 1, chainWeight: 1 }),
+      fc.nat(),
+      fc.array(editArb, { minLength: 1, maxLength: 4 }),
+      fc.constantFrom(0, 1, 2),
+      (s, seed, edits, limits) => {
+        const sample = fc.sample(messageArb(s.root, 2, { maxItems: 3, maxMapEntries: 3 }), { seed, numRuns: 1 })[0]!;
+        const init = sample.ours as Record<string, unknown>;
+        for (const e of edits) inject(init, s.root, e);
+        let b = ProtobufType.newBuilder(s.root).deterministic(limits === 1);
+        if (limits === 2) b = b.maxDepth(3).maxMessageBytes(64);
+        try {
+          DynamicMessage.create(s.root, init);
+        } catch {
+          refusedByCreate++;
+        }
+        expectAsCreate(s.root, b.build(), init);
+      },
+    );
+    expect(refusedByCreate).toBeGreaterThan(10);
+  });
+});
 
 describe("packed lists are checked as they are written", () => {
   const I64 = [-(2n ** 63n), 2n ** 63n - 1n] as const;

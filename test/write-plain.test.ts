@@ -184,13 +184,21 @@ describe("errors are create's, and nothing is written", () => {
     expect(thrown(() => ser.toBinary(init))).toEqual(fromCreate);
   });
 
-  test("a cyclic init object ends at maxDepth with the path", () => {
+  test("a cyclic init object is create's cycle error, whatever maxDepth", () => {
+    // The writers stop it at maxDepth; the error is create's (a depth error named another fault).
     const a: Record<string, unknown> = { f_int32: 1 };
     a.recursive = a;
-    const shallow = ProtobufType.newBuilder(All).maxDepth(3).build().createSerializer();
-    const e = thrown(() => shallow.toBinary(a)) as CodecError;
-    expect(e).toBeInstanceOf(CodecError);
-    expect(e.code).toBe("DEPTH_LIMIT_EXCEEDED");
-    expect(e.path).toBe("alltypes.AllTypes.recursive(122).recursive(122).recursive(122)");
+    const b: Record<string, unknown> = { children: [] };
+    b.children = [{ children: [b] }];
+    for (const init of [a, b]) {
+      const fromCreate = thrown(() => DynamicMessage.create(All, init)) as TypeError;
+      expect(fromCreate.message).toMatch(/^DynamicMessage\.create\(alltypes\.AllTypes\): the init object at alltypes\.AllTypes\.\S+ is one of its own enclosing init objects \(a cycle\)/);
+      for (const depth of [3, 100, 10_000]) {
+        const s = ProtobufType.newBuilder(All).maxDepth(depth).build().createSerializer();
+        for (const write of [() => s.toBinary(init), () => s.encode(init), () => s.encodeAll([init]), () => s.serialize(init, new FrameWriter())]) {
+          expect(thrown(write)).toEqual(fromCreate);
+        }
+      }
+    }
   });
 });

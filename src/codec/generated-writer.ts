@@ -24,7 +24,8 @@
 // The same walks write the dynamic kind's plain init objects (the shape DynamicMessage.create
 // takes) with init plans (initPlanOf): fields by proto name, a oneof's members as fields, create's
 // value rules. There a refusal hands the value to the dynamic writer (src/serializer.ts), which
-// writes what only it takes (a DynamicMessage inside an init object) or names the fault.
+// writes what only it takes (a DynamicMessage inside an init object); when that fails too, create
+// names the fault (its order of faults, a cycle as one), or the write's own error stands.
 //
 // Size (~970 lines): the plans, the inline checks, the property read, and the two walks (frames
 // for recursive types, bounded recursion for the others) share one state (the Writer's frames,
@@ -219,8 +220,8 @@ function gplanOf(desc: DescMessage): GPlan {
  * The write plan of `desc` for plain init objects of the shape DynamicMessage.create takes,
  * written by the same walks: the serializer's fast way to write them (src/serializer.ts). Any
  * value this form does not write as create would (a nested DynamicMessage, a second oneof member,
- * an undeclared key, a oneof past the 31st of its type) is refused, and the dynamic writer, whose
- * errors are the dynamic kind's, writes it or names its fault.
+ * an undeclared key, a oneof past the 31st of its type, a map whose keys stand for one stored key)
+ * is refused, and the dynamic writer writes it, or the serializer names the fault (#asCreate).
  */
 function initPlanOf(desc: DescMessage): GPlan {
   return iplans.get(desc) ?? planFor(desc, true);
@@ -959,13 +960,13 @@ export class GeneratedWriter extends FieldWriter {
   }
 
   /**
-   * The entries of a message map held as `v`, in the order written. Of an init plan, one per
-   * stored key, as create keeps them (a Map: "1" and "01" of an int32-keyed plain object are one
-   * key, written once with the last value, where the first was).
+   * The entries of a message map held as `v`, in the order written. Of an init plan, keys that
+   * stand for one stored key ("1" and "01" of an int32-keyed plain object) are refused: create
+   * checks the values it overwrites, which the dynamic writer leaves to create (NEEDS_CREATE).
    */
   private entries(g: GField, v: unknown): [unknown, unknown][] {
-    let entries = mapInput(g.fi, v);
-    if (g.init && entries.length > 1) entries = [...new Map(entries)];
+    const entries = mapInput(g.fi, v);
+    if (g.init && entries.length > 1 && new Map(entries).size < entries.length) throw REFUSED;
     if (this.sorted && entries.length > 1) entries.sort((a, b) => keyOrder(a[0], b[0]));
     return entries;
   }

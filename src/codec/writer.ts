@@ -293,7 +293,7 @@ class Writer extends FieldWriter implements Failer {
     f.msg = init as unknown as DynamicMessage;
     f.plain = true;
     f.impure = false;
-    // Depth first: a cyclic init object ends here, named by its path.
+    // Depth first: a cyclic init object ends here (the serializer then throws create's cycle error).
     if (depth > c.maxDepth) this.depthError(depth);
     const plan = via !== undefined ? childPlan(via, paired) : paired === c.root ? c.rootPlan : planOf(paired);
     f.plan = plan;

@@ -257,6 +257,14 @@ export function prototypePolluted(): boolean {
 }
 
 /**
+ * Thrown by initValues for a message map whose keys stand for one stored key ("1" and "01" of an
+ * int32-keyed plain object, 1n and 1 in a Map): create checks every value, the ones it overwrites
+ * too, where a write of the last alone would not (a bad overwritten value was written without an
+ * error). The serializer then writes what create builds, or throws create's error.
+ */
+export const NEEDS_CREATE: object = Object.freeze({ needsCreate: true });
+
+/**
  * The values of one level of a plain init object for a write that does not keep them (the
  * serializer writing init objects directly): indexed like `desc.fields`, checked with create's
  * rules and errors; message-holding fields keep their raw input (nested init objects, or
@@ -302,7 +310,9 @@ export function initValues(info: MessageInfo, init: Readonly<Record<string, unkn
     else if (fi.elemKind !== K_MESSAGE) stored = coerceValueField(fi, raw);
     else if (fi.kind === K_MESSAGE) stored = raw;
     else {
-      const m = new Map(mapInput(fi, raw));
+      const entries = mapInput(fi, raw);
+      const m = new Map(entries);
+      if (m.size < entries.length) throw NEEDS_CREATE;
       stored = m.size === 0 ? undefined : m;
     }
     if (stored !== undefined) values[fi.index] = stored;
