@@ -1,6 +1,16 @@
 // Byte helpers shared by every layer. A module of its own so that the evaluator, the descriptor
 // input cache and the store reach them without pulling the codec into a bundle (bundle-size test).
 
+/**
+ * A genuine Uint8Array (a subclass such as Node's Buffer too). `instanceof` alone also passes a
+ * Proxy of one (or an object whose prototype is Uint8Array.prototype), whose every read runs
+ * code: a Proxy input whose trap decoded other bytes mid-copy made decodeAll return that other
+ * input's values, and a Proxy bytes value threw the engine's TypeError from inside a write.
+ */
+export function isBytes(v: unknown): v is Uint8Array {
+  return v instanceof Uint8Array && ArrayBuffer.isView(v);
+}
+
 /** Equal length and equal bytes. Not constant-time: nothing compared here is a secret. */
 export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
   if (a === b) return true;

@@ -34,10 +34,19 @@ export class Arena {
     this.pos = 0;
   }
 
+  /**
+   * A chunk that the application detached (it transferred a piece's `.buffer`, which the README
+   * asks it not to) is replaced: writing into it threw the engine's TypeError from every later
+   * write and decode in the process. A detached ArrayBuffer's byteLength is 0; a chunk's never is.
+   */
+  private get detached(): boolean {
+    return this.buf.byteLength === 0;
+  }
+
   /** A Uint8Array of exactly n bytes that the caller owns (zeroed or not: the caller fills it). */
   alloc(n: number): Uint8Array {
     if (n > this.maxPiece) return this.next !== undefined ? this.next.alloc(n) : new Uint8Array(n);
-    if (this.pos + n > this.chunkBytes) this.fresh();
+    if (this.pos + n > this.chunkBytes || this.detached) this.fresh();
     const out = new Uint8Array(this.buf, this.pos, n);
     // 8-aligned pieces, so that callers may build aligned typed views on them.
     this.pos += (n + 7) & ~7;
@@ -49,7 +58,7 @@ export class Arena {
    * maxPiece bytes and returns their offset in `chunk` (read `chunk` right after this call).
    */
   reserve(n: number): number {
-    if (this.pos + n > this.chunkBytes) this.fresh();
+    if (this.pos + n > this.chunkBytes || this.detached) this.fresh();
     const at = this.pos;
     this.pos += (n + 7) & ~7;
     return at;
@@ -67,7 +76,7 @@ export class Arena {
    * whatever runs in between.
    */
   lease(): number {
-    if (this.chunkBytes - this.pos < this.maxPiece) this.fresh();
+    if (this.chunkBytes - this.pos < this.maxPiece || this.detached) this.fresh();
     const start = this.pos;
     this.pos = this.chunkBytes;
     return start;

@@ -2,6 +2,7 @@
 // `serializer.deserialize(reader)`: each call reads the frame at the position and moves past it;
 // a failed read leaves the position unchanged.
 import { CodecError } from "../errors.js";
+import { isBytes } from "../bytes.js";
 
 export class FrameReader {
   private buf: Uint8Array;
@@ -13,7 +14,7 @@ export class FrameReader {
   }
 
   private static check(bytes: Uint8Array): Uint8Array {
-    if (!(bytes instanceof Uint8Array)) throw new TypeError("FrameReader expects a Uint8Array");
+    if (!isBytes(bytes)) throw new TypeError("FrameReader expects a Uint8Array");
     return bytes;
   }
 

@@ -44,6 +44,7 @@ import { checkUnknownPayload, MAX_FIELD_NUMBER } from "./unknown.js";
 import { ENCODE_INTO_MIN, SHORT_STRING } from "./wire.js";
 import { WriteFront } from "./writer.js";
 import { prototypePolluted } from "../message/create.js";
+import { isBytes } from "../bytes.js";
 
 type Obj = Record<string, unknown>;
 
@@ -333,7 +334,7 @@ function scalarState(c: number, v: unknown, implicit: boolean): number {
       if (typeof v !== "string" || (v.length >= ENCODE_INTO_MIN && !isWellFormed(v))) return S_SLOW;
       return implicit && v.length === 0 ? S_SKIP : S_WRITE;
     case C_BYTES:
-      if (!(v instanceof Uint8Array)) return S_SLOW;
+      if (!isBytes(v)) return S_SLOW;
       return implicit && v.length === 0 ? S_SKIP : S_WRITE;
     case C_INT64:
       if (typeof v !== "bigint" || BigInt.asIntN(64, v) !== v) return S_SLOW;
@@ -706,7 +707,7 @@ export class GeneratedWriter extends FieldWriter {
         !Number.isInteger(wt) ||
         wt < 0 ||
         wt > 7 ||
-        !(data instanceof Uint8Array) ||
+        !isBytes(data) ||
         checkUnknownPayload(wt, data, 0) !== undefined ||
         plan.byNumber.has(no)
       ) {

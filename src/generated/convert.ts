@@ -10,7 +10,7 @@
 import type { DescField, DescMessage } from "@bufbuild/protobuf";
 import { StructTooDeep, structToMessage } from "./struct.js";
 import { isWrapperDesc } from "@bufbuild/protobuf/wkt";
-import { varintBytes } from "../bytes.js";
+import { isBytes, varintBytes } from "../bytes.js";
 import { MAX_FIELD_NUMBER } from "../codec/unknown.js";
 import { CodecError } from "../errors.js";
 import { coerceValueField, describeValue, listForWrite, mapInput, rooted } from "../message/coerce.js";
@@ -127,7 +127,7 @@ function unknownFromEs(t: Trail, u: unknown, typeName: string): UnknownField[] |
   const out: UnknownField[] = [];
   for (const e of u as unknown[]) {
     const { no, wireType, data } = (e ?? {}) as { no?: unknown; wireType?: unknown; data?: unknown };
-    if (typeof no !== "number" || !Number.isInteger(no) || typeof wireType !== "number" || !Number.isInteger(wireType) || wireType < 0 || wireType > 7 || !(data instanceof Uint8Array)) {
+    if (typeof no !== "number" || !Number.isInteger(no) || typeof wireType !== "number" || !Number.isInteger(wireType) || wireType < 0 || wireType > 7 || !isBytes(data)) {
       throw writeError(t, "GENERATED_UNKNOWN_INVALID", `$unknown at {path} holds ${describeValue(e)}, not { no, wireType, data: Uint8Array }; keep the $unknown that protobuf-es or protokeel gave`);
     }
     // The dynamic kind's error (acceptance.ts), before the tag is made: no * 8 of a number past

@@ -5,6 +5,7 @@ import { MESSAGE_BRAND, TYPE_BRAND, hasBrand } from "../brand.js";
 import { ScalarType, type DescEnum } from "@bufbuild/protobuf";
 import { K_ENUM, K_LIST, K_MAP, K_SCALAR, L_BIGINT, L_NUMBER, L_STRING, is64, type FieldInfo } from "./field-info.js";
 import { keySegment, shortName } from "../descriptor/names.js";
+import { isBytes } from "../bytes.js";
 
 export const INT32_MIN = -2147483648;
 export const INT32_MAX = 2147483647;
@@ -49,6 +50,7 @@ export function describeValue(v: unknown): string {
       // Bundlers and minifiers rename classes: protokeel's own objects are named by their brands.
       if (hasBrand(v, MESSAGE_BRAND)) return "a DynamicMessage";
       if (hasBrand(v, TYPE_BRAND)) return "a ProtobufType";
+      if (v instanceof Uint8Array && !ArrayBuffer.isView(v)) return "an object that passes instanceof Uint8Array but is not one (a Proxy?)";
       const name = (v as object).constructor?.name;
       return typeof name === "string" && name !== "" && name !== "Object" ? `an object ${shortName(name)}` : "an object";
     }
@@ -204,7 +206,7 @@ export function coerceScalar(where: string, t: ScalarType, long: number, v: unkn
       }
       return v;
     case ScalarType.BYTES:
-      if (!(v instanceof Uint8Array)) throw typeError(where, "bytes (Uint8Array)", v, key);
+      if (!isBytes(v)) throw typeError(where, "bytes (Uint8Array)", v, key);
       return v;
     default: {
       const b = big(where, t, v, long === L_STRING, key);
@@ -549,7 +551,7 @@ function checkedCopy(fi: FieldInfo, input: readonly unknown[]): unknown[] | unde
     case ScalarType.BYTES:
       for (let i = 0; i < n; i++) {
         const v = input[i];
-        if (!(v instanceof Uint8Array)) return undefined;
+        if (!isBytes(v)) return undefined;
         out.push(v);
       }
       return out;

@@ -1,7 +1,7 @@
 // Streams of frames (framing v1) for serializer.decodeStream / encodeStream. Runtime-neutral: a
 // Node Readable is read as the async iterable it is, a WHATWG ReadableStream through its reader,
 // so no Node module is imported and the default entry stays loadable everywhere.
-import { isDetached } from "../bytes.js";
+import { isBytes, isDetached } from "../bytes.js";
 import { announcedSize, CUT, OVERFLOW, readFramePrefix, TOO_LONG, type FramePrefix } from "../codec/frame-reader.js";
 import { CodecError, shifted } from "../errors.js";
 import type { DynamicInit, DynamicMessage } from "../message/dynamic-message.js";
@@ -31,9 +31,9 @@ const EMPTY: Uint8Array = new Uint8Array(0);
 
 function chunkOf(c: unknown, name: string, at: number): Uint8Array {
   let what: string;
-  if (c instanceof Uint8Array || c instanceof ArrayBuffer || ArrayBuffer.isView(c)) {
+  if (isBytes(c) || c instanceof ArrayBuffer || ArrayBuffer.isView(c)) {
     try {
-      const bytes = c instanceof Uint8Array ? c : c instanceof ArrayBuffer ? new Uint8Array(c) : new Uint8Array(c.buffer, c.byteOffset, c.byteLength);
+      const bytes = isBytes(c) ? c : c instanceof ArrayBuffer ? new Uint8Array(c) : new Uint8Array(c.buffer, c.byteOffset, c.byteLength);
       if (!isDetached(bytes)) return bytes;
     } catch {
       // A view of a detached buffer cannot be made.
