@@ -41,10 +41,10 @@ describe("a Value's -0", () => {
 
 describe("FieldMask paths that do not survive the comma-joined text", () => {
   test.each([
-    ["a comma", ["a,b"], "a,b"],
-    ["an empty path", [""], ""],
-    ["an empty path among others", ["a", ""], ""],
-  ])("%s", (_name, paths, shown) => {
+    ["a comma", ["a,b"], "a,b", "the comma"],
+    ["an empty path", [""], "", "the empty path"],
+    ["an empty path among others", ["a", ""], "", "the empty path"],
+  ])("%s", (_name, paths, shown, fix) => {
     let error: unknown;
     try {
       ser.toJson(DynamicMessage.create(All, { wkt_field_mask: { paths } }));
@@ -53,8 +53,31 @@ describe("FieldMask paths that do not survive the comma-joined text", () => {
     }
     expect(error).toMatchObject({
       code: "JSON_NOT_REPRESENTABLE",
-      message: `cannot write alltypes.AllTypes to JSON: alltypes.AllTypes.wkt_field_mask(148) is a google.protobuf.FieldMask with path ${JSON.stringify(shown)}, whose lowerCamelCase form does not read back as the same path; use lower_snake_case field names`,
+      message: `cannot write alltypes.AllTypes to JSON: alltypes.AllTypes.wkt_field_mask(148) is a google.protobuf.FieldMask with path ${JSON.stringify(shown)}, which the comma-separated form cannot hold; remove ${fix}`,
     });
+  });
+
+  // The reader refuses what the writer cannot write back (as Go's protojson does): "a,,b" was read
+  // as the paths a, "" and b, whose JSON then failed to write.
+  test.each(['"a,,b"', '"a,"', '","', '",a"'])("the text %s is refused when read", (text) => {
+    let error: unknown;
+    try {
+      ser.fromJsonString(`{"wktFieldMask": ${text}}`);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toMatchObject({
+      code: "JSON_INVALID_VALUE",
+      message: `cannot read alltypes.AllTypes from JSON: alltypes.AllTypes.wkt_field_mask(148) expects comma-separated non-empty paths in a google.protobuf.FieldMask, got string ${text}; fix the value or read with the schema that wrote it`,
+    });
+  });
+
+  test("an empty text is no paths, and every non-empty path list reads back", () => {
+    expect(ser.fromJsonString('{"wktFieldMask": ""}').get("wkt_field_mask")).toBeDefined();
+    for (const paths of [["a"], ["a", "b_c"], ["a.b", "c"]]) {
+      const v = DynamicMessage.create(All, { wkt_field_mask: { paths } });
+      expect(ser.fromJson(ser.toJson(v)).equals(v)).toBe(true);
+    }
   });
 });
 

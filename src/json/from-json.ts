@@ -155,6 +155,9 @@ export function messageFromJson(root: DescMessage, json: unknown, ctx: FromJsonC
       if (text !== "") {
         values[0] = text.split(",").map((p) => {
           if (p.includes("_")) invalid(path, "lowerCamelCase paths (no _) in a google.protobuf.FieldMask", v);
+          // As Go's protojson: "a,,b" names no field between its commas (and the writer cannot
+          // write an empty path back).
+          if (p === "") invalid(path, "comma-separated non-empty paths in a google.protobuf.FieldMask", v);
           return snake(p);
         });
       }

@@ -158,7 +158,10 @@ export function messageToJson(root: DynamicMessage, ctx: ToJsonContext): JsonVal
         for (const p of paths) {
           const c = lowerCamel(p);
           // A path with a comma, or an empty one, does not survive the comma-joined form either.
-          if (snake(c) !== p || p === "" || p.includes(",")) {
+          if (p === "" || p.includes(",")) {
+            fail("JSON_NOT_REPRESENTABLE", path, `{path} is a google.protobuf.FieldMask with path ${quoted(p)}, which the comma-separated form cannot hold; remove ${p === "" ? "the empty path" : "the comma"}`);
+          }
+          if (snake(c) !== p) {
             fail("JSON_NOT_REPRESENTABLE", path, `{path} is a google.protobuf.FieldMask with path ${quoted(p)}, whose lowerCamelCase form does not read back as the same path; use lower_snake_case field names`);
           }
           camel.push(c);
