@@ -11,6 +11,14 @@ export function isBytes(v: unknown): v is Uint8Array {
   return v instanceof Uint8Array && ArrayBuffer.isView(v);
 }
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const nativeWellFormed = (String.prototype as { isWellFormed?: () => boolean }).isWellFormed;
+
+/** A string with no lone surrogate (it has an exact UTF-8 form). */
+export function isWellFormed(s: string): boolean {
+  return nativeWellFormed !== undefined ? nativeWellFormed.call(s) : !LONE_SURROGATE.test(s);
+}
+
 /** Equal length and equal bytes. Not constant-time: nothing compared here is a secret. */
 export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
   if (a === b) return true;

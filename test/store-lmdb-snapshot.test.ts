@@ -72,6 +72,33 @@ test("a schema that another store instance made unreadable is refused at its fir
   await b.close();
 });
 
+test("a transactionSync inside another is refused before it writes: lmdb ran it as part of the outer one, whose commit kept an inner one's writes after it threw", async () => {
+  const s = await LmdbStore.open(scratch("store-lmdb-nested"), specsOf(V1));
+  let inner: unknown;
+  s.transactionSync(() => {
+    void s.state("current").put("outer", reading(V1, 1));
+    try {
+      s.transactionSync(() => {
+        void s.state("current").put("inner", reading(V1, 2));
+        throw new Error("inner fails");
+      });
+    } catch (e) {
+      inner = e;
+    }
+  });
+  expect(inner).toMatchObject({
+    name: "StateStoreError",
+    code: "STATE_TRANSACTION_NESTED",
+    message: "transactionSync cannot run inside another transactionSync: its writes would commit with the outer transaction even if it threw; call the inner function directly, inside the outer transaction",
+  });
+  expect(s.state("current").get("outer")!.get("id")).toBe(1n);
+  expect(s.state("current").get("inner")).toBeUndefined();
+  // Not nested any more once the outer one is done.
+  s.transactionSync(() => void s.state("current").put("after", reading(V1, 3)));
+  expect(s.state("current").get("after")!.get("id")).toBe(3n);
+  await s.close();
+});
+
 test("a transaction that throws writes neither its values nor the snapshot, and the next write stores the snapshot", async () => {
   const path = scratch("store-lmdb-snapshot-abort");
   const s = await LmdbStore.open(path, specsOf(V1));

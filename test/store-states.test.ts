@@ -4,7 +4,7 @@
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { DynamicMessage } from "../src/index.js";
-import { MemoryStore, valueState } from "../src/store/index.js";
+import { LmdbStore, MemoryStore, valueState } from "../src/store/index.js";
 import { DRIVERS, V1, reading, readingType, scratch, specsOf } from "./support/store.js";
 
 const ids = (vs: (DynamicMessage | undefined)[]) => vs.map((v) => v?.get("id"));
@@ -60,6 +60,13 @@ describe.each(DRIVERS)("$name backend", (driver) => {
     ["a null user key", (s: MemoryStore<ReturnType<typeof specsOf>>) => s.state("byDevice").get("k", null as never), "STATE_KEY_INVALID", 'state "byDevice": a user key must be a string or a Uint8Array, got null'],
     ["a plain object value", (s: MemoryStore<ReturnType<typeof specsOf>>) => s.state("current").put("k", { id: 1n } as never), "STATE_VALUE_INVALID", 'state "current": a value must be a DynamicMessage, got object; build it with DynamicMessage.create(type.descriptor, init)'],
     ["an undeclared state", (s: MemoryStore<ReturnType<typeof specsOf>>) => s.state("nope" as never), "STATE_NOT_DECLARED", /^state "nope" is not declared: pass it in the states of (MemoryStore.create\/restore|LmdbStore.open)$/],
+    // Stored as UTF-8, where every lone surrogate is U+FFFD: "\uD800" and "\uDC00" were one key on
+    // disk (LMDB overwrote one with the other), two in memory (whose checkpoint never restored).
+    ...["\uD800", "a\uDC00", "\uDBFFb"].flatMap((k): [string, (s: MemoryStore<ReturnType<typeof specsOf>>) => unknown, string, string][] => [
+      [`a key ${JSON.stringify(k)} with a lone surrogate, at put`, (s) => s.state("current").put(k, reading(V1, 1)), "STATE_KEY_INVALID", 'state "current": a string key must be well-formed (it has a lone surrogate, which UTF-8 cannot hold); use a well-formed string, or a Uint8Array for arbitrary bytes'],
+      [`a key ${JSON.stringify(k)} with a lone surrogate, at get`, (s) => s.state("history").get(k), "STATE_KEY_INVALID", 'state "history": a string key must be well-formed (it has a lone surrogate, which UTF-8 cannot hold); use a well-formed string, or a Uint8Array for arbitrary bytes'],
+      [`a user key ${JSON.stringify(k)} with a lone surrogate`, (s) => s.state("byDevice").put("dev", k, reading(V1, 1)), "STATE_KEY_INVALID", 'state "byDevice": a string user key must be well-formed (it has a lone surrogate, which UTF-8 cannot hold); use a well-formed string, or a Uint8Array for arbitrary bytes'],
+    ]),
   ])("%s is a StateStoreError", async (_what, use, code, message) => {
     const opened = await driver.open(where(), specsOf(V1), { fresh: true });
     expect(() => use(opened.store as never)).toThrow(expect.objectContaining({ name: "StateStoreError", code, message: typeof message === "string" ? message : expect.stringMatching(message) }));
@@ -109,6 +116,16 @@ test("lmdb: a key over LMDB's key limit is a StateStoreError, not lmdb's own err
   await store.state("current").put("k".repeat(1900), reading(V1, 1));
   expect(store.state("current").get("k".repeat(1900))!.get("id")).toBe(1n);
   await store.close();
+});
+
+test.each(["\uD800", "x\uDC00"])("a state name %j with a lone surrogate is STATE_NAME_INVALID on both backends", async (name) => {
+  const message = `state name ${JSON.stringify(name)} is invalid: it has a lone surrogate, which UTF-8 cannot hold; use a well-formed string`;
+  expect(() => MemoryStore.create({ [name]: valueState(V1) })).toThrow(expect.objectContaining({ code: "STATE_NAME_INVALID", message }));
+  await expect(LmdbStore.open(scratch("store-states-name"), { [name]: valueState(V1) })).rejects.toMatchObject({ code: "STATE_NAME_INVALID", message });
+  // Well-formed names and keys outside the BMP are kept as they are.
+  const s = MemoryStore.create({ "\u{1F600}": valueState(V1) });
+  s.state("\u{1F600}").put("\u{1F600}", reading(V1, 1));
+  expect(s.state("\u{1F600}").get("\u{1F600}")!.get("id")).toBe(1n);
 });
 
 test("memory: restoring from a missing file is a StateStoreError", () => {

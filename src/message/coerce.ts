@@ -5,7 +5,7 @@ import { MESSAGE_BRAND, TYPE_BRAND, hasBrand } from "../brand.js";
 import { ScalarType, type DescEnum } from "@bufbuild/protobuf";
 import { K_ENUM, K_LIST, K_MAP, K_SCALAR, L_BIGINT, L_NUMBER, L_STRING, is64, type FieldInfo } from "./field-info.js";
 import { keySegment, shortName } from "../descriptor/names.js";
-import { isBytes } from "../bytes.js";
+import { isBytes, isWellFormed } from "../bytes.js";
 
 export const INT32_MIN = -2147483648;
 export const INT32_MAX = 2147483647;
@@ -61,13 +61,7 @@ export function scalarName(t: ScalarType): string {
   return ScalarType[t]!.toLowerCase();
 }
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-const nativeWellFormed = (String.prototype as { isWellFormed?: () => boolean }).isWellFormed;
-
-/** A string with no lone surrogate (it has an exact UTF-8 form). */
-export function isWellFormed(s: string): boolean {
-  return nativeWellFormed !== undefined ? nativeWellFormed.call(s) : !LONE_SURROGATE.test(s);
-}
+export { isWellFormed };
 
 // `where` names the field ("field acme.Order.id(1)"), `key` the element of a list or map: the two
 // are joined only when an error is thrown (a string per element cost ~50 ns of create's time).

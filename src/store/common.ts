@@ -1,4 +1,5 @@
 // Shared parts of protokeel/store: state declarations, keys and the open-time compatibility rule.
+import { isBytes, isWellFormed } from "../bytes.js";
 import { StateStoreError } from "../errors.js";
 import type { DynamicMessage } from "../message/dynamic-message.js";
 import type { ProtobufSerializer } from "../serializer.js";
@@ -67,6 +68,13 @@ export function checkName(name: string): void {
       state: shortName(String(name)),
     });
   }
+  // Stored as UTF-8, where a lone surrogate becomes U+FFFD: "\uD800" and "\uDC00" were one name
+  // on disk, and a checkpoint of both never restored.
+  if (!isWellFormed(name)) {
+    throw new StateStoreError("STATE_NAME_INVALID", `state name ${quoted(name)} is invalid: it has a lone surrogate, which UTF-8 cannot hold; use a well-formed string`, {
+      state: shortName(name),
+    });
+  }
 }
 
 export function checkSpecs(specs: StateSpecs): void {
@@ -114,10 +122,20 @@ const utf8 = new TextEncoder();
 const utf8d = new TextDecoder("utf-8", { fatal: true });
 
 export function checkKey(name: string, key: unknown, what = "key"): asserts key is StateKey {
-  if (typeof key !== "string" && !(key instanceof Uint8Array)) {
+  if (typeof key !== "string" && !isBytes(key)) {
     throw new StateStoreError("STATE_KEY_INVALID", `state "${name}": a ${what} must be a string or a Uint8Array, got ${key === null ? "null" : typeof key}`, {
       state: name,
     });
+  }
+  // String keys are stored as UTF-8, where every lone surrogate becomes U+FFFD: "\uD800",
+  // "\uDC00" and "\uFFFD" were one key on disk (LMDB overwrote one with the other) and distinct
+  // in memory (a checkpoint of two never restored; of one, restored under "\uFFFD").
+  if (typeof key === "string" && !isWellFormed(key)) {
+    throw new StateStoreError(
+      "STATE_KEY_INVALID",
+      `state "${name}": a string ${what} must be well-formed (it has a lone surrogate, which UTF-8 cannot hold); use a well-formed string, or a Uint8Array for arbitrary bytes`,
+      { state: name },
+    );
   }
 }
 

@@ -161,7 +161,14 @@ export class LmdbStore<S extends StateSpecs = StateSpecs> {
    * not at all (a crash inside leaves the previous state). Returns what `fn` returns.
    */
   transactionSync<T>(fn: () => T): T {
-    if (this.#inTransaction > 0) return fn();
+    // lmdb runs a nested transactionSync as part of the outer one: an inner fn that threw, caught
+    // by the outer, had its writes committed with the outer's. Refused before it writes anything.
+    if (this.#inTransaction > 0) {
+      throw new StateStoreError(
+        "STATE_TRANSACTION_NESTED",
+        "transactionSync cannot run inside another transactionSync: its writes would commit with the outer transaction even if it threw; call the inner function directly, inside the outer transaction",
+      );
+    }
     const pending = new Set<Slot>();
     this.#pending = pending;
     try {
