@@ -202,6 +202,31 @@ describe("encode: the error encodeAll throws", () => {
     ]);
   });
 
+  // Structured clone made a class instance a plain object (the workers wrote what this thread
+  // refuses), and a hole reached a worker's transfer list and killed it (POOL_WORKER_EXITED).
+  class Reading {
+    s = "x";
+  }
+  test.each<[string, () => unknown[]]>([
+    ["a class instance as a value", () => [{ s: "a" }, new Reading()]],
+    ["a class instance as a nested message, in the second chunk of a large batch", () => Array.from({ length: 1000 }, (_, i) => (i === 900 ? { s: "a", child: new Reading() } : { s: `value ${i}` }))],
+    ["a class instance in a list of a nested init object", () => [{ child: { child: { s: "a" } } }, { child: [new Reading()] }]],
+    ["a cyclic init object", () => {
+      const a: Record<string, unknown> = { s: "a" };
+      a.child = a;
+      return [a];
+    }],
+    // eslint-disable-next-line no-sparse-arrays
+    ["a hole", () => [, { s: "a" }]],
+    ["undefined", () => [undefined, { s: "a" }]],
+  ])("%s: the error this thread throws", async (_name, make) => {
+    const input = make() as never[];
+    await expectSameError(pool.encode(input), () => ser.encodeAll(input));
+    await expectSameError(pool.encode(input, { form: "bare" }), () => Array.from(input, (v) => ser.toBinary(v)));
+    // The workers still run.
+    expect(await pool.encode([{ s: "a" }], { form: "bare" })).toEqual([ser.toBinary({ s: "a" })]);
+  });
+
   test("a value holding a function cannot cross to a worker: POOL_INPUT_NOT_CLONEABLE", async () => {
     const e = (await pool.encode([{ s: "a" }, { s: () => "b" }] as never).catch((x: unknown) => x)) as PoolError;
     expect(e).toBeInstanceOf(PoolError);
@@ -215,6 +240,8 @@ describe("encode: the error encodeAll throws", () => {
 describe("evaluate", () => {
   test("a non-type in the batch is a TypeError before anything runs", async () => {
     await expect(pool.evaluate([type, {} as never])).rejects.toThrow(new TypeError("pool.evaluate: saved[1] is not a ProtobufType"));
+    // eslint-disable-next-line no-sparse-arrays
+    await expect(pool.evaluate([, type] as never)).rejects.toThrow(new TypeError("pool.evaluate: saved[0] is not a ProtobufType"));
   });
 });
 

@@ -214,10 +214,19 @@ export class CodecPool {
     if (form !== "frames" && form !== "bare") throw new RangeError(`encode form must be "frames" or "bare", got ${String(form)}`);
     return this.#submit(`encode of ${this.type.fullName}`, (batch) => {
       if (!Array.isArray(values)) throw new TypeError("pool.encode expects an array of plain init objects");
-      const at = values.findIndex((v) => isDynamicMessage(v));
+      // A hole reads as undefined here and as a hole in a worker, where it reached postMessage's
+      // transfer list and killed the worker (POOL_WORKER_EXITED for ordinary bad input).
+      const list: unknown[] = Array.from(values);
+      const at = list.findIndex((v) => isDynamicMessage(v));
       if (at >= 0) throw this.#notCloneable(`values[${at}]`);
-      const runs = splitItems(values, chunkCount(values.length, ENCODE_MIN_VALUES, this.size), () => 1);
-      return runs.map(([s, e], index) => ({ batch, index, first: s, task: { op: "encode", values: values.slice(s, e), form }, transfer: [], take: (r) => r }));
+      // Structured clone turns a class instance into a plain object, which the workers would then
+      // write where this thread refuses it: such a batch is checked here, for this thread's error.
+      if (reshapedByClone(list, this.type.settings.maxDepth)) {
+        if (form === "frames") this.#ser.encodeAll(list as DynamicInit[]);
+        else for (const v of list) this.#ser.toBinary(v as DynamicInit);
+      }
+      const runs = splitItems(list, chunkCount(list.length, ENCODE_MIN_VALUES, this.size), () => 1);
+      return runs.map(([s, e], index) => ({ batch, index, first: s, task: { op: "encode", values: list.slice(s, e), form }, transfer: [], take: (r) => r }));
     }, form === "frames" ? concat : flat) as Promise<Uint8Array | Uint8Array[]>;
   }
 
@@ -228,7 +237,8 @@ export class CodecPool {
   evaluate(saved: readonly ProtobufType[], options: PoolEvaluateOptions = {}): Promise<EvaluationResult[]> {
     return this.#submit(`evaluate against ${this.type.fullName}`, (batch) => {
       if (!Array.isArray(saved)) throw new TypeError("pool.evaluate expects an array of ProtobufType");
-      const bytes = saved.map((t, i) => {
+      // Array.from visits holes (as undefined), which map skips and postMessage then refused.
+      const bytes = Array.from(saved, (t, i) => {
         if (t === null || typeof t !== "object" || typeof (t as { toBytes?: unknown }).toBytes !== "function") throw new TypeError(`pool.evaluate: saved[${i}] is not a ProtobufType`);
         return t.toBytes();
       });
@@ -564,6 +574,45 @@ function dynamicMessageIn(values: readonly unknown[], first: number): string | u
     for (let i = entries.length - 1; i >= 0; i--) stack.push([entries[i]![1], path + entries[i]![0]]);
   }
   return undefined;
+}
+
+/**
+ * True when structured clone would give a worker other data than `values` are here: an object that
+ * is not plain, an array, a Map or a typed array (a class instance arrives as a plain object), or
+ * nesting past what maxDepth allows (a message level, a list or map under it: a cycle, which clone
+ * keeps and create refuses). Init objects are trees of those kinds, so a valid batch is walked
+ * once, without a set of the objects seen (a deep valid one is then also checked on this thread).
+ */
+function reshapedByClone(values: readonly unknown[], maxDepth: number): boolean {
+  const stack: unknown[] = [];
+  const depths: number[] = [];
+  for (let i = values.length - 1; i >= 0; i--) {
+    stack.push(values[i]);
+    depths.push(0);
+  }
+  while (stack.length > 0) {
+    const v = stack.pop();
+    const d = depths.pop()!;
+    if (v === null || typeof v !== "object" || ArrayBuffer.isView(v)) continue;
+    if (d > 2 * maxDepth + 2) return true;
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        stack.push(v[i]);
+        depths.push(d + 1);
+      }
+    } else if (v instanceof Map) {
+      for (const x of v.values()) {
+        stack.push(x);
+        depths.push(d + 1);
+      }
+    } else if (Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null) {
+      for (const k in v) {
+        stack.push((v as Record<string, unknown>)[k]);
+        depths.push(d + 1);
+      }
+    } else return true;
+  }
+  return false;
 }
 
 function checkForm(as: unknown): void {
