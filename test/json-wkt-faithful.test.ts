@@ -9,7 +9,9 @@
 //   refused).
 import { describe, expect, test } from "vitest";
 import { CodecError, DynamicMessage, ProtobufType } from "../src/index.js";
-import { registryFromDir } from "./support/buf.js";
+import { createFileRegistry, fromBinary } from "@bufbuild/protobuf";
+import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
+import { compileProtoText, registryFromDir } from "./support/buf.js";
 
 const registry = registryFromDir("fixtures/all-types");
 const All = registry.getMessage("alltypes.AllTypes")!;
@@ -105,5 +107,39 @@ describe("Value numbers", () => {
     ["300 digits", `{"wktValue": ${"1".padEnd(300, "0")}}`, "ok"],
   ])("%s", (_name, text, expected) => {
     expect(code(() => ser.fromJsonString(text))).toBe(expected);
+  });
+});
+
+describe('an Any holding a type with a field whose JSON name is "@type"', () => {
+  // protoc and buf accept json_name = "@type". The field's key overwrote the Any's type URL
+  // ({"any":{"@type":5}}), text that no reader (protokeel's own included) reads back.
+  const proto = `syntax = "proto3";
+package x;
+import "google/protobuf/any.proto";
+message Odd { int32 a = 1 [json_name = "@type"]; int32 b = 2; google.protobuf.Any any = 7; }
+`;
+  const reg = createFileRegistry(fromBinary(FileDescriptorSetSchema, compileProtoText({ "x/odd.proto": proto })));
+  const Odd = reg.getMessage("x.Odd")!;
+  const odd = ProtobufType.of(Odd).createSerializer();
+  const value = DynamicMessage.create(Odd, { any: { type_url: "type.googleapis.com/x.Odd", value: odd.toBinary({ a: 5, b: 6 }) } });
+
+  test("is JSON_NOT_REPRESENTABLE with JSON names", () => {
+    let error: unknown;
+    try {
+      odd.toJsonString(value, { registry: reg });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toMatchObject({
+      code: "JSON_NOT_REPRESENTABLE",
+      message:
+        'cannot write x.Odd to JSON: x.Odd.any(7) is a google.protobuf.Any holding x.Odd, whose field a has the JSON name "@type", which the Any\'s JSON object uses for its type URL; write with proto field names (useProtoFieldName) or rename the field\'s json_name',
+    });
+  });
+
+  test("is written with proto field names, and reads back", () => {
+    const json = odd.toJson(value, { registry: reg, useProtoFieldName: true });
+    expect(json).toEqual({ any: { "@type": "type.googleapis.com/x.Odd", a: 5, b: 6 } });
+    expect(odd.fromJson(json, { registry: reg }).equals(value)).toBe(true);
   });
 });

@@ -231,7 +231,18 @@ export function messageToJson(root: DynamicMessage, ctx: ToJsonContext): JsonVal
     const o: JsonObject = { "@type": url };
     const innerPath = new JsonPath(path, `<${desc.typeName}>`);
     if (jsonInfo(desc).wkt === W_NONE) {
-      // An ordinary message's fields go into the Any's own object, after "@type".
+      // An ordinary message's fields go into the Any's own object, after "@type": a field whose
+      // JSON name is "@type" (json_name = "@type" is accepted by protoc) would overwrite the URL.
+      if (!ctx.protoNames) {
+        const clash = desc.fields.find((f) => f.jsonName === "@type");
+        if (clash !== undefined) {
+          return fail(
+            "JSON_NOT_REPRESENTABLE",
+            path,
+            `{path} is a google.protobuf.Any holding ${desc.typeName}, whose field ${clash.name} has the JSON name "@type", which the Any's JSON object uses for its type URL; write with proto field names (useProtoFieldName) or rename the field's json_name`,
+          );
+        }
+      }
       checkMessage(inner, desc, depth + 1, innerPath);
       stack.push({ msg: inner, out: o, key: undefined, declared: desc, depth: depth + 1, path: innerPath });
     } else {
