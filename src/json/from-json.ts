@@ -530,8 +530,13 @@ export function messageFromJson(root: DescMessage, json: unknown, ctx: FromJsonC
   while (todo.length > 0) read(todo.pop()!);
   for (let i = nodes.length - 1; i >= 0; i--) {
     const node = nodes[i]!;
+    // Dropped as it is built: its parent holds what it becomes. An Any's content is packed into
+    // bytes and then garbage; kept here, every level of Anys nested in Anys held its own copy of
+    // all below it until the read returned (8,000 levels, 360 KB of binary: 1.4 GB).
+    nodes[i] = undefined!;
     if (node.inner !== undefined) {
       const content = node.inner[0] as DynamicMessage;
+      node.inner = undefined;
       const bytes = ctx.pack(content.descriptor, content, node.path);
       if (bytes.length > 0) node.values[messageInfo(node.desc).byName.get("value")!.index] = bytes;
     }
