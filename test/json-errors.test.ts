@@ -172,3 +172,25 @@ describe("writing", () => {
     expect(run).toThrow(message);
   });
 });
+
+describe("what the messages call a value", () => {
+  // A lone surrogate was described by a placeholder quoted as if it were the input (got string "a
+  // string with a lone surrogate"), and an integer past every range (1e400, 400 digits, read as
+  // Infinity) as a non-integer.
+  test.each([
+    ['{"fString": "a\\ud800"}', "alltypes.AllTypes.f_string(9) expects a well-formed string (strings are written as UTF-8), with no lone surrogate, got a string with a lone surrogate"],
+    ['{"mString": {"\\udc00": "v"}}', "alltypes.AllTypes.m_string(92) expects map keys that are well-formed strings, got a key with a lone surrogate"],
+    ['{"fInt32": 1e400}', "alltypes.AllTypes.f_int32(5) expects int32 in -2147483648..2147483647, got number Infinity"],
+    [`{"fUint32": ${"9".repeat(400)}}`, "alltypes.AllTypes.f_uint32(11) expects uint32 in 0..4294967295, got number 9999"],
+  ])("%s", (text, start) => {
+    let e: unknown;
+    try {
+      ser.fromJsonString(text);
+    } catch (x) {
+      e = x;
+    }
+    expect((e as CodecError).code).toBe("JSON_INVALID_VALUE");
+    expect((e as CodecError).message.startsWith(HEAD + start)).toBe(true);
+    expect((e as CodecError).message).not.toMatch(/got string "a (string|key) with a lone surrogate"|expects an integer/);
+  });
+});

@@ -86,7 +86,15 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === "object" && !Array.isArray(v) && !(v instanceof JsonBigInteger) && !(v instanceof Uint8Array);
 }
 
+/** A value an error describes in words: a string with a lone surrogate is not quoted (it cannot be printed as it is). */
+class Described {
+  constructor(readonly text: string) {}
+}
+const LONE_STRING = new Described("a string with a lone surrogate");
+const LONE_KEY = new Described("a key with a lone surrogate");
+
 function describeJson(v: unknown): string {
+  if (v instanceof Described) return v.text;
   if (v instanceof JsonBigInteger) return v.scaled ? describeValue(v.value) : `number ${shortName(v.text)}`;
   if (isObject(v)) return "an object";
   return describeValue(v);
@@ -151,7 +159,7 @@ export function messageFromJson(root: DescMessage, json: unknown, ctx: FromJsonC
     } else if (wkt === W_FIELD_MASK) {
       if (typeof v !== "string") invalid(path, "a google.protobuf.FieldMask as a string of comma-separated lowerCamelCase paths", v);
       const text = v as string;
-      if (!isWellFormed(text)) invalid(path, "a well-formed string, with no lone surrogate", "a string with a lone surrogate");
+      if (!isWellFormed(text)) invalid(path, "a well-formed string, with no lone surrogate", LONE_STRING);
       if (text !== "") {
         values[0] = text.split(",").map((p) => {
           if (p.includes("_")) invalid(path, "lowerCamelCase paths (no _) in a google.protobuf.FieldMask", v);
@@ -211,7 +219,8 @@ export function messageFromJson(root: DescMessage, json: unknown, ctx: FromJsonC
         else if (v instanceof JsonBigInteger) n = v.value;
         else if (typeof v === "string" && NUMBER_TEXT.test(v)) n = Number(v);
         else return invalid(path, `${name} (a number or a numeric string)`, v);
-        if (!Number.isInteger(n)) invalid(path, `an integer (${name})`, v);
+        // 1e400 and 400-digit integers read as Infinity: out of range (below), not fractional.
+        if (!Number.isInteger(n) && Number.isFinite(n)) invalid(path, `an integer (${name})`, v);
         if (unsigned ? n < 0 || n > UINT32_MAX : n < INT32_MIN || n > INT32_MAX) invalid(path, `${name} in ${unsigned ? `0..${UINT32_MAX}` : `${INT32_MIN}..${INT32_MAX}`}`, v);
         return n === 0 ? 0 : n; // -0 is 0 for integers
       }
@@ -220,7 +229,7 @@ export function messageFromJson(root: DescMessage, json: unknown, ctx: FromJsonC
         return v;
       case ScalarType.STRING:
         if (typeof v !== "string") invalid(path, "string", v);
-        if (!isWellFormed(v as string)) invalid(path, "a well-formed string (strings are written as UTF-8), with no lone surrogate", "a string with a lone surrogate");
+        if (!isWellFormed(v as string)) invalid(path, "a well-formed string (strings are written as UTF-8), with no lone surrogate", LONE_STRING);
         return v;
       case ScalarType.BYTES: {
         if (typeof v !== "string") return invalid(path, "bytes as a base64 string", v);
@@ -384,7 +393,7 @@ export function messageFromJson(root: DescMessage, json: unknown, ctx: FromJsonC
     const t = fi.mapKey as ScalarType;
     switch (t) {
       case ScalarType.STRING:
-        if (!isWellFormed(k)) invalid(path, "map keys that are well-formed strings", "a key with a lone surrogate");
+        if (!isWellFormed(k)) invalid(path, "map keys that are well-formed strings", LONE_KEY);
         return k;
       case ScalarType.BOOL:
         if (k === "true") return true;
@@ -440,7 +449,7 @@ export function messageFromJson(root: DescMessage, json: unknown, ctx: FromJsonC
     if (typeof url !== "string" || url === "" || url.endsWith("/")) {
       return void invalid(node.path, 'a google.protobuf.Any with "@type", a type URL such as "type.googleapis.com/acme.Order"', url);
     }
-    if (!isWellFormed(url)) return void invalid(node.path, 'a well-formed "@type", with no lone surrogate', "a string with a lone surrogate");
+    if (!isWellFormed(url)) return void invalid(node.path, 'a well-formed "@type", with no lone surrogate', LONE_STRING);
     const typeName = url.slice(url.lastIndexOf("/") + 1);
     const desc = ctx.resolve?.(typeName);
     if (desc === undefined) {
@@ -482,7 +491,7 @@ export function messageFromJson(root: DescMessage, json: unknown, ctx: FromJsonC
         if (node.depth + 1 > ctx.maxDepth) tooDeep(new JsonPath(node.path, fi), node.depth + 1);
         const map = new Map<unknown, unknown>();
         for (const k of keys) {
-          if (!isWellFormed(k)) invalid(node.path, "keys that are well-formed strings", "a key with a lone surrogate");
+          if (!isWellFormed(k)) invalid(node.path, "keys that are well-formed strings", LONE_KEY);
           child(fi.field.message!, json[k], node.depth + 2, new JsonPath(node.path, fi, k), map, k);
         }
         values[0] = map;
@@ -510,7 +519,7 @@ export function messageFromJson(root: DescMessage, json: unknown, ctx: FromJsonC
           values[slot("number_value").index] = json.value;
         }
         else if (typeof json === "string") {
-          if (!isWellFormed(json)) invalid(node.path, "a well-formed string, with no lone surrogate", "a string with a lone surrogate");
+          if (!isWellFormed(json)) invalid(node.path, "a well-formed string, with no lone surrogate", LONE_STRING);
           values[slot("string_value").index] = json;
         } else if (typeof json === "boolean") values[slot("bool_value").index] = json;
         else if (Array.isArray(json)) {
