@@ -198,7 +198,9 @@ export class ProtobufSerializer {
    * the error is create's for the first init object create refuses: its order of faults (the
    * writers check a level's scalars before its messages, and maxDepth before a fault below it),
    * a cycle named as one. When create takes them all, the write's own error stands (a limit, an
-   * unknown field), or, for NEEDS_CREATE, create's values are written. Only failures pay.
+   * unknown field), or, for NEEDS_CREATE, create's values are written. So a batch fails as
+   * `encodeAll(values.map(create))` would: every init object checked, then written. Only failures
+   * pay.
    */
   #asCreate<T>(values: readonly unknown[], write: (values: readonly unknown[]) => T): T {
     try {
