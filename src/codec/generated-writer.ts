@@ -147,28 +147,50 @@ const iplans = new WeakMap<DescMessage, GPlan>();
  */
 const MAX_INLINE = 8;
 
+/** Heights known exactly, and lower bounds of the ones a search stopped over its budget. */
 const heights = new WeakMap<DescMessage, number>();
+const floors = new WeakMap<DescMessage, number>();
+
+/** True when `desc` nests at most MAX_INLINE levels of messages (heightOf). */
+function inlineType(desc: DescMessage): boolean {
+  return Math.abs(heightOf(desc, MAX_INLINE + 1, new Set())) <= MAX_INLINE;
+}
 
 /**
- * The number of message levels `desc` nests (1: no message field), or a number over `budget`
- * when it nests more, a recursive type (`open`: the types on the current path) included. The
- * recursion is at most `budget` deep; a finite height kept is exact, one over budget may be too
- * high (a type then is written with frames, never wrongly inline).
+ * The number of message levels `desc` nests (1: no message field; Infinity for a recursive type,
+ * `open` holding the types on the current path), searched at most `budget` levels deep. A result
+ * >= 0 is exact and kept for every later search; one < 0 means "at least -result", over `budget`
+ * (the search stopped at the budget, or at the first field past it), and is kept only as a floor:
+ * a later search with a larger budget looks again. Keeping such a stopped search's height as
+ * exact made a type that reaches google.protobuf.Struct, or itself, through a field after the one
+ * that ended it, inline for every root built later in the process: its writes were refused as an
+ * internal error (Struct's JSON form is converted on the frame stack only), or recursed 9,000 deep.
  */
 function heightOf(desc: DescMessage, budget: number, open: Set<DescMessage>): number {
   const known = heights.get(desc);
   if (known !== undefined) return known;
-  if (budget === 0 || open.has(desc)) return Infinity;
+  // On the path to itself: it nests without bound.
+  if (open.has(desc)) return Infinity;
+  const floor = floors.get(desc) ?? 1;
+  if (floor > budget) return -floor;
   open.add(desc);
   let h = 1;
+  let exact = true;
   for (const f of desc.fields) {
     if (f.message === undefined) continue;
-    h = Math.max(h, 1 + heightOf(f.message, budget - 1, open));
-    if (h > budget) break;
+    const c = heightOf(f.message, budget - 1, open);
+    if (c < 0) exact = false;
+    h = Math.max(h, 1 + Math.abs(c));
+    if (h > budget) {
+      // Fields not searched may nest deeper, unless this one already nests without bound.
+      if (!(h === Infinity && c >= 0)) exact = false;
+      break;
+    }
   }
   open.delete(desc);
-  heights.set(desc, h);
-  return h;
+  if (exact) heights.set(desc, h);
+  else floors.set(desc, h);
+  return exact ? h : -h;
 }
 
 function checkOf(fi: FieldInfo): number {
@@ -288,7 +310,7 @@ function planFor(desc: DescMessage, init: boolean): GPlan {
     members,
     lastCase: desc.oneofs.map(() => undefined),
     lastMember: desc.oneofs.map(() => -1),
-    inline: heightOf(desc, MAX_INLINE + 1, new Set()) <= MAX_INLINE,
+    inline: inlineType(desc),
     init,
     sparse: init && fields.length > SPARSE_SPAN,
   };
