@@ -42,6 +42,7 @@ import {
   rootNameChanged,
   enumNameChanged,
 } from "./messages.js";
+import { jsonNameOf } from "../descriptor/names.js";
 
 /** The stable id of an evaluator rule; incompatibilities and notes use disjoint ids. */
 export type CompatibilityRule =
@@ -463,10 +464,10 @@ class Walk {
       if (reservesName(savedMsg, cf.name)) {
         this.incompatible("FIELD_RESERVED_NAME_REUSED", pathOf(parent, cf), (p) => fieldReservedNameReused(p, cf.name, savedMsg.typeName));
       }
-    } else if (sf.jsonName !== cf.jsonName) {
-      this.note("JSON_NAME_CHANGED", pathOf(parent, cf), (p) => jsonNameChanged(p, sf.jsonName, cf.jsonName));
+    } else if (jsonNameOf(sf) !== jsonNameOf(cf)) {
+      this.note("JSON_NAME_CHANGED", pathOf(parent, cf), (p) => jsonNameChanged(p, jsonNameOf(sf), jsonNameOf(cf)));
     }
-    if (this.served && (sf.name !== cf.name || sf.jsonName !== cf.jsonName)) {
+    if (this.served && (sf.name !== cf.name || jsonNameOf(sf) !== jsonNameOf(cf))) {
       const taken = servedAsOther(savedMsg, sf, cf);
       if (taken !== undefined) {
         this.incompatible("JSON_FIELD_NAMES_SWAPPED", pathOf(parent, cf), (p) => jsonFieldNamesSwapped(p, sf, cf, taken.property, pathOf(parent, taken.other)));

@@ -40,6 +40,7 @@ import {
   presenceExplicitToImplicit,
 } from "./messages.js";
 import { quoted } from "../descriptor/names.js";
+import { jsonNameOf } from "../descriptor/names.js";
 
 /** Which representation saved data crosses: the evaluator's question for binary, JSON, or both. */
 export type EvaluationBoundary = "binary" | "json" | "binary+json";
@@ -211,7 +212,7 @@ const factsCache = new WeakMap<DescMessage, MessageFacts>();
  */
 export function servedAsOther(saved: DescMessage, sf: DescField, cf: DescField): { property: string; other: DescField } | undefined {
   const byProperty = facts(saved).byProperty;
-  for (const property of [cf.jsonName, cf.name]) {
+  for (const property of [jsonNameOf(cf), cf.name]) {
     const other = byProperty.get(property);
     if (other !== undefined && other !== sf) return { property, other };
   }
@@ -223,7 +224,7 @@ function facts(desc: DescMessage): MessageFacts {
   if (f === undefined) {
     const sorted = [...desc.fields].sort((a, b) => a.number - b.number);
     const byProperty = new Map<string, DescField>();
-    for (const x of sorted) byProperty.set(x.jsonName, x);
+    for (const x of sorted) byProperty.set(jsonNameOf(x), x);
     for (const x of sorted) byProperty.set(x.name, x);
     f = { byProperty, byNumber: new Map(sorted.map((x) => [x.number, x])), reserved: new Set(desc.proto.reservedName), sorted };
     factsCache.set(desc, f);
@@ -348,7 +349,7 @@ function evaluateJson(saved: DescMessage, current: DescMessage, savedSettings: S
   /** A current field whose name the saved schema reserves: retired JSON would read into it. */
   const reusesReserved = (savedType: DescMessage, cf: DescField, path: PathNode): void => {
     const reserved = facts(savedType).reserved;
-    for (const name of cf.name === cf.jsonName ? [cf.name] : [cf.name, cf.jsonName]) {
+    for (const name of cf.name === jsonNameOf(cf) ? [cf.name] : [cf.name, jsonNameOf(cf)]) {
       if (reserved.has(name)) bad("FIELD_RESERVED_NAME_REUSED", path, fieldReservedNameReused(path, name, savedType.typeName));
     }
   };
@@ -371,15 +372,15 @@ function evaluateJson(saved: DescMessage, current: DescMessage, savedSettings: S
       }
       const path = at(f.path, sf);
       const reserved = facts(f.current).reserved;
-      if (reserved.has(sf.name) || reserved.has(sf.jsonName)) note("JSON_FIELD_REMOVED", path, jsonFieldRemoved(path, sf));
+      if (reserved.has(sf.name) || reserved.has(jsonNameOf(sf))) note("JSON_FIELD_REMOVED", path, jsonFieldRemoved(path, sf));
       else bad("JSON_FIELD_REMOVED_NOT_RESERVED", path, jsonFieldRemovedNotReserved(path, sf, f.current.typeName));
       return;
     }
     const path = at(f.path, cf);
     if (cf.name !== sf.name) reusesReserved(f.saved, cf, path);
-    if (s.reused) bad("JSON_FIELD_NAME_REUSED", path, jsonFieldNameReused(path, sf, [sf.jsonName, sf.name].filter((n, i, a) => a.indexOf(n) === i), cf));
+    if (s.reused) bad("JSON_FIELD_NAME_REUSED", path, jsonFieldNameReused(path, sf, [jsonNameOf(sf), sf.name].filter((n, i, a) => a.indexOf(n) === i), cf));
     else if (s.lost.length > 0) bad("JSON_FIELD_NAME_CHANGED", path, jsonFieldNameChanged(path, sf, s.lost, cf));
-    else if (cf.jsonName !== sf.jsonName) note("JSON_OUTPUT_NAME_CHANGED", path, jsonOutputNameChanged(path, sf.jsonName, cf.jsonName));
+    else if (jsonNameOf(cf) !== jsonNameOf(sf)) note("JSON_OUTPUT_NAME_CHANGED", path, jsonOutputNameChanged(path, jsonNameOf(sf), jsonNameOf(cf)));
     if (s.mergedWith !== undefined) bad("ONEOF_FIELDS_MERGED", path, jsonOneofFieldsMerged(path, cf.oneof!.name, at(f.path, s.mergedWith)));
     field(sf, cf, path);
   };
@@ -460,7 +461,7 @@ function pairFields(saved: DescMessage, current: DescMessage): Step[] {
   const twice = new Set<DescField>();
   const pairs: { sf: DescField; cf: DescField | undefined; lost: string[]; split: boolean }[] = [];
   for (const sf of facts(saved).sorted) {
-    const names = sf.jsonName === sf.name ? [sf.jsonName] : [sf.jsonName, sf.name];
+    const names = jsonNameOf(sf) === sf.name ? [jsonNameOf(sf)] : [jsonNameOf(sf), sf.name];
     const targets = names.map((n) => c.byProperty.get(n));
     const cf = targets.find((t) => t !== undefined);
     if (cf !== undefined) {

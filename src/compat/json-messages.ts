@@ -3,6 +3,7 @@
 // output), what to do. Lowercase, paths in the `acme.Order.items(4).price(2)` style.
 import type { DescField } from "@bufbuild/protobuf";
 import { describeField, describeType, nameList } from "./messages.js";
+import { jsonNameOf } from "../descriptor/names.js";
 
 interface Path {
   toString(): string;
@@ -11,8 +12,8 @@ interface Path {
 const quote = (names: readonly string[]): string => names.map((n) => `"${n}"`).join(" and ");
 
 export function jsonFieldNameChanged(path: Path, sf: DescField, lost: readonly string[], cf: DescField): string {
-  const now = cf.name === cf.jsonName ? `"${cf.name}"` : `"${cf.jsonName}" (or "${cf.name}")`;
-  return `field ${path} was ${sf.name}${sf.jsonName !== sf.name ? ` (JSON "${sf.jsonName}")` : ""} in the saved schema: JSON written with property ${quote(lost)} is rejected by the current parser as unknown (or dropped with ignoreUnknownFields), which now expects ${now}; keep the saved name, or set json_name = "${sf.jsonName}" and keep accepting the old property until no saved JSON has it`;
+  const now = cf.name === jsonNameOf(cf) ? `"${cf.name}"` : `"${jsonNameOf(cf)}" (or "${cf.name}")`;
+  return `field ${path} was ${sf.name}${jsonNameOf(sf) !== sf.name ? ` (JSON "${jsonNameOf(sf)}")` : ""} in the saved schema: JSON written with property ${quote(lost)} is rejected by the current parser as unknown (or dropped with ignoreUnknownFields), which now expects ${now}; keep the saved name, or set json_name = "${jsonNameOf(sf)}" and keep accepting the old property until no saved JSON has it`;
 }
 
 export function jsonOutputNameChanged(path: Path, from: string, to: string): string {
@@ -24,15 +25,15 @@ export function jsonFieldNameReused(path: Path, sf: DescField, names: readonly s
 }
 
 export function jsonFieldRemovedNotReserved(path: Path, sf: DescField, currentType: string): string {
-  return `field ${path} (${describeField(sf)}) was removed without reserving name "${sf.name}": saved JSON with property "${sf.jsonName}" is rejected by the current parser as unknown (or dropped with ignoreUnknownFields), and a later field named "${sf.name}" would read it with another meaning; add reserved "${sf.name}" to ${currentType} and parse old JSON with ignoreUnknownFields`;
+  return `field ${path} (${describeField(sf)}) was removed without reserving name "${sf.name}": saved JSON with property "${jsonNameOf(sf)}" is rejected by the current parser as unknown (or dropped with ignoreUnknownFields), and a later field named "${sf.name}" would read it with another meaning; add reserved "${sf.name}" to ${currentType} and parse old JSON with ignoreUnknownFields`;
 }
 
 export function jsonFieldRemoved(path: Path, sf: DescField): string {
-  return `field ${path} was removed and its name is reserved: saved JSON with property "${sf.jsonName}" is still rejected by a strict current parser as unknown; parse JSON that may be old with ignoreUnknownFields, which drops the retired property`;
+  return `field ${path} was removed and its name is reserved: saved JSON with property "${jsonNameOf(sf)}" is still rejected by a strict current parser as unknown; parse JSON that may be old with ignoreUnknownFields, which drops the retired property`;
 }
 
 export function jsonFieldAdded(path: Path, cf: DescField): string {
-  return `field ${path} (${describeField(cf)}) is new: current JSON that sets it is rejected by a strict old consumer as unknown property "${cf.jsonName}", and one that ignores unknown fields drops it; update consumers before producers write it`;
+  return `field ${path} (${describeField(cf)}) is new: current JSON that sets it is rejected by a strict old consumer as unknown property "${jsonNameOf(cf)}", and one that ignores unknown fields drops it; update consumers before producers write it`;
 }
 
 export function jsonTypeChanged(path: Path, sf: DescField, cf: DescField, isMapValue: boolean, reason: string): string {

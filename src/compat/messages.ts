@@ -1,6 +1,7 @@
 // Finding messages of the evaluator: what changed, why it matters for saved data, what to do.
 // Lowercase, no trailing period, paths in the `acme.Order.items(4).price(2)` style.
 import { ScalarType, type DescField } from "@bufbuild/protobuf";
+import { jsonNameOf } from "../descriptor/names.js";
 
 interface Path {
   toString(): string;
@@ -209,7 +210,7 @@ export function maxDepthLowered(saved: number, current: number): string {
 // notes
 
 export function fieldRenamed(path: Path, sf: DescField, cf: DescField): string {
-  const json = sf.jsonName === cf.jsonName ? `its JSON name stays "${cf.jsonName}"` : `its JSON name changes from "${sf.jsonName}" to "${cf.jsonName}"`;
+  const json = jsonNameOf(sf) === jsonNameOf(cf) ? `its JSON name stays "${jsonNameOf(cf)}"` : `its JSON name changes from "${jsonNameOf(sf)}" to "${jsonNameOf(cf)}"`;
   return `field ${path} was renamed from ${sf.name}: binary data is unaffected, but code that reads it by name changes and ${json}; update name-based readers and reserve "${sf.name}" if it should not come back`;
 }
 

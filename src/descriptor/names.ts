@@ -1,6 +1,19 @@
 // Name helpers shared by the rules, the protobufjs lowering and normalization. They follow protoc
 // (descriptor.cc ToJsonName and MapEntryName) so that every input path yields the same names.
 
+import { isFieldSet, type DescField } from "@bufbuild/protobuf";
+import { FieldDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
+
+/**
+ * A field's JSON name: its `json_name`, or protoc's when the descriptor sets none (normalization
+ * records the same). Not `DescField.jsonName`, which @bufbuild/protobuf leaves "" for a field of a
+ * hand-made set without json_name: every such field was written to JSON under the key "" (all but
+ * the last lost), and the evaluator compared "" with "".
+ */
+export function jsonNameOf(f: DescField): string {
+  return isFieldSet(f.proto, FieldDescriptorProtoSchema.field.jsonName) ? f.proto.jsonName : protocJsonName(f.name);
+}
+
 /** The JSON name protoc gives a field that declares no `json_name`: drop `_`, upper-case the next char. */
 export function protocJsonName(fieldName: string): string {
   let out = "";

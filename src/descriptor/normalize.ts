@@ -34,7 +34,7 @@ import {
 import { sha256 } from "@noble/hashes/sha2";
 import { bytesToHex } from "@noble/hashes/utils";
 import { collectClosure, compareNames, isMapEntry, type Closure, type Decl } from "./closure.js";
-import { mapEntryName, protocJsonName } from "./names.js";
+import { jsonNameOf, mapEntryName, protocJsonName } from "./names.js";
 import { groupIntoFiles } from "./file-groups.js";
 import { invalid } from "./invalid.js";
 import { reason } from "./rebuild.js";
@@ -201,10 +201,6 @@ function ownProto(m: DescMessage): DescriptorProto {
   out.reservedName = uniqueSorted(m.proto.reservedName);
   if (m.deprecated) out.options = create(MessageOptionsSchema, { deprecated: true });
   return out;
-}
-
-function jsonNameOf(f: DescField): string {
-  return isFieldSet(f.proto, FieldDescriptorProtoSchema.field.jsonName) ? f.proto.jsonName : protocJsonName(f.name);
 }
 
 function fieldProto(parent: DescMessage, f: DescField): FieldDescriptorProto {

@@ -430,11 +430,11 @@ export function messageFromJson(root: DescMessage, json: unknown, ctx: FromJsonC
         unknownProperty(node, key);
         continue;
       }
-      const other = key === fi.name ? fi.field.jsonName : fi.name;
+      const other = key === fi.name ? fi.jsonName : fi.name;
       // `other` counts only when it names this field too (a proto name can be another field's JSON
       // name); in an Any's content, "@type" is the type URL, never a field's JSON name.
       if (other !== key && Object.hasOwn(json, other) && j.byProperty.get(other) === fi && !(node.skipType && other === "@type")) {
-        fail("JSON_FIELD_SET_TWICE", node.path, `{path} sets field ${fi.name} twice, as ${JSON.stringify(fi.name)} and as ${JSON.stringify(fi.field.jsonName)}`, "give each field once");
+        fail("JSON_FIELD_SET_TWICE", node.path, `{path} sets field ${fi.name} twice, as ${JSON.stringify(fi.name)} and as ${JSON.stringify(fi.jsonName)}`, "give each field once");
       }
       field(node, fi, json[key]);
     }

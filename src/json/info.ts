@@ -26,7 +26,7 @@ export function jsonInfo(desc: DescMessage): JsonInfo {
   const info = messageInfo(desc);
   const byNumber = [...info.fields].sort((a, b) => a.number - b.number);
   const byProperty = new Map<string, FieldInfo>();
-  for (const fi of byNumber) byProperty.set(fi.field.jsonName, fi);
+  for (const fi of byNumber) byProperty.set(fi.jsonName, fi);
   // Proto names after JSON names: when a proto name equals another field's JSON name (a schema
   // protoc rejects, but a hand-built descriptor can have), the proto name wins, as in protobuf-es.
   for (const fi of byNumber) byProperty.set(fi.name, fi);

@@ -7,6 +7,7 @@ import { CodecError } from "../errors.js";
 import { MAX_DEPTH_LIMIT } from "../settings.js";
 import type { DynamicMessage } from "../message/dynamic-message.js";
 import { K_ENUM, K_LIST, K_MAP, K_MESSAGE, L_STRING, type FieldInfo } from "../message/field-info.js";
+import { jsonNameOf } from "../descriptor/names.js";
 import { encodeBase64 } from "./base64.js";
 import { JsonPath, NULL_VALUE, enumName, jsonInfo } from "./info.js";
 import type { JsonValue } from "./options.js";
@@ -234,7 +235,7 @@ export function messageToJson(root: DynamicMessage, ctx: ToJsonContext): JsonVal
       // An ordinary message's fields go into the Any's own object, after "@type": a field whose
       // JSON name is "@type" (json_name = "@type" is accepted by protoc) would overwrite the URL.
       if (!ctx.protoNames) {
-        const clash = desc.fields.find((f) => f.jsonName === "@type");
+        const clash = desc.fields.find((f) => jsonNameOf(f) === "@type");
         if (clash !== undefined) {
           return fail(
             "JSON_NOT_REPRESENTABLE",
@@ -340,7 +341,7 @@ export function messageToJson(root: DynamicMessage, ctx: ToJsonContext): JsonVal
     for (let k = 0; k < n; k++) {
       const fi = j.byNumber[order === undefined ? k : order[k]!]!;
       const v = values[fi.index];
-      const key = ctx.protoNames ? fi.name : fi.field.jsonName;
+      const key = ctx.protoNames ? fi.name : fi.jsonName;
       if (v === undefined) {
         // Explicit presence: absent stays absent; implicit fields, lists and maps have a default.
         if (ctx.emitDefaults && !fi.explicit) setOwn(o, key, defaultJson(fi));

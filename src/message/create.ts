@@ -17,7 +17,7 @@ export function fieldByName(info: MessageInfo, name: unknown): FieldInfo {
   }
   const fi = info.byName.get(name);
   if (fi !== undefined) return fi;
-  const alt = info.fields.find((f) => f.field.localName === name || f.field.jsonName === name);
+  const alt = info.fields.find((f) => f.field.localName === name || f.jsonName === name);
   if (alt !== undefined) {
     throw new TypeError(`${info.desc.typeName} has no field ${quoted(name)}; use the proto field name "${alt.name}"`);
   }

@@ -2,6 +2,7 @@
 // indexes, presence, 64-bit representation and defaults. Computed once per DescMessage instance.
 import { ScalarType, type DescField, type DescMessage } from "@bufbuild/protobuf";
 import { holdsJsNumber, is64, longMode, L_BIGINT, L_NUMBER, L_STRING } from "../descriptor/long-form.js";
+import { jsonNameOf } from "../descriptor/names.js";
 
 export { holdsJsNumber, is64, L_BIGINT, L_NUMBER, L_STRING };
 
@@ -19,6 +20,8 @@ export interface FieldInfo {
   /** Slot in the values array: the field's position in `desc.fields`. */
   readonly index: number;
   readonly name: string;
+  /** The JSON name (jsonNameOf: the descriptor's json_name or protoc's). */
+  readonly jsonName: string;
   readonly number: number;
   /** K_SCALAR … K_MAP. */
   readonly kind: number;
@@ -93,6 +96,7 @@ export function messageInfo(desc: DescMessage): MessageInfo {
       field: f,
       index,
       name: f.name,
+      jsonName: jsonNameOf(f),
       number: f.number,
       kind,
       scalar: f.scalar ?? 0,
