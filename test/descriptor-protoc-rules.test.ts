@@ -277,6 +277,23 @@ describe("a FileDescriptorSet that breaks a rule protoc enforces", () => {
   });
 });
 
+test("a jstype value JSType does not declare: refused from a DescMessage, dropped (as any decoder drops it) from set bytes", () => {
+  // Kept, 7 went into the normalized set, which read back without it: the type's own transfer
+  // form failed with TRANSFER_NOT_NORMALIZED, and the same schema as set bytes had another identity.
+  const set = baseSet();
+  jstype(field(M(set), "a"), 7);
+  const desc = createFileRegistry(set).getMessage("p.M")!;
+  expect(() => ProtobufType.of(desc)).toThrow(
+    expect.objectContaining({
+      code: "JSTYPE_INVALID",
+      message: `${head}field p.M.a (int64) has jstype = 7, which google.protobuf.FieldOptions.JSType does not declare (JS_NORMAL 0, JS_STRING 1, JS_NUMBER 2); use one of those or remove the option`,
+    }),
+  );
+  const fromBytes = ProtobufType.of({ fileDescriptorSet: toBinary(FileDescriptorSetSchema, set), messageName: "p.M" });
+  expect(fromBytes.equals(ProtobufType.of({ fileDescriptorSet: toBinary(FileDescriptorSetSchema, baseSet()), messageName: "p.M" }))).toBe(true);
+  expect(ProtobufType.fromBytes(fromBytes.toBytes()).equals(fromBytes)).toBe(true);
+});
+
 describe("left alone: normalization gives what the valid schema gives", () => {
   const fingerprint = (set: FileDescriptorSet) => ProtobufType.of({ fileDescriptorSet: toBinary(FileDescriptorSetSchema, set), messageName: "p.M" }).fingerprint();
   const valid = fingerprint(baseSet());

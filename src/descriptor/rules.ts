@@ -390,6 +390,15 @@ function checkFieldType(root: string, m: DescMessage, f: DescField): void {
   }
   const jstype = fp.options?.jstype;
   if (jstype === undefined || jstype === FieldOptions_JSType.JS_NORMAL) return;
+  // JSType is a closed enum: a value it does not declare is dropped when the normalized set is
+  // read back, so the type's own transfer form and snapshot did not restore (TRANSFER_NOT_NORMALIZED).
+  if (FieldOptions_JSType[jstype] === undefined) {
+    throw invalid(
+      root,
+      RuleCode.JSTYPE_INVALID,
+      `field ${name} (${typeWord(fp, f.fieldKind === "map")}) has jstype = ${jstype}, which google.protobuf.FieldOptions.JSType does not declare (JS_NORMAL 0, JS_STRING 1, JS_NUMBER 2); use one of those or remove the option`,
+    );
+  }
   if (!refers && is64(fp.type as number)) return;
   throw invalid(
     root,
