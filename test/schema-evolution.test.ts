@@ -373,6 +373,20 @@ describe("evaluateSchemaChange: robustness", () => {
 });
 
 describe("formatFindings", () => {
+  test("a report past 2^26 characters stops listing, with the count of the rest, instead of exceeding the string limit", () => {
+    // A chain of 10,000 types renamed at every level gave 800 million characters of findings (each
+    // message repeats its path from the root): the join threw RangeError: Invalid string length.
+    const big = (i: number) => ({ rule: "FIELD_TYPE_CHANGED", path: `s.Root.f${i}(1)`, message: `m${i} ${"x".repeat(1 << 20)}` });
+    const result = { compatible: false, incompatibilities: Array.from({ length: 100 }, (_, i) => big(i)), notes: [big(100)] } as unknown as EvaluationResult;
+    const text = formatFindings(result);
+    expect(text.length).toBeLessThanOrEqual((1 << 26) + 1000);
+    const lines = text.split("\n");
+    expect(lines[0]).toBe("incompatible: 100 incompatibilities, 1 note");
+    expect(lines.filter((l) => / {2}\d+\. FIELD_TYPE_CHANGED at /.test(l)).length).toBe(63);
+    expect(lines).toContain("  … and 37 more (the report stops at 67108864 characters; evaluateSchemaChange lists them all)");
+    expect(lines.at(-1)).toBe("  … and 1 more (the report stops at 67108864 characters; evaluateSchemaChange lists them all)");
+  });
+
   test("150,000 findings (an enum that lost its values) format and resolve without exceeding the argument limit", () => {
     // Spreading the lines of a block into push() threw RangeError past ~120,000 arguments.
     const N = 150_000;
