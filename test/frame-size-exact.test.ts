@@ -4,6 +4,7 @@
 import { describe, expect, test } from "vitest";
 import { CodecError, FrameReader, ProtobufType } from "../src/index.js";
 import { pbjsType } from "./adversarial/support.js";
+import { thrown } from "./support/thrown.js";
 
 const type = ProtobufType.of(pbjsType("message Item { string sku = 1; }", "Item"));
 const ser = type.createSerializer();
@@ -17,16 +18,6 @@ function prefix(n: bigint): Uint8Array {
   }
   out.push(Number(n));
   return Uint8Array.from(out);
-}
-
-function failure(run: () => unknown): CodecError {
-  try {
-    run();
-  } catch (e) {
-    if (e instanceof CodecError) return e;
-    throw e;
-  }
-  throw new Error("expected a CodecError");
 }
 
 async function streamFailure(chunks: Uint8Array[]): Promise<CodecError> {
@@ -58,12 +49,12 @@ describe.each(SIZES)("a frame announcing %s bytes", (size) => {
       },
     ],
   ])("%s", (_name, run) => {
-    const e = failure(run);
+    const e = thrown<CodecError>(run);
     expect([e.code, e.offset, e.message]).toEqual(["FRAME_TOO_LARGE", 4, expected]);
   });
 
   test("decode (one frame)", () => {
-    const e = failure(() => ser.decode(input.subarray(4)));
+    const e = thrown<CodecError>(() => ser.decode(input.subarray(4)));
     expect([e.code, e.offset, e.message]).toEqual(["FRAME_TOO_LARGE", 0, expected.replace("byte 4", "byte 0")]);
   });
 
@@ -76,7 +67,7 @@ describe.each(SIZES)("a frame announcing %s bytes", (size) => {
 
   test("the generated kind's decodeAll", () => {
     const gser = ProtobufType.ofGenerated(type.descriptor).createSerializer();
-    const e = failure(() => gser.decodeAll(input));
+    const e = thrown<CodecError>(() => gser.decodeAll(input));
     expect([e.code, e.offset, e.message]).toEqual(["FRAME_TOO_LARGE", 4, expected]);
   });
 });

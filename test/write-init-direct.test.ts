@@ -162,6 +162,14 @@ function inject(init: Record<string, unknown>, root: DescMessage, e: Edit): void
   obj[f.name] = values[e.what % values.length];
 }
 
+/** A random init object of `root` (fast-check `seed`) and the type it is written with: limits 1 deterministic, 2 small limits. */
+function sampleOf(root: DescMessage, seed: number, limits: number): { init: Record<string, unknown>; type: ProtobufType } {
+  const sample = fc.sample(messageArb(root, 2, { maxItems: 3, maxMapEntries: 3 }), { seed, numRuns: 1 })[0]!;
+  let b = ProtobufType.newBuilder(root).deterministic(limits === 1);
+  if (limits === 2) b = b.maxDepth(3).maxMessageBytes(64);
+  return { init: sample.ours as Record<string, unknown>, type: b.build() };
+}
+
 describe("the direct walk writes what the dynamic writer writes, and refuses all it refuses", () => {
   test("random schemas, values with faults and edges at random places, bare, framed, deterministic, at small limits", () => {
     let accepted = 0;
@@ -174,11 +182,8 @@ describe("the direct walk writes what the dynamic writer writes, and refuses all
       fc.array(editArb, { maxLength: 3 }),
       fc.constantFrom(0, 1, 2),
       (s, seed, edits, limits) => {
-        const sample = fc.sample(messageArb(s.root, 2, { maxItems: 3, maxMapEntries: 3 }), { seed, numRuns: 1 })[0]!;
-        const init = sample.ours as Record<string, unknown>;
-        let b = ProtobufType.newBuilder(s.root).deterministic(limits === 1);
-        if (limits === 2) b = b.maxDepth(3).maxMessageBytes(64);
-        const p = pair(s.root, b.build().settings);
+        const { init, type } = sampleOf(s.root, seed, limits);
+        const p = pair(s.root, type.settings);
         if (edits.length === 0 && limits !== 2) {
           // Valid values are the direct walk's to write: the dynamic writer is only its fallback.
           clean++;
@@ -380,17 +385,14 @@ message Inner { int32 x = 1; Inner c = 2; }
       fc.array(editArb, { minLength: 1, maxLength: 4 }),
       fc.constantFrom(0, 1, 2),
       (s, seed, edits, limits) => {
-        const sample = fc.sample(messageArb(s.root, 2, { maxItems: 3, maxMapEntries: 3 }), { seed, numRuns: 1 })[0]!;
-        const init = sample.ours as Record<string, unknown>;
+        const { init, type } = sampleOf(s.root, seed, limits);
         for (const e of edits) inject(init, s.root, e);
-        let b = ProtobufType.newBuilder(s.root).deterministic(limits === 1);
-        if (limits === 2) b = b.maxDepth(3).maxMessageBytes(64);
         try {
           DynamicMessage.create(s.root, init);
         } catch {
           refusedByCreate++;
         }
-        expectAsCreate(s.root, b.build(), init);
+        expectAsCreate(s.root, type, init);
       },
     );
     expect(refusedByCreate).toBeGreaterThan(10);
