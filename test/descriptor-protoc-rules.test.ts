@@ -294,6 +294,37 @@ test("a jstype value JSType does not declare: refused from a DescMessage, droppe
   expect(ProtobufType.fromBytes(fromBytes.toBytes()).equals(fromBytes)).toBe(true);
 });
 
+test.each<[string, (set: FileDescriptorSet) => void, string, string]>([
+  // Normalization keeps an entry with its map field only: this was REBUILD_FAILED, "type
+  // .p.M.MpEntry.N not found", for a type the input declares.
+  [
+    "a field naming an enum declared inside a map entry",
+    (set) => {
+      entry(set).enumType.push(create(EnumDescriptorProtoSchema, { name: "N", value: [create(EnumValueDescriptorProtoSchema, { name: "N_ZERO", number: 0 })] }));
+      Object.assign(field(M(set), "single"), { type: 14, typeName: ".p.M.MpEntry.N" });
+    },
+    "p.M",
+    "MAP_ENTRY_INVALID: invalid descriptor p.M: field p.M.single names type p.M.MpEntry.N, which is declared inside map entry p.M.MpEntry; a map entry holds nothing nested (protoc generates it for a map<K, V> field), declare the type elsewhere",
+  ],
+  // @bufbuild/protobuf makes no message of an entry: this was MESSAGE_NOT_FOUND, "declares no message".
+  [
+    "a map entry as the root",
+    () => undefined,
+    "p.M.MpEntry",
+    "MAP_ENTRY_INVALID: invalid descriptor p.M.MpEntry: message p.M.MpEntry is a map entry (option map_entry), the type of its own map field only; pass the message that holds the map field, or declare p.M.MpEntry without map_entry",
+  ],
+])("%s names the map entry", (_name, mutate, messageName, expected) => {
+  const set = baseSet();
+  mutate(set);
+  let e: { code?: string; message?: string } = {};
+  try {
+    ProtobufType.of({ fileDescriptorSet: toBinary(FileDescriptorSetSchema, set), messageName });
+  } catch (x) {
+    e = x as typeof e;
+  }
+  expect(`${e.code}: ${e.message}`).toBe(expected);
+});
+
 describe("left alone: normalization gives what the valid schema gives", () => {
   const fingerprint = (set: FileDescriptorSet) => ProtobufType.of({ fileDescriptorSet: toBinary(FileDescriptorSetSchema, set), messageName: "p.M" }).fingerprint();
   const valid = fingerprint(baseSet());

@@ -127,6 +127,13 @@ function fromFileDescriptorSet(input: FileDescriptorSetInput): DescMessage {
   }
   const root = registryOf(name, bytes).getMessage(name);
   if (root === undefined) {
+    if (declaresMapEntry(bytes, name)) {
+      throw invalid(
+        name,
+        RuleCode.MAP_ENTRY_INVALID,
+        `message ${name} is a map entry (option map_entry), the type of its own map field only; pass the message that holds the map field, or declare ${shortName(name)} without map_entry`,
+      );
+    }
     throw invalid(name, InputCode.MESSAGE_NOT_FOUND, `the file descriptor set declares no message ${name}; check messageName`);
   }
   return root;
@@ -174,6 +181,20 @@ function registryOf(name: string, bytes: Uint8Array): FileRegistry {
     }
   }
   return registry;
+}
+
+/** True when the set declares `name` as a map entry (which @bufbuild/protobuf makes no DescMessage of): for the error only. */
+function declaresMapEntry(bytes: Uint8Array, name: string): boolean {
+  let found = false;
+  try {
+    const set = fromBinary(FileDescriptorSetSchema, scanDescriptorSet(bytes, true).bytes, { readUnknownFields: false });
+    forEachDeclaration(set, (n, _kind, message) => {
+      if (n === name && message?.options?.mapEntry === true) found = true;
+    });
+  } catch {
+    // The set decoded once already; nothing to add to MESSAGE_NOT_FOUND otherwise.
+  }
+  return found;
 }
 
 function parseSet(name: string, bytes: Uint8Array): FileRegistry {
@@ -307,6 +328,17 @@ function checkReferences(root: string, set: FileDescriptorSet, declared: Readonl
           root,
           InputCode.DESCRIPTOR_SET_INVALID,
           `field ${field} has type ${isEnum ? "enum" : "message"} but names ${named === "enum" ? "enum" : "message"} ${shortName(target.slice(1))}; pass the set that protoc or buf wrote`,
+        );
+      }
+      // A type declared inside a map entry: protoc generates entries with nothing nested, and the
+      // normalized set keeps an entry only with its map field (a field naming one then failed as
+      // REBUILD_FAILED, "type ... not found", for a type the input declares).
+      const scope = declared.get(target.slice(1, target.lastIndexOf(".")));
+      if (typeof scope === "object" && scope.options?.mapEntry === true) {
+        throw invalid(
+          root,
+          RuleCode.MAP_ENTRY_INVALID,
+          `field ${field} names type ${shortName(target.slice(1))}, which is declared inside map entry ${shortName(target.slice(1, target.lastIndexOf(".")))}; a map entry holds nothing nested (protoc generates it for a map<K, V> field), declare the type elsewhere`,
         );
       }
       if (named === "enum" || named.options?.mapEntry !== true) continue;
