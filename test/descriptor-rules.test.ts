@@ -64,7 +64,7 @@ const cases: Array<[string, FileInit[], string, string]> = [
       }),
     ],
     "SYNTAX_NOT_PROTO3",
-    'invalid descriptor acme.Order: message legacy.Old is declared in proto2 file legacy/old.proto; payload types must be declared in a proto3 file (syntax = "proto3")',
+    'invalid descriptor acme.Order: message legacy.Old is declared in proto2 file legacy/old.proto, reached as acme.Order → legacy.Old; payload types must be declared in a proto3 file (syntax = "proto3")',
   ],
   [
     "editions",
@@ -172,6 +172,31 @@ const cases: Array<[string, FileInit[], string, string]> = [
     `invalid descriptor acme.Order: field acme.Bad.x has number 0 below 1; ${RANGE}`,
   ],
 ];
+
+test("a proto2 type reached by a sibling of a nested root: the message says how the root reaches it", () => {
+  // A nested root brings every type its top-level message declares or names: the message said
+  // only that legacy.Old is proto2, not how acme.Order.Inner (whose own fields are proto3) got to it.
+  const files = [
+    { name: "legacy/old.proto", package: "legacy", syntax: "proto2", messageType: [{ name: "Old", field: [scalar("a", 1)] }] },
+    acme({
+      dependency: ["legacy/old.proto"],
+      messageType: [
+        {
+          name: "Order",
+          field: [{ name: "old", number: 1, type: T.MESSAGE, typeName: ".legacy.Old", label: L.OPTIONAL }],
+          nestedType: [{ name: "Inner", field: [scalar("a", 1)] }],
+        },
+      ],
+    }),
+  ];
+  const expected = {
+    code: "SYNTAX_NOT_PROTO3",
+    message:
+      'invalid descriptor acme.Order.Inner: message legacy.Old is declared in proto2 file legacy/old.proto, reached as acme.Order → legacy.Old (the top-level message of acme.Order.Inner, whose payload holds every type it declares or names); payload types must be declared in a proto3 file (syntax = "proto3")',
+  };
+  expect(() => ProtobufType.of(messageOf(files, "acme.Order.Inner"))).toThrow(expect.objectContaining(expected));
+  expect(() => ProtobufType.of({ fileDescriptorSet: setBytes(files), messageName: "acme.Order.Inner" })).toThrow(expect.objectContaining(expected));
+});
 
 describe("payload rules", () => {
   test.each(cases)("%s", (_name, files, code, message) => {

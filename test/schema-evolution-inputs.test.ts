@@ -51,7 +51,7 @@ describe("evaluateSchemaChange: invalid closures", () => {
     expect(error).toBeInstanceOf(InvalidDescriptorError);
     expect((error as InvalidDescriptorError).code).toBe("SYNTAX_NOT_PROTO3");
     expect((error as InvalidDescriptorError).message).toBe(
-      'invalid descriptor acme.Order: message acme.LegacyNote is declared in proto2 file legacy.proto; payload types must be declared in a proto3 file (syntax = "proto3")',
+      'invalid descriptor acme.Order: message acme.LegacyNote is declared in proto2 file legacy.proto, reached as acme.Order → acme.LegacyNote; payload types must be declared in a proto3 file (syntax = "proto3")',
     );
   });
 });

@@ -83,7 +83,7 @@ export function checkClosure(closure: Closure): void {
   for (const top of closure.tops) {
     if (files.has(top.file)) continue;
     files.add(top.file);
-    checkSyntax(root, top);
+    checkSyntax(root, top, () => reachedVia(closure, top));
     checkPackage(root, top);
   }
   for (const m of closure.messages) checkMessage(root, m);
@@ -113,20 +113,47 @@ function what(d: Decl): string {
   return `${d.kind === "message" ? "message" : "enum"} ${d.typeName}`;
 }
 
-function checkSyntax(root: string, top: Decl): void {
+/**
+ * How the root's closure reaches top-level declaration `top`, for an error about it: "" when it is
+ * the root's own, else the chain of top-level declarations from the root's. A nested root (z.Outer.Inner) brings
+ * every type its top-level message declares or names: a proto2 type named by a sibling of the root
+ * was refused without saying how the root reached it.
+ */
+function reachedVia(closure: Closure, top: Decl): string {
+  let from: Decl = closure.root;
+  while (from.parent !== undefined) from = from.parent;
+  if (from === top) return "";
+  const back = new Map<Decl, Decl>([[from, from]]);
+  const queue: Decl[] = [from];
+  for (let i = 0; i < queue.length && !back.has(top); i++) {
+    for (const next of closure.edges.get(queue[i]!) ?? []) {
+      if (back.has(next)) continue;
+      back.set(next, queue[i]!);
+      queue.push(next);
+    }
+  }
+  if (!back.has(top)) return "";
+  const chain: string[] = [];
+  for (let d = top; d !== from; d = back.get(d)!) chain.push(d.typeName);
+  chain.push(from.typeName);
+  const own = from === closure.root ? "" : ` (the top-level message of ${closure.root.typeName}, whose payload holds every type it declares or names)`;
+  return `, reached as ${chain.reverse().join(" → ")}${own}`;
+}
+
+function checkSyntax(root: string, top: Decl, how: () => string): void {
   const file = top.file;
   if (file.edition === Edition.EDITION_PROTO3) return;
   if (file.edition === Edition.EDITION_PROTO2) {
     throw invalid(
       root,
       RuleCode.SYNTAX_NOT_PROTO3,
-      `${what(top)} is declared in proto2 file ${file.proto.name}; payload types must be declared in a proto3 file (syntax = "proto3")`,
+      `${what(top)} is declared in proto2 file ${file.proto.name}${how()}; payload types must be declared in a proto3 file (syntax = "proto3")`,
     );
   }
   throw invalid(
     root,
     RuleCode.EDITIONS_NOT_SUPPORTED,
-    `${what(top)} is declared in file ${file.proto.name} with ${editionName(file.edition)}; editions are not supported, declare it in a proto3 file (syntax = "proto3")`,
+    `${what(top)} is declared in file ${file.proto.name} with ${editionName(file.edition)}${how()}; editions are not supported, declare it in a proto3 file (syntax = "proto3")`,
   );
 }
 
