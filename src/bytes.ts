@@ -11,6 +11,14 @@ export function isBytes(v: unknown): v is Uint8Array {
   return v instanceof Uint8Array && ArrayBuffer.isView(v);
 }
 
+/** How errors describe what passes `instanceof Uint8Array` and fails isBytes. */
+export const NOT_GENUINE_BYTES = "an object that passes instanceof Uint8Array but is not one (a Proxy?)";
+
+/** A 64-bit count for a message: a number up to 2^53 - 1, else the exact bigint (a double rounds it). */
+export function exactCount(v: bigint): number | bigint {
+  return v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
+}
+
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const nativeWellFormed = (String.prototype as { isWellFormed?: () => boolean }).isWellFormed;
 

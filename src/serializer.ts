@@ -1,7 +1,7 @@
 // ProtobufSerializer (docs/design.md §8): the JS writer (src/codec/writer.ts) and the WASM tape reader
 // (src/codec/reader.ts) bound to one ProtobufType.
 import type { DescMessage } from "@bufbuild/protobuf";
-import { isBytes, isDetached } from "./bytes.js";
+import { isBytes, isDetached, NOT_GENUINE_BYTES } from "./bytes.js";
 import { FrameReader, readFramePrefix } from "./codec/frame-reader.js";
 import { FrameWriter } from "./codec/frame-writer.js";
 import { BoundDecoder } from "./codec/reader.js";
@@ -382,7 +382,7 @@ export class ProtobufSerializer {
 /** @internal */
 export function checkBytes(bytes: unknown, root: DescMessage): Uint8Array {
   if (!isBytes(bytes)) {
-    const got = bytes instanceof Uint8Array ? "an object that passes instanceof Uint8Array but is not one (a Proxy?)" : bytes === null ? "null" : typeof bytes;
+    const got = bytes instanceof Uint8Array ? NOT_GENUINE_BYTES : bytes === null ? "null" : typeof bytes;
     throw new CodecError("NOT_BYTES", `cannot decode ${root.typeName}: expected a Uint8Array, got ${got}`, {
       path: root.typeName,
     });

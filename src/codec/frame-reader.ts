@@ -2,7 +2,7 @@
 // `serializer.deserialize(reader)`: each call reads the frame at the position and moves past it;
 // a failed read leaves the position unchanged.
 import { CodecError } from "../errors.js";
-import { isBytes } from "../bytes.js";
+import { exactCount, isBytes } from "../bytes.js";
 
 export class FrameReader {
   private buf: Uint8Array;
@@ -103,7 +103,7 @@ export function announcedSize(bytes: ArrayLike<number>, at: number): number | bi
     v |= BigInt(b & 0x7f) << BigInt(7 * i);
     if (b < 0x80) break;
   }
-  return v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
+  return exactCount(v);
 }
 
 /**

@@ -39,8 +39,7 @@ import {
   maxMessageBytesLowered,
   presenceExplicitToImplicit,
 } from "./messages.js";
-import { quoted } from "../descriptor/names.js";
-import { jsonNameOf } from "../descriptor/names.js";
+import { jsonNameOf, quoted } from "../descriptor/names.js";
 
 /** Which representation saved data crosses: the evaluator's question for binary, JSON, or both. */
 export type EvaluationBoundary = "binary" | "json" | "binary+json";

@@ -5,7 +5,7 @@ import { MESSAGE_BRAND, TYPE_BRAND, hasBrand } from "../brand.js";
 import { ScalarType, type DescEnum } from "@bufbuild/protobuf";
 import { K_ENUM, K_LIST, K_MAP, K_SCALAR, L_BIGINT, L_NUMBER, L_STRING, is64, type FieldInfo } from "./field-info.js";
 import { keySegment, shortName } from "../descriptor/names.js";
-import { isBytes, isWellFormed } from "../bytes.js";
+import { isBytes, isWellFormed, NOT_GENUINE_BYTES } from "../bytes.js";
 
 export const INT32_MIN = -2147483648;
 export const INT32_MAX = 2147483647;
@@ -50,7 +50,7 @@ export function describeValue(v: unknown): string {
       // Bundlers and minifiers rename classes: protokeel's own objects are named by their brands.
       if (hasBrand(v, MESSAGE_BRAND)) return "a DynamicMessage";
       if (hasBrand(v, TYPE_BRAND)) return "a ProtobufType";
-      if (v instanceof Uint8Array && !ArrayBuffer.isView(v)) return "an object that passes instanceof Uint8Array but is not one (a Proxy?)";
+      if (v instanceof Uint8Array && !ArrayBuffer.isView(v)) return NOT_GENUINE_BYTES;
       const name = (v as object).constructor?.name;
       return typeof name === "string" && name !== "" && name !== "Object" ? `an object ${shortName(name)}` : "an object";
     }

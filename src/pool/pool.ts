@@ -222,6 +222,10 @@ export class CodecPool {
       // Structured clone turns a class instance into a plain object, which the workers would then
       // write where this thread refuses it: such a batch is checked here, for this thread's error.
       if (reshapedByClone(list, this.type.settings.maxDepth)) {
+        // A DynamicMessage below the top level is what stops it (named, as postMessage would fail
+        // on it), not a reason to encode the batch here first.
+        const where = dynamicMessageIn(list, 0);
+        if (where !== undefined) throw this.#notCloneable(where);
         if (form === "frames") this.#ser.encodeAll(list as DynamicInit[]);
         else for (const v of list) this.#ser.toBinary(v as DynamicInit);
       }

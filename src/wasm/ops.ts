@@ -10,6 +10,7 @@
 // message; frames: a segment or the largest frame) plus about 2 MiB, whatever the input's shape.
 // Size: every core call shares one scratch layout and one status-to-error step; split, each
 // file would need the other's private regions.
+import { exactCount } from "../bytes.js";
 import { CodecError } from "../errors.js";
 import { enter, views, ensureMemory, scratchAddress, tableAddress, ctrlIndex, align16 } from "./memory.js";
 import {
@@ -465,9 +466,8 @@ export function writePacked(kind: number, elements: ArrayBufferView, count: numb
 
 /** The size a frame refused with E_FRAME_TOO_LARGE announced (the core leaves it in CTRL_VALUE). */
 function announced(): number | bigint {
-  const v = views.u64[ctrlIndex(CTRL_VALUE_WORD) >>> 1]!;
   // Exact in the message: a double rounds sizes above 2^53.
-  return v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
+  return exactCount(views.u64[ctrlIndex(CTRL_VALUE_WORD) >>> 1]!);
 }
 
 function failure(
