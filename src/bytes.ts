@@ -11,6 +11,33 @@ export function isBytes(v: unknown): v is Uint8Array {
   return v instanceof Uint8Array && ArrayBuffer.isView(v);
 }
 
+const TYPED_ARRAY = Object.getPrototypeOf(Uint8Array.prototype) as object;
+const intrinsic = (name: string) => Object.getOwnPropertyDescriptor(TYPED_ARRAY, name)!.get! as (this: Uint8Array) => never;
+const LENGTH = intrinsic("length") as (this: Uint8Array) => number;
+const OFFSET = intrinsic("byteOffset") as (this: Uint8Array) => number;
+const BUFFER = intrinsic("buffer") as (this: Uint8Array) => ArrayBuffer;
+/** Node's Buffer: its subarray and constructor are the runtime's own. */
+const BUFFER_PROTO = (globalThis as { Buffer?: { prototype: object } }).Buffer?.prototype;
+const hasOwn = Object.prototype.hasOwnProperty;
+
+/**
+ * Input bytes (isBytes, not detached) as an array whose reads run no application code: the array
+ * itself when it is a Uint8Array or a Node Buffer without own `length`, `subarray` or
+ * `constructor`, else a Uint8Array over the same memory (by the engine's own getters). A reader
+ * reads an input's length and takes subarrays of it after the core holds state for it: a
+ * subclass's `length` getter that decoded other bytes there made decodeAll return that other
+ * input's values, `[]`, or an internal error on valid input. Taken at the boundary, where code
+ * that runs cannot disturb a read in progress. (Own properties are checked by name: three
+ * lookups cost ~10 ns, a view ~30 ns and, in Chromium, far more.)
+ */
+export function readable(bytes: Uint8Array): Uint8Array {
+  const proto = Object.getPrototypeOf(bytes) as unknown;
+  if ((proto === Uint8Array.prototype || proto === BUFFER_PROTO) && !hasOwn.call(bytes, "length") && !hasOwn.call(bytes, "subarray") && !hasOwn.call(bytes, "constructor")) {
+    return bytes;
+  }
+  return new Uint8Array(BUFFER.call(bytes), OFFSET.call(bytes), LENGTH.call(bytes));
+}
+
 /** How errors describe what passes `instanceof Uint8Array` and fails isBytes. */
 export const NOT_GENUINE_BYTES = "an object that passes instanceof Uint8Array but is not one (a Proxy?)";
 
@@ -75,9 +102,9 @@ export function varintBytes(n: number): number[] {
 
 /** True when `bytes`' buffer was transferred (ArrayBuffer#detached is not in Node 20). */
 export function isDetached(bytes: Uint8Array): boolean {
-  if (bytes.byteLength !== 0) return false;
+  if (LENGTH.call(bytes) !== 0) return false;
   try {
-    new Uint8Array(bytes.buffer);
+    new Uint8Array(BUFFER.call(bytes));
     return false;
   } catch {
     return true;

@@ -86,6 +86,19 @@ export function internalError(context: string, what: string): CodecError {
   return new CodecError("INTERNAL_ERROR", `${context}: ${what}; this is a protokeel bug, please report it`);
 }
 
+/**
+ * A decoded value's bytes (a lazy value's encoding, a kept unknown field) lay in a codec slab that
+ * the application detached by transferring a decoded bytes value's or an output's `.buffer`
+ * (README, Reading): what was read from there cannot be read or relayed any more.
+ */
+export function sourceDetached(typeName: string | undefined, what = typeName): CodecError {
+  return new CodecError(
+    "SOURCE_DETACHED",
+    `cannot read ${what}: the bytes it was decoded from are gone (they shared a codec slab whose buffer was transferred or detached: a decoded bytes value's or an output's .buffer); decode the input again, and copy a bytes value (slice()) before you transfer its buffer`,
+    typeName === undefined ? {} : { path: typeName },
+  );
+}
+
 /** `readSnapshot` met bytes that are not a valid snapshot. */
 export class SnapshotFormatError extends ProtokeelError {
   /** Byte offset into the snapshot where decoding stopped, when known. */

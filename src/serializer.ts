@@ -1,11 +1,11 @@
 // ProtobufSerializer (docs/design.md §8): the JS writer (src/codec/writer.ts) and the WASM tape reader
 // (src/codec/reader.ts) bound to one ProtobufType.
 import type { DescMessage } from "@bufbuild/protobuf";
-import { isBytes, isDetached, NOT_GENUINE_BYTES } from "./bytes.js";
+import { isBytes, isDetached, NOT_GENUINE_BYTES, readable } from "./bytes.js";
 import { FrameReader, readFramePrefix } from "./codec/frame-reader.js";
 import { FrameWriter } from "./codec/frame-writer.js";
 import { BoundDecoder } from "./codec/reader.js";
-import { GeneratedMessageWriter } from "./codec/generated-writer.js";
+import { failureKind, GeneratedMessageWriter, OUT_APP, OUT_CHECK } from "./codec/generated-writer.js";
 import { MessageWriter, type Acceptor } from "./codec/writer.js";
 import { validateFrameBytes, validateMessageBytes } from "./codec/validate.js";
 import { evaluateMessages } from "./compat/evaluate.js";
@@ -88,10 +88,10 @@ export class ProtobufSerializer {
     if (isPlainObject(value)) {
       try {
         return this.#direct.encodeFrame(value);
-      } catch {
+      } catch (e) {
         // The dynamic writer's turn (see #direct).
+        return this.#afterDirect(e, [value], (vs) => this.#writer.encodeFrame(vs[0]));
       }
-      return this.#asCreate([value], (vs) => this.#writer.encodeFrame(vs[0]));
     }
     return this.#writer.encodeFrame(value);
   }
@@ -111,10 +111,9 @@ export class ProtobufSerializer {
     if (isPlainObject(value)) {
       try {
         return this.#direct.toBinary(value);
-      } catch {
-        // The dynamic writer's turn (see #direct).
+      } catch (e) {
+        return this.#afterDirect(e, [value], (vs) => this.#writer.toBinary(vs[0]));
       }
-      return this.#asCreate([value], (vs) => this.#writer.toBinary(vs[0]));
     }
     return this.#writer.toBinary(value);
   }
@@ -185,12 +184,29 @@ export class ProtobufSerializer {
     if (list.length > 0 && isPlainObject(list[0])) {
       try {
         return this.#direct.encodeAll(list);
-      } catch {
-        // The dynamic writer's turn (see #direct): the whole batch, so that nothing is returned
-        // when a value fails, and a batch that mixes init objects and values is written whole.
+      } catch (e) {
+        // The whole batch, so that nothing is returned when a value fails, and a batch that
+        // mixes init objects and values is written whole.
+        return this.#afterDirect(e, list, (vs) => this.#writer.encodeAll(vs));
       }
     }
     return this.#asCreate(list, (vs) => this.#writer.encodeAll(vs));
+  }
+
+  /**
+   * After the direct writer threw `e` for `values` (see #direct and failureKind): the
+   * application's exception is thrown as it is; a value check's error is create's for the first
+   * init object create refuses, or `e` itself when create takes them all (they changed between
+   * the reads: nothing is written); anything else is the dynamic writer's turn (#asCreate).
+   */
+  #afterDirect<T>(e: unknown, values: readonly unknown[], write: (values: readonly unknown[]) => T): T {
+    const kind = failureKind(e);
+    if (kind === OUT_APP) throw e;
+    if (kind === OUT_CHECK) {
+      for (const v of values) if (isPlainObject(v)) DynamicMessage.create(this.#root, v);
+      throw e;
+    }
+    return this.#asCreate(values, write);
   }
 
   /**
@@ -306,11 +322,10 @@ export class ProtobufSerializer {
     if (isPlainObject(value)) {
       try {
         this.#direct.writeFrame(value, writer);
-        return;
-      } catch {
-        // The dynamic writer's turn (see #direct); the FrameWriter is unchanged.
+      } catch (e) {
+        // The FrameWriter is unchanged.
+        this.#afterDirect(e, [value], (vs) => this.#writer.writeFrame(vs[0], writer));
       }
-      this.#asCreate([value], (vs) => this.#writer.writeFrame(vs[0], writer));
       return;
     }
     this.#writer.writeFrame(value, writer);
@@ -389,13 +404,13 @@ export function checkBytes(bytes: unknown, root: DescMessage): Uint8Array {
   }
   // A detached array reads as empty, but copying from it throws the engine's TypeError. Only an
   // empty array can be detached, so a non-empty input pays one comparison.
-  if (bytes.byteLength === 0 && isDetached(bytes)) {
+  if (isDetached(bytes)) {
     throw new CodecError(
       "NOT_BYTES",
       `cannot decode ${root.typeName}: the Uint8Array is detached (its buffer was transferred, to a worker or by a pool call with transfer: true); pass bytes that are not transferred, or a copy made before the transfer`,
       { path: root.typeName },
     );
   }
-  return bytes;
+  return readable(bytes);
 }
 

@@ -320,7 +320,7 @@ export class FieldWriter extends WireWriter {
       }
       this.fixedHead(p, w, n);
       // Below ~8 elements the typed-array setup costs more than the per-element writes.
-      if (p.fixedKind !== 0 && n >= 8) this.packedFixed(p.fixedKind, list);
+      if (p.fixedKind !== 0 && n >= 8) this.packedFixed(p.fixedKind, list, n);
       else for (let i = 0; i < n; i++) this.scalar(t, list[i]);
       return;
     }
@@ -363,7 +363,7 @@ export class FieldWriter extends WireWriter {
     if (n === 0) return true;
     const start = this.pos;
     this.fixedHead(p, fixedScalarWidth(p.scalar), n);
-    if (this.packedFixedChecked(p.fixedKind, list, p.scalar === ScalarType.FIXED64)) return true;
+    if (this.packedFixedChecked(p.fixedKind, list, n, p.scalar === ScalarType.FIXED64)) return true;
     this.pos = start;
     return false;
   }

@@ -2,7 +2,7 @@
 // `serializer.deserialize(reader)`: each call reads the frame at the position and moves past it;
 // a failed read leaves the position unchanged.
 import { CodecError } from "../errors.js";
-import { exactCount, isBytes } from "../bytes.js";
+import { exactCount, isBytes, readable } from "../bytes.js";
 
 export class FrameReader {
   private buf: Uint8Array;
@@ -15,7 +15,7 @@ export class FrameReader {
 
   private static check(bytes: Uint8Array): Uint8Array {
     if (!isBytes(bytes)) throw new TypeError("FrameReader expects a Uint8Array");
-    return bytes;
+    return readable(bytes);
   }
 
   /** Starts over on new input (the reader keeps no copy: do not modify it while reading). */

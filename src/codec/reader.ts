@@ -8,7 +8,7 @@
 // Over 500 lines on purpose: the frames, merge bookkeeping and the tape walk share private types
 // and are tuned together as one hot loop; split, each part would export internals.
 import { ScalarType, type DescMessage } from "@bufbuild/protobuf";
-import { internalError } from "../errors.js";
+import { internalError, sourceDetached } from "../errors.js";
 import type { Settings } from "../settings.js";
 import { DynamicMessage, type LazySource } from "../message/dynamic-message.js";
 import { EMPTY_BYTES } from "../message/coerce.js";
@@ -528,6 +528,8 @@ export class BoundDecoder implements LazySource {
 
   /** The eager value of validated bytes `store[off .. off + len)` (LazySource). */
   materialize(store: Uint8Array, off: number, len: number): DynamicMessage {
+    // A detached store reads as empty (its subarray throws the engine's TypeError).
+    if (store.length < off + len) throw sourceDetached(this.plan.desc!.typeName);
     return this.read(store.subarray(off, off + len), { store, base: off });
   }
 

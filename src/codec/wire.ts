@@ -227,11 +227,11 @@ export class WireWriter {
   }
 
   /**
-   * Writes a packed run of fixed-width elements through a typed array: one native conversion
-   * and one copy instead of a write per element (little-endian hosts only).
+   * Writes a packed run of the first `n` fixed-width elements (the length its header gave: the
+   * caller's one read of it) through a typed array: one native conversion and one copy instead of
+   * a write per element (little-endian hosts only).
    */
-  packedFixed(kind: number, list: readonly unknown[]): void {
-    const n = list.length;
+  packedFixed(kind: number, list: readonly unknown[], n: number): void {
     let bytes: Uint8Array;
     // TypedArray.prototype.set is fast only from a typed array (a copy) or, in V8, from a
     // PACKED_DOUBLE array (0.4 us per 1000). From PACKED_ELEMENTS (an array that ever held a
@@ -282,10 +282,11 @@ export class WireWriter {
    * float32 holds, a bigint of the 64-bit range, `unsigned` for fixed64); returns false, with
    * nothing written, at the first that is not. (A checked typed copy first allocated a typed
    * array per list, and read every element twice.) Its own loops: with a `check` flag in
-   * packedFixed's, a built value's numeric-batch encode lost 3-21%.
+   * packedFixed's, a built value's numeric-batch encode lost 3-21%. `n` is the caller's one read
+   * of the length, which its header gave: a `length` that runs code (a Proxy's trap, a subclass's
+   * getter) and changes the list between two reads made the header and the body disagree.
    */
-  packedFixedChecked(kind: number, list: readonly unknown[], unsigned: boolean): boolean {
-    const n = list.length;
+  packedFixedChecked(kind: number, list: readonly unknown[], n: number, unsigned: boolean): boolean {
     const bytes = this.scratchBytes(n * fixedWidth(kind));
     if (kind === FIXED_F64) {
       const a = new Float64Array(bytes.buffer, 0, n);

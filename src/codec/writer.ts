@@ -16,7 +16,7 @@
 // Size: the traversal's state machine (enter, field loop, close, deterministic order) is one
 // loop over an explicit stack; the encodings of single fields are in field-writer.ts.
 import type { DescMessage } from "@bufbuild/protobuf";
-import { CodecError } from "../errors.js";
+import { CodecError, sourceDetached } from "../errors.js";
 import type { Settings } from "../settings.js";
 import { at, describeValue, isPlainObject, rooted } from "../message/coerce.js";
 import { initValues, prototypePolluted } from "../message/create.js";
@@ -381,6 +381,8 @@ class Writer extends FieldWriter implements Failer {
         const o = u[i]!;
         // An unknown field takes its whole length: refused before the output grows for it.
         if (o instanceof StoredUnknown) {
+          // A detached store reads as empty: a short occurrence would be copied as zeros.
+          if (o._store.length < o._off + o._len) throw sourceDetached(m.descriptor.typeName, `${m.descriptor.typeName}, its unknown field ${o.number}`);
           this.least(o._len);
           this.ensure(o._len);
           this.rawRange(o._store, o._off, o._len);

@@ -8,7 +8,7 @@ import { clone, create, type DescMessage, type MessageShape } from "@bufbuild/pr
 import { FrameReader } from "../codec/frame-reader.js";
 import { FrameWriter } from "../codec/frame-writer.js";
 import { GeneratedDecoder } from "../codec/generated-reader.js";
-import { GeneratedMessageWriter } from "../codec/generated-writer.js";
+import { failureKind, GeneratedMessageWriter, OUT_APP, OUT_CHECK } from "../codec/generated-writer.js";
 import { internalError, shifted } from "../errors.js";
 import { checkBytes, ProtobufSerializer } from "../serializer.js";
 import { ProtobufGeneratedSerializerSnapshot } from "../snapshot/generated.js";
@@ -54,11 +54,16 @@ export class ProtobufGeneratedSerializer<Desc extends DescMessage = DescMessage>
    * it (`again` converts and writes the same value). Only a bug lets that path pass.
    */
   #refusal(e: unknown, again: () => unknown): unknown {
+    // See failureKind: the application's exception is the caller's; a check's error when the
+    // conversion path, reading the value again, takes it is the first read's.
+    const kind = failureKind(e);
+    if (kind === OUT_APP) return e;
     try {
       again();
     } catch (x) {
       return x;
     }
+    if (kind === OUT_CHECK) return e;
     return internalError(
       `cannot write ${this.type.descriptor.typeName}`,
       `the generated writer refused a value that the conversion path writes (${e instanceof Error ? e.message : String(e)})`,

@@ -375,30 +375,34 @@ export function newList(fi: FieldInfo): unknown[] {
  * True when `v` is a typed array whose element type guarantees the range of list field `fi`'s
  * elements (no per-element check needed): Float64Array for double, Float32Array for float,
  * Int32Array for int32/sint32/sfixed32 and enums, Uint32Array for uint32/fixed32, BigInt64Array
- * and BigUint64Array for 64-bit fields held as bigint.
+ * and BigUint64Array for 64-bit fields held as bigint. Of exactly that class: a subclass may
+ * define `length` or the iterator, whose code would run between the reads of one write (a
+ * subclass's length getter that resized its buffer made a header and its body disagree); it is
+ * read as any array-like, its length once.
  */
 export function typedFits(fi: FieldInfo, v: unknown): v is ArrayLike<unknown> {
   if (!ArrayBuffer.isView(v)) return false;
-  if (fi.elemKind === K_ENUM) return v instanceof Int32Array;
+  const proto = Object.getPrototypeOf(v) as unknown;
+  if (fi.elemKind === K_ENUM) return proto === Int32Array.prototype;
   switch (fi.scalar) {
     case ScalarType.DOUBLE:
-      return v instanceof Float64Array;
+      return proto === Float64Array.prototype;
     case ScalarType.FLOAT:
-      return v instanceof Float32Array;
+      return proto === Float32Array.prototype;
     case ScalarType.INT32:
     case ScalarType.SINT32:
     case ScalarType.SFIXED32:
-      return v instanceof Int32Array;
+      return proto === Int32Array.prototype;
     case ScalarType.UINT32:
     case ScalarType.FIXED32:
-      return v instanceof Uint32Array;
+      return proto === Uint32Array.prototype;
     case ScalarType.INT64:
     case ScalarType.SINT64:
     case ScalarType.SFIXED64:
-      return fi.long === L_BIGINT && v instanceof BigInt64Array;
+      return fi.long === L_BIGINT && proto === BigInt64Array.prototype;
     case ScalarType.UINT64:
     case ScalarType.FIXED64:
-      return fi.long === L_BIGINT && v instanceof BigUint64Array;
+      return fi.long === L_BIGINT && proto === BigUint64Array.prototype;
     default:
       return false;
   }
@@ -419,8 +423,7 @@ const TYPED_COPY_MIN = 8;
  * (and one store site) per type. Undefined when the type has no typed form or an element does
  * not pass the fast check (the generic loop then reports it).
  */
-function checkedTyped(fi: FieldInfo, input: readonly unknown[]): ArrayLike<unknown> | undefined {
-  const n = input.length;
+function checkedTyped(fi: FieldInfo, input: readonly unknown[], n: number): ArrayLike<unknown> | undefined {
   const t = fi.elemKind === K_ENUM ? ScalarType.INT32 : fi.elemKind === K_SCALAR ? fi.scalar : 0;
   switch (t) {
     case ScalarType.DOUBLE: {
@@ -487,13 +490,14 @@ function checkedTyped(fi: FieldInfo, input: readonly unknown[]): ArrayLike<unkno
  * undefined: one tight loop per element type instead of a generic call per element (numeric
  * encode from plain: 1000 doubles + 1000 sint64 + 1000 fixed32 spent ~45% of its time in
  * coerceScalar/coerceElement). Undefined says nothing: the generic loop then finds the error or
- * converts. Each element and the length are read once, and what is checked is what is copied:
+ * converts. Each element and the length are read once (`n`: the caller's read, which its own
+ * loops share: a second read by a Proxy's trap that shrank the list stored NaN past the end of
+ * the copy), and what is checked is what is copied:
  * the input is the caller's, and an element that is a getter (or a Proxy's) answered differently
  * when read again, so checking the input and then copying or writing it stored or wrote elements
  * that were never checked (a FrameWriter committed a corrupt frame).
  */
-function checkedCopy(fi: FieldInfo, input: readonly unknown[]): unknown[] | undefined {
-  const n = input.length;
+function checkedCopy(fi: FieldInfo, input: readonly unknown[], n: number): unknown[] | undefined {
   const t = fi.elemKind === K_ENUM ? ScalarType.INT32 : fi.elemKind === K_SCALAR ? fi.scalar : 0;
   const out = newList(fi);
   switch (t) {
@@ -610,7 +614,7 @@ export function coerceValueField(fi: FieldInfo, v: unknown): unknown {
       const input = listInput(fi, v);
       const n = input.length;
       if (n === 0) return undefined;
-      const copy = checkedCopy(fi, input);
+      const copy = checkedCopy(fi, input, n);
       if (copy !== undefined) {
         if (fi.scalar === ScalarType.FLOAT) for (let i = 0; i < n; i++) copy[i] = Math.fround(copy[i] as number);
         return copy;
@@ -643,7 +647,7 @@ export function listForWrite(fi: FieldInfo, v: unknown): readonly unknown[] | un
   const input = listInput(fi, v);
   const n = input.length;
   if (n === 0) return undefined;
-  const copy = n >= TYPED_COPY_MIN ? (checkedTyped(fi, input) ?? checkedCopy(fi, input)) : checkedCopy(fi, input);
+  const copy = n >= TYPED_COPY_MIN ? (checkedTyped(fi, input, n) ?? checkedCopy(fi, input, n)) : checkedCopy(fi, input, n);
   if (copy !== undefined) return copy as readonly unknown[];
   const out = newList(fi);
   for (let i = 0; i < n; i++) out.push(coerceElement(fi.where, fi, input[i], i));

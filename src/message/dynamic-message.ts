@@ -49,6 +49,7 @@ import {
 import { copyValues, newValues, NONE_SET, setSlots, WIDE } from "./values.js";
 import type { ScalarType } from "@bufbuild/protobuf";
 import { keySegment } from "../descriptor/names.js";
+import { sourceDetached } from "../errors.js";
 
 /** Values accepted by `create`, builder `set` and friends: see DynamicMessage.create. */
 export type DynamicInit = Readonly<Record<string, unknown>>;
@@ -192,6 +193,8 @@ export class DynamicMessage {
     const o = x.off;
     const l = x.len;
     if (o === 0 && l === b.length) return b;
+    // A detached store reads as empty (its subarray throws the engine's TypeError).
+    if (b.length < o + l) throw sourceDetached(this.descriptor.typeName);
     x.off = 0;
     return (x.store = b.subarray(o, o + l));
   }

@@ -1,6 +1,7 @@
 // Unknown fields of a DynamicMessage: occurrences kept as raw encoded bytes, in stored order, so
 // that decode → encode relays them byte for byte (docs/design.md §7, §8.1).
 import { bytesEqual, isBytes } from "../bytes.js";
+import { sourceDetached } from "../errors.js";
 
 /**
  * One occurrence of an unknown field: its field number and the complete encoded field (the tag
@@ -37,6 +38,8 @@ export class StoredUnknown implements UnknownField {
     const o = this._off;
     const l = this._len;
     if (o === 0 && l === s.length) return s;
+    // A detached store reads as empty (its subarray throws the engine's TypeError).
+    if (s.length < o + l) throw sourceDetached(undefined, `unknown field ${this.number}`);
     this._off = 0;
     return (this._store = s.subarray(o, o + l));
   }

@@ -1,7 +1,7 @@
 // Streams of frames (framing v1) for serializer.decodeStream / encodeStream. Runtime-neutral: a
 // Node Readable is read as the async iterable it is, a WHATWG ReadableStream through its reader,
 // so no Node module is imported and the default entry stays loadable everywhere.
-import { isBytes, isDetached } from "../bytes.js";
+import { isBytes, isDetached, readable } from "../bytes.js";
 import { announcedSize, CUT, OVERFLOW, readFramePrefix, TOO_LONG, type FramePrefix } from "../codec/frame-reader.js";
 import { CodecError, shifted } from "../errors.js";
 import type { DynamicInit, DynamicMessage } from "../message/dynamic-message.js";
@@ -34,7 +34,7 @@ function chunkOf(c: unknown, name: string, at: number): Uint8Array {
   if (isBytes(c) || c instanceof ArrayBuffer || ArrayBuffer.isView(c)) {
     try {
       const bytes = isBytes(c) ? c : c instanceof ArrayBuffer ? new Uint8Array(c) : new Uint8Array(c.buffer, c.byteOffset, c.byteLength);
-      if (!isDetached(bytes)) return bytes;
+      if (!isDetached(bytes)) return readable(bytes);
     } catch {
       // A view of a detached buffer cannot be made.
     }
