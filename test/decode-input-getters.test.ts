@@ -39,13 +39,13 @@ function hostile(bytes: Uint8Array, run: () => void): [string, Uint8Array][] {
     }
   }
   class SubArray extends Uint8Array {
-    override subarray(start?: number, end?: number): Uint8Array {
+    override subarray(start?: number, end?: number): Uint8Array<ArrayBuffer> {
       run();
       return super.subarray(start, end);
     }
   }
   class Species extends Uint8Array {
-    static override get [Symbol.species](): Uint8ArrayConstructor {
+    static get [Symbol.species](): Uint8ArrayConstructor {
       run();
       return Uint8Array;
     }

@@ -140,7 +140,10 @@ interface GPlan {
   /** Per oneof, the case read last and its member (a hit skips the map's string hash). */
   readonly lastCase: unknown[];
   readonly lastMember: number[];
-  /** Written by bounded recursion instead of frames: the type nests at most MAX_INLINE levels. */
+  /**
+   * The type nests at most MAX_INLINE levels: written by recursion at any depth (a frame's
+   * child of such a type too), where other types go to frames below MAX_LEVELS.
+   */
   readonly inline: boolean;
   /**
    * A plan for DynamicMessage.create's plain init objects instead of protobuf-es message objects
@@ -169,7 +172,7 @@ const iplans = new WeakMap<DescMessage, GPlan>();
 
 /**
  * Types that nest at most this many levels of messages (a recursive type nests without bound) are
- * written by JS recursion, whose depth their height bounds, instead of on the frame stack: a
+ * written by JS recursion at any depth, which their height bounds, never on the frame stack: a
  * frame per message was a fixed cost each (span's messages: 5-6% of encode time).
  */
 const MAX_INLINE = 8;

@@ -114,11 +114,20 @@ function instantiate(from: WebAssembly.Module | Uint8Array | undefined): CoreExp
     );
   }
   let instance: WebAssembly.Instance;
-  let module: WebAssembly.Module;
+  let module: WebAssembly.Module | undefined;
   try {
     module = from instanceof WebAssembly.Module ? from : new WebAssembly.Module(from as Uint8Array<ArrayBuffer>);
     instance = new WebAssembly.Instance(module, {});
   } catch (cause) {
+    // A module that compiles but cannot be instantiated for want of memory: the engine's
+    // RangeError (V8 reserves ~10 GiB of address space per WebAssembly memory on 64-bit hosts).
+    if (module !== undefined && cause instanceof RangeError) {
+      throw new CodecError(
+        "MEMORY_EXHAUSTED",
+        `cannot start the protokeel core: the engine cannot allocate its WebAssembly memory (${cause.message}); the process is short of memory or of address space (V8 reserves about 10 GiB of it per WebAssembly memory: a limit such as ulimit -v below that stops it)`,
+        { cause },
+      );
+    }
     throw new CodecError(
       "WASM_INSTANTIATION_FAILED",
       `cannot start the protokeel core: ${String((cause as Error)?.message ?? cause)}; pass the protokeel.wasm shipped with this version to initWasm`,

@@ -160,6 +160,7 @@ export function enter(): CoreExports {
     const have = memoryBytes;
     if (have < RELEASE_MIN_BYTES || callNeed * RELEASE_FACTOR > have) quietCalls = 0;
     else if (++quietCalls >= RELEASE_AFTER_CALLS) releaseMemory();
+    // (A release that cannot start a fresh instance keeps this one; the count starts over.)
   }
   callNeed = 0;
   return ready();
@@ -172,15 +173,25 @@ export function enter(): CoreExports {
  * input the core keeps the memory it needed until this is called, or until the core does it on
  * its own: when it holds at least 16 MiB and 16 calls in a row each needed at most a quarter of it,
  * the next call starts on a fresh instance.
+ * Returns false, with the current instance kept in use, when the engine cannot allocate a fresh
+ * one (the old instance's memory is still held while the new one is made: in a process short of
+ * address space that fails; a release that failed left every later call failing with it).
  * Values decoded earlier stay valid (they never refer to the core's memory). Do not call it from
  * inside another protokeel call.
  */
-export function releaseMemory(): void {
-  if (coreIfStarted() === undefined) return;
-  restartCore();
+export function releaseMemory(): boolean {
+  if (coreIfStarted() === undefined) return true;
   quietCalls = 0;
   callNeed = 0;
+  let released = true;
+  try {
+    restartCore();
+  } catch (e) {
+    if (!(e instanceof CodecError && e.code === "MEMORY_EXHAUSTED")) throw e;
+    released = false;
+  }
   ready();
+  return released;
 }
 
 /**
