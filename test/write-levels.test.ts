@@ -1,11 +1,11 @@
-// The generated writer writes the first MAX_LEVELS (64) levels of messages by JS recursion and
-// the levels below them on its frame stack (src/codec/generated-writer.ts). Across that boundary,
-// for every way a message holds the next (singular, list element, map value, oneof member), with
-// fields before and after the link, children of a type without message fields at every level,
-// Struct and wrapper fields, and lengths on both sides of one and two varint bytes:
+// Chains of every depth through every way a message holds the next (singular, list element, map
+// value, oneof member), with fields before and after the link, children of a type without message
+// fields (which the generated writer writes by recursion, where recursive types go to its frame
+// stack) at every level, Struct and wrapper fields, and lengths on both sides of one and two
+// varint bytes:
 // - the generated kind's bytes are @bufbuild/protobuf's toBinary bytes, bare, framed and batched;
 // - the dynamic kind writes the same chain from a plain init object to the same bytes;
-// - a refusal below the boundary leaves nothing behind: the next write is the reference's.
+// - a refusal deep in the chain leaves nothing behind: the next write is the reference's.
 import { create, toBinary, type DescMessage, type JsonObject, type MessageInitShape } from "@bufbuild/protobuf";
 import { describe, expect, test } from "vitest";
 import { ProtobufType } from "../src/index.js";
@@ -101,7 +101,7 @@ const KINDS: Kind[] = ["next", "list", "map", "member"];
 const LABELS = [0, 40, 200];
 const cases = KINDS.flatMap((kind) => DEPTHS.flatMap((depth) => LABELS.map((label) => [kind, depth, label] as const)));
 
-describe("a chain across the recursion/frames boundary is written as protobuf-es writes it", () => {
+describe("a chain is written as protobuf-es writes it", () => {
   test.each(cases)("through %s, %i links, labels of %i", (kind, depth, label) => {
     const value = esValue(LINK, chain(depth, kind, label, true));
     const want = toBinary(LINK, value);
@@ -131,7 +131,7 @@ function strip(o: Init): Init {
   return out;
 }
 
-describe("a refusal below the boundary leaves nothing behind", () => {
+describe("a refusal deep in a chain leaves nothing behind", () => {
   // A value refused at link `at`: create's error (the conversion path names the fault), then a
   // clean write equal to the reference.
   const faults: [string, (o: Init) => void, string][] = [

@@ -2,9 +2,8 @@
 // fields by local name, oneofs as `{ case, value }`, maps as plain objects keyed by string,
 // wrappers unboxed and Struct as JSON where protobuf-es does so, `$unknown` as `{ no, wireType,
 // data }`) written straight into the dynamic kind's output (FieldWriter: arena tail or scratch,
-// backpatched lengths, the same scalar, list and map encodings), in one walk: by JS recursion
-// for the first MAX_LEVELS levels, on an explicit stack below them, so that any depth up to
-// maxDepth is written with bounded JS recursion.
+// backpatched lengths, the same scalar, list and map encodings), in one walk over an explicit
+// stack, so that any depth up to maxDepth is written without JS recursion.
 //
 // It makes every check of the conversion path it replaced (src/generated/convert.ts, then the
 // dynamic writer): $typeName pairing, field values by DynamicMessage.create's rules (the checks
@@ -28,8 +27,8 @@
 // writes what only it takes (a DynamicMessage inside an init object); when that fails too, create
 // names the fault (its order of faults, a cycle as one), or the write's own error stands.
 //
-// Size (~1,000 lines): the plans, the inline checks, the property read, and the two walks
-// (bounded recursion, then frames for what lies deeper) share one state (the Writer's frames,
+// Size (~970 lines): the plans, the inline checks, the property read, and the two walks (frames
+// for recursive types, bounded recursion for the others) share one state (the Writer's frames,
 // value arrays and length slots); the encodings themselves are FieldWriter's.
 import { ScalarType, type DescMessage } from "@bufbuild/protobuf";
 import { isWrapperDesc } from "@bufbuild/protobuf/wkt";
@@ -140,10 +139,7 @@ interface GPlan {
   /** Per oneof, the case read last and its member (a hit skips the map's string hash). */
   readonly lastCase: unknown[];
   readonly lastMember: number[];
-  /**
-   * The type nests at most MAX_INLINE levels: written by recursion at any depth (a frame's
-   * child of such a type too), where other types go to frames below MAX_LEVELS.
-   */
+  /** Written by bounded recursion instead of frames: the type nests at most MAX_INLINE levels. */
   readonly inline: boolean;
   /**
    * A plan for DynamicMessage.create's plain init objects instead of protobuf-es message objects
@@ -172,19 +168,10 @@ const iplans = new WeakMap<DescMessage, GPlan>();
 
 /**
  * Types that nest at most this many levels of messages (a recursive type nests without bound) are
- * written by JS recursion at any depth, which their height bounds, never on the frame stack: a
+ * written by JS recursion, whose depth their height bounds, instead of on the frame stack: a
  * frame per message was a fixed cost each (span's messages: 5-6% of encode time).
  */
 const MAX_INLINE = 8;
-
-/**
- * Levels of JS recursion (`inline`) for messages of any type, a recursive one included; below
- * them the frame stack takes over, so that a chain as deep as maxDepth allows is written without
- * JS recursion past this bound. A frame per message cost the 80-deep chain's encode ~10-15% (A/B,
- * one process) against recursion. 64 levels of `inline` take a few KB of stack (a write near the
- * stack's end that overflows it is retried by the conversion path, which keeps no JS recursion).
- */
-const MAX_LEVELS = 64;
 
 /** Heights known exactly, and lower bounds of the ones a search stopped over its budget. */
 const heights = new WeakMap<DescMessage, number>();
@@ -659,13 +646,6 @@ export class GeneratedWriter extends FieldWriter {
   private dirty = false;
   /** The bytes that long lengths inside the last message `inline` wrote add (not its own). */
   private inner = 0;
-  /** The bytes that long lengths in the message of the last bottom frame closed add, its own included. */
-  private closed = 0;
-  /**
-   * The first `inline` level free to the frames (the levels above it are in progress): a frame's
-   * children of `inline` types are written by recursion from there.
-   */
-  private baseLevel = 0;
   /** Of the last root closed: the bytes its long lengths add, inside its body and in all. */
   private rootExtra = 0;
   private allExtra = 0;
@@ -698,8 +678,17 @@ export class GeneratedWriter extends FieldWriter {
     this.polluted = prototypePolluted();
     const from = this.slots;
     this.dirty = true;
-    this.allExtra = this.inline(value, this.c.root, 1, framed, -1, 0);
-    this.rootExtra = this.inner;
+    const root = this.c.root;
+    if (root.inline) {
+      this.allExtra = this.inline(value, root, 1, framed, -1, 0);
+      this.rootExtra = this.inner;
+    } else {
+      this.open(value, root, 1, framed, -1);
+      while (this.sp > 0) {
+        const f = this.frames[this.sp - 1]!;
+        if (!this.step(f)) this.close(f);
+      }
+    }
     this.dirty = false;
     if (this.lone) throw REFUSED;
     if (this.pos - this.rootBody + this.rootExtra > this.c.maxBytes) throw new SizeOverflow();
@@ -736,29 +725,17 @@ export class GeneratedWriter extends FieldWriter {
     const u = f.u;
     if (u !== undefined) this.unknown(u, plan.plan);
     let extra = f.extra;
+    const inner = extra;
     if (f.lenK >= 0) extra += this.closeLenLater(f.lenK, extra);
     if (f.entryK >= 0) extra += this.closeLenLater(f.entryK, extra);
     f.o = undefined!;
     f.items = f.keys = f.u = undefined;
     this.sp--;
     if (this.sp > 0) this.frames[this.sp - 1]!.extra += extra;
-    else this.closed = extra;
-  }
-
-  /**
-   * A message at recursion `level` MAX_LEVELS (after its tag and entry header, as `inline`) on the
-   * frame stack, with all it holds; returns the bytes its long lengths add, as `inline` does. The
-   * frames never call it again (a frame's child goes to `inline` only when its type is `inline`,
-   * whose children all are), so the stack is empty when it begins.
-   */
-  private onFrames(obj: unknown, plan: GPlan, depth: number, entryK: number, level: number): number {
-    this.baseLevel = level;
-    this.open(obj, plan, depth, true, entryK);
-    while (this.sp > 0) {
-      const f = this.frames[this.sp - 1]!;
-      if (!this.step(f)) this.close(f);
+    else {
+      this.rootExtra = inner;
+      this.allExtra = extra;
     }
-    return this.closed;
   }
 
   /** `$unknown` in protobuf-es' form, checked, then written after the known fields. */
@@ -850,7 +827,7 @@ export class GeneratedWriter extends FieldWriter {
           this.tag(p);
           const child = childOf(g);
           if (child.inline) {
-            f.extra += this.inline(v, child, f.depth + 1, true, -1, this.baseLevel);
+            f.extra += this.inline(v, child, f.depth + 1, true, -1, 0);
             continue;
           }
           this.open(g.mode === M_STRUCT ? struct(v, f.depth + 1, this.c.maxDepth) : v, child, f.depth + 1, true, -1);
@@ -926,10 +903,9 @@ export class GeneratedWriter extends FieldWriter {
   }
 
   /**
-   * A message (and all it holds) at `depth`, by recursion (`level`: how deep; messages at
-   * MAX_LEVELS and below go to the frame stack unless their type is `inline`), after its tag (and
-   * its map entry's header, slot `entryK`). Returns the bytes its long lengths will add, its own
-   * and its entry's included.
+   * A message of an `inline` plan (and all it holds) at `depth`, by recursion (`level`: how deep,
+   * below MAX_INLINE), after its tag (and its map entry's header, slot `entryK`). Returns the
+   * bytes its long lengths will add, its own and its entry's included.
    */
   private inline(obj: unknown, plan: GPlan, depth: number, prefixed: boolean, entryK: number, level: number): number {
     if (depth > this.c.maxDepth || obj === null || typeof obj !== "object") throw REFUSED;
@@ -959,20 +935,20 @@ export class GeneratedWriter extends FieldWriter {
         this.plain(g, v, depth);
         continue;
       }
+      // Struct is recursive (never in an inline type): a message here is held as an object.
       const child = childOf(g);
-      const json = g.mode === M_STRUCT;
       if (p.kind === K_MESSAGE) {
         if (g.mode === M_WRAPPER) {
           this.wrapper(g, v, depth);
           continue;
         }
         this.tag(p);
-        extra += this.sub(json ? struct(v, depth + 1, this.c.maxDepth) : v, child, depth + 1, -1, level + 1);
+        extra += this.inline(v, child, depth + 1, true, -1, level + 1);
       } else if (p.kind === K_LIST) {
         if (!Array.isArray(v)) throw REFUSED;
         for (let j = 0; j < v.length; j++) {
           this.tag(p);
-          extra += this.sub(json ? struct(v[j], depth + 1, this.c.maxDepth) : v[j], child, depth + 1, -1, level + 1);
+          extra += this.inline(v[j], child, depth + 1, true, -1, level + 1);
         }
       } else {
         const entries = this.entries(g, v);
@@ -984,8 +960,7 @@ export class GeneratedWriter extends FieldWriter {
           this.varint32(p.keyTag);
           this.scalar(p.mapKey, key);
           this.varint32(p.valueTag);
-          const e = entries[j]![1];
-          extra += this.sub(json ? struct(e, depth + 2, this.c.maxDepth) : e, child, depth + 2, ek, level + 1);
+          extra += this.inline(entries[j]![1], child, depth + 2, true, ek, level + 1);
         }
       }
     }
@@ -994,11 +969,6 @@ export class GeneratedWriter extends FieldWriter {
     if (k >= 0) extra += this.closeLenLater(k, extra);
     if (entryK >= 0) extra += this.closeLenLater(entryK, extra);
     return extra;
-  }
-
-  /** A message below recursion `level` - 1 (see inline): by recursion up to MAX_LEVELS, then on the frame stack. */
-  private sub(obj: unknown, plan: GPlan, depth: number, entryK: number, level: number): number {
-    return plan.inline || level < MAX_LEVELS ? this.inline(obj, plan, depth, true, entryK, level) : this.onFrames(obj, plan, depth, entryK, level);
   }
 
   /**
@@ -1025,7 +995,7 @@ export class GeneratedWriter extends FieldWriter {
       }
       const depth = f.depth + (keys === undefined ? 1 : 2);
       if (child.inline) {
-        f.extra += this.inline(v, child, depth, true, entryK, this.baseLevel);
+        f.extra += this.inline(v, child, depth, true, entryK, 0);
         continue;
       }
       f.j = j + 1;
