@@ -10,6 +10,7 @@ import { create, toBinary, type DescMessage, type JsonObject, type MessageInitSh
 import { describe, expect, test } from "vitest";
 import { ProtobufType } from "../src/index.js";
 import { messageFromDir } from "./support/buf.js";
+import { frame } from "./support/differential.js";
 
 const LINK = messageFromDir("fixtures/writer-levels", "levels.Link");
 type Kind = "next" | "list" | "map" | "member";
@@ -70,18 +71,6 @@ function chain(depth: number, kind: Kind, label: number, es: boolean): Init {
 
 function esValue(desc: DescMessage, init: Init) {
   return create(desc, init as MessageInitShape<DescMessage>);
-}
-
-/** The varint length, then the bytes. */
-function frame(b: Uint8Array): Uint8Array {
-  const head: number[] = [];
-  let n = b.length;
-  while (n > 0x7f) {
-    head.push((n & 0x7f) | 0x80);
-    n = Math.floor(n / 128);
-  }
-  head.push(n);
-  return Buffer.concat([Uint8Array.from(head), b]);
 }
 
 function same(a: Uint8Array, b: Uint8Array): void {

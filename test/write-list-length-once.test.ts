@@ -8,6 +8,7 @@ import { create } from "@bufbuild/protobuf";
 import { describe, expect, test } from "vitest";
 import { DynamicMessage, ProtobufType } from "../src/index.js";
 import { registryFromDir } from "./support/buf.js";
+import { splitFrames } from "./support/differential.js";
 import { AllTypesSchema } from "./fixtures/generated-es/gen/all_types_pb.js";
 
 const All = registryFromDir("fixtures/all-types").getMessage("alltypes.AllTypes")!;
@@ -34,13 +35,6 @@ const fields: [string, string, unknown[]][] = [
   ["r_sint64", "rSint64", Array.from({ length: 12 }, (_, i) => BigInt(-i))],
 ];
 
-/** The body of a buffer of one frame. */
-function bodyOf(frame: Uint8Array): Uint8Array {
-  let at = 0;
-  while (frame[at]! & 0x80) at++;
-  return frame.subarray(at + 1);
-}
-
 /** The list as written (floats as float32 holds them). */
 function show(list: readonly unknown[]): string {
   return list.map((x) => (typeof x === "number" ? String(Math.fround(x) === x ? x : Math.fround(x)) : String(x))).join(",");
@@ -63,7 +57,7 @@ describe("a list whose length read changes it: the bytes parse and hold the list
     for (const [kind, write] of [
       ["toBinary", (v: object) => ser.toBinary(v as never)],
       ["deterministic", (v: object) => det.toBinary(v as never)],
-      ["encodeAll", (v: object) => bodyOf(ser.encodeAll([v as never]))],
+      ["encodeAll", (v: object) => splitFrames(ser.encodeAll([v as never]))[0]!],
     ] as const) {
       const target = [...elems];
       const out = write({ [name]: proxied(target, nth, change), f_string: "TAIL" });
