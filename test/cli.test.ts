@@ -195,9 +195,10 @@ describe("inspect", () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ kind: "dynamic type (transfer form)", root: "acme.Order", settings: { maxDepth: 64 } });
   });
 
-  test("a descriptor set is not inspected", () => {
+  test("a descriptor set is not inspected, and inspect does not send you to --message (it takes none)", () => {
     const r = run(["inspect", "v1.binpb"]);
     expect(r.code).toBe(2);
+    expect(r.stderr).toBe("protokeel: v1.binpb is a descriptor set; inspect reads snapshots (writeSnapshot) and type files (type.toBytes())\n");
   });
 });
 

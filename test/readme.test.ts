@@ -290,10 +290,14 @@ describe("README.md code blocks", () => {
 });
 
 describe("README.md references", () => {
-  test("every relative link names a file in the repository", () => {
+  test("every relative link names a file in the repository and in the published package (npm shows this README)", () => {
     const links = [...readme.matchAll(/\]\((?!https?:|#)([^)]+)\)/g)].map((m) => m[1]!);
+    expect(links.length).toBeGreaterThan(0);
     const missing = links.filter((l) => spawnSync("test", ["-e", join(repo, l)]).status !== 0);
     expect(missing).toEqual([]);
+    const packed = JSON.parse(execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: repo, encoding: "utf8" }));
+    const files = new Set(packed[0].files.map((f: { path: string }) => f.path));
+    expect(links.filter((l) => !files.has(l))).toEqual([]);
   });
 
   test("the benchmark chart is an image the published package serves, at this version", () => {

@@ -152,8 +152,11 @@ function registryOf(bytes: Uint8Array, path: string): { set: FileDescriptorSet; 
   }
 }
 
-/** Reads a schema input; `message` names the root in a descriptor set or .proto source. */
-export function loadSchema(path: string, message: string | undefined, protoRoot: string | undefined): LoadedSchema {
+/**
+ * Reads a schema input; `message` names the root in a descriptor set or .proto source. `saved`:
+ * the input must be a snapshot or a type file (what `refusal` says of any other).
+ */
+export function loadSchema(path: string, message: string | undefined, protoRoot: string | undefined, saved?: string): LoadedSchema {
   let isDir: boolean;
   try {
     isDir = statSync(path).isDirectory();
@@ -174,6 +177,7 @@ export function loadSchema(path: string, message: string | undefined, protoRoot:
       checkRoot(path, message, type.fullName);
       return { type, registry: registryOf(type.normalizedDescriptorSet(), path).registry, source: "type file", snapshot: undefined };
     }
+    if (saved !== undefined) throw new InputError(`${path} is ${isProto ? ".proto source" : "a descriptor set"}; ${saved}`);
     const { set, registry } = registryOf(bytes, path);
     if (message === undefined) {
       const names = messagesOf(set);

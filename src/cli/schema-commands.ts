@@ -36,14 +36,13 @@ export function check(saved: string, current: string, o: CheckOptions, out: Outp
   return result.compatible ? 0 : 1;
 }
 
+const INSPECTS = "inspect reads snapshots (writeSnapshot) and type files (type.toBytes())";
+
 /** Kind, root, settings, fingerprint and the schema of a snapshot or type file. */
 export function inspect(path: string, format: string | undefined, out: Output): number {
   const fmt = format ?? "text";
   if (fmt !== "text" && fmt !== "json") throw new InputError(`--format must be text or json, got ${fmt}`);
-  const loaded = loadSchema(path, undefined, undefined);
-  if (loaded.snapshot === undefined && loaded.source !== "type file") {
-    throw new InputError(`${path} is a ${loaded.source}; inspect reads snapshots (writeSnapshot) and type files (type.toBytes())`);
-  }
+  const loaded = loadSchema(path, undefined, undefined, INSPECTS);
   const snap = loaded.snapshot;
   const generated = snap?.kind === "generated" ? snap.generatedTypeName : undefined;
   const type: ProtobufType = loaded.type;

@@ -15,8 +15,9 @@ export function decodeBase64(text: string): Uint8Array | string {
   if (end > 0 && text.charCodeAt(end - 1) === 61) end--; // "="
   if (end > 0 && text.charCodeAt(end - 1) === 61) end--;
   const padding = text.length - end;
-  if (padding > 0 && text.length % 4 !== 0) return "its padding does not complete a group of 4 characters";
-  if (end % 4 === 1) return "its length leaves a single character in the last group";
+  // A character outside the alphabets (a space, a newline) is named before the length it spoils.
+  if (padding > 0 && text.length % 4 !== 0) return badCharacter(text, end) ?? "its padding does not complete a group of 4 characters";
+  if (end % 4 === 1) return badCharacter(text, end) ?? "its length leaves a single character in the last group";
   const out = new Uint8Array(Math.floor((end * 3) / 4));
   let o = 0;
   let i = 0;
@@ -48,10 +49,15 @@ function sextet(text: string, i: number): number {
 }
 
 function invalidAt(text: string, from: number, n: number): string {
-  for (let i = from; i < from + n; i++) {
+  return badCharacter(text, from + n, from) ?? "it is not base64";
+}
+
+/** Why the first character of text[from, end) outside the alphabets is, or undefined. */
+function badCharacter(text: string, end: number, from = 0): string | undefined {
+  for (let i = from; i < end; i++) {
     if (sextet(text, i) < 0) return `character ${JSON.stringify(text[i])} at index ${i} is not in the base64 alphabets`;
   }
-  return "it is not base64";
+  return undefined;
 }
 
 const ENCODE = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
