@@ -1,6 +1,9 @@
 // Byte helpers shared by every layer. A module of its own so that the evaluator, the descriptor
 // input cache and the store reach them without pulling the codec into a bundle (bundle-size test).
 
+/** Largest field number: the tag is the number shifted left by 3 in an unsigned 32-bit varint. */
+export const MAX_FIELD_NUMBER = 536_870_911;
+
 /**
  * A genuine Uint8Array (a subclass such as Node's Buffer too). `instanceof` alone also passes a
  * Proxy of one (or an object whose prototype is Uint8Array.prototype), whose every read runs

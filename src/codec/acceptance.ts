@@ -8,7 +8,8 @@ import { isProtokeelError } from "../errors.js";
 import type { DynamicMessage } from "../message/dynamic-message.js";
 import { StoredUnknown, type UnknownField } from "../message/unknown-fields.js";
 import { planOf } from "./plan.js";
-import { checkUnknownOccurrence, MAX_FIELD_NUMBER } from "./unknown.js";
+import { checkUnknownOccurrence } from "./unknown.js";
+import { MAX_FIELD_NUMBER } from "../bytes.js";
 
 /** What the directional evaluator reports for a rejected pair. */
 export interface AcceptFinding {

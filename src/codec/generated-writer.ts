@@ -40,11 +40,11 @@ import type { Settings } from "../settings.js";
 import { FieldWriter, SizeOverflow } from "./field-writer.js";
 import { keyOrder } from "./map-order.js";
 import { planOf, type FieldPlan, type WritePlan } from "./plan.js";
-import { checkUnknownPayload, MAX_FIELD_NUMBER } from "./unknown.js";
+import { checkUnknownPayload } from "./unknown.js";
 import { ENCODE_INTO_MIN, SHORT_STRING } from "./wire.js";
 import { WriteFront } from "./writer.js";
 import { prototypePolluted } from "../message/create.js";
-import { isBytes } from "../bytes.js";
+import { isBytes, MAX_FIELD_NUMBER } from "../bytes.js";
 import { isProtokeelError } from "../errors.js";
 
 type Obj = Record<string, unknown>;

@@ -19,8 +19,7 @@ import {
   T_HEADER_WORDS, T_SLOTS_WORD, T_SPARSE_COUNT_WORD, T_LENGTH_WORD, allocTypeRecord, freeTypeRecord, tableWords,
   typeNames, wireTypeOf, writeTypeRecord, type TypeNames,
 } from "../wasm/table.js";
-
-const MAX_FIELD_NUMBER = 536870911;
+import { MAX_FIELD_NUMBER } from "../bytes.js";
 
 /** One field of a layout, at index `slot` of `MessageLayout.fields` (the tape's slot). */
 export interface LayoutField {

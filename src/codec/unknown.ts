@@ -4,8 +4,6 @@
 
 import { CUT, readFramePrefix, TOO_LONG } from "./frame-reader.js";
 
-export const MAX_FIELD_NUMBER = 536_870_911;
-
 /** The reason readFramePrefix refused a varint of `what` ("tag", "varint", "length"). */
 function varintReason(what: string, code: number): string {
   if (code === CUT) return `the ${what} is truncated`;

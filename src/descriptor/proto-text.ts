@@ -16,6 +16,7 @@ import {
   type FileDescriptorSet,
 } from "@bufbuild/protobuf/wkt";
 import { protocJsonName } from "./names.js";
+import { MAX_FIELD_NUMBER } from "../bytes.js";
 
 // google.protobuf.FieldDescriptorProto.Type and .Label numbers.
 const SCALARS: Record<number, string> = {
@@ -40,7 +41,7 @@ const TYPE_MESSAGE = 11;
 const LABEL_REPEATED = 3;
 const JS_TYPES: Record<number, string> = { 1: "JS_STRING", 2: "JS_NUMBER" };
 /** `max` in a reserved range: the largest field number, and the largest enum value (int32). */
-const FIELD_MAX = 536_870_911;
+const FIELD_MAX = MAX_FIELD_NUMBER;
 const ENUM_MAX = 2_147_483_647;
 
 export interface ProtoTextOptions {

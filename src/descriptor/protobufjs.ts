@@ -31,7 +31,8 @@ import { mapEntryName, protocJsonName, shortName } from "./names.js";
 import { MAX_NESTING_DEPTH, nestingTooDeep } from "./closure.js";
 import { groupIntoFiles } from "./file-groups.js";
 import { invalid } from "./invalid.js";
-import { MAX_FIELD_NUMBER, RuleCode } from "./rules.js";
+import { RuleCode } from "./rules.js";
+import { MAX_FIELD_NUMBER } from "../bytes.js";
 import { reason } from "./rebuild.js";
 
 type Options = Record<string, unknown> | undefined;

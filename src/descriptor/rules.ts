@@ -15,9 +15,8 @@ import { invalid } from "./invalid.js";
 import { is64 } from "./long-form.js";
 import { mapEntryName, protocJsonName, quoted, utf8Length } from "./names.js";
 import { rangeHolding, reservedRangesOf } from "./normalize.js";
+import { MAX_FIELD_NUMBER } from "../bytes.js";
 
-/** Largest field number: the tag is the number shifted left by 3 in an unsigned 32-bit varint. */
-export const MAX_FIELD_NUMBER = 536_870_911;
 /** Field numbers protobuf reserves for its own implementation. */
 export const RESERVED_FIELD_NUMBERS = { from: 19_000, to: 19_999 } as const;
 /** Snapshot and transfer forms store the root name with a u16 length. */

@@ -10,8 +10,7 @@
 import type { DescField, DescMessage } from "@bufbuild/protobuf";
 import { StructTooDeep, structToMessage } from "./struct.js";
 import { isWrapperDesc } from "@bufbuild/protobuf/wkt";
-import { isBytes, varintBytes } from "../bytes.js";
-import { MAX_FIELD_NUMBER } from "../codec/unknown.js";
+import { isBytes, MAX_FIELD_NUMBER, varintBytes } from "../bytes.js";
 import { CodecError } from "../errors.js";
 import { coerceValueField, describeValue, listForWrite, mapInput, rooted } from "../message/coerce.js";
 import { DynamicMessage } from "../message/dynamic-message.js";

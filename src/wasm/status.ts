@@ -1,5 +1,6 @@
 // Status codes of the core (assembly/status.ts) and their CodecError codes and messages.
 import { CodecError } from "../errors.js";
+import { MAX_FIELD_NUMBER } from "../bytes.js";
 import { shortPath } from "../descriptor/names.js";
 
 export const OK = 0;
@@ -98,7 +99,7 @@ export function statusError(status: number, c: StatusContext): CodecError {
       message = `${head}: tag ${at} in ${path} has field number 0, which is never valid; ${corrupt}`;
       break;
     case E_FIELD_NUMBER_TOO_LARGE:
-      message = `${head}: tag ${at} in ${path} has a field number above 536870911; ${corrupt}`;
+      message = `${head}: tag ${at} in ${path} has a field number above ${MAX_FIELD_NUMBER}; ${corrupt}`;
       break;
     case E_INVALID_WIRE_TYPE:
       message =
