@@ -52,6 +52,6 @@ test("a buf that never finishes is stopped after timeoutMs, and the next compila
   expect(fromBinary(FileDescriptorSetSchema, bytes).file.map((f) => f.name)).toEqual(["main.proto"]);
 });
 
-test.each([[0], [-1], [1.5], [Number.NaN]])("timeoutMs %s is a RangeError", (timeoutMs) => {
-  expect(() => bufCompiler({ timeoutMs })).toThrow(`bufCompiler: timeoutMs must be a positive integer of milliseconds, got ${timeoutMs}`);
+test.each([[0], [-1], [1.5], [Number.NaN], [2 ** 31], [1e10]])("timeoutMs %s is a RangeError", (timeoutMs) => {
+  expect(() => bufCompiler({ timeoutMs })).toThrow(`bufCompiler: timeoutMs must be a positive integer of milliseconds up to 2147483647 (the longest timer delay, ~24.8 days), got ${timeoutMs}`);
 });

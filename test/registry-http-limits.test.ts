@@ -81,8 +81,11 @@ describe("a registry that never answers", () => {
     expect(e.code).toBe("REGISTRY_UNREACHABLE");
   });
 
-  test.each([0, -1, 1.5, "10", Number.NaN])("timeoutMs %j is refused", (v) => {
-    expect(() => new HttpRegistryClient({ url: "http://x", timeoutMs: v as number })).toThrow(/^HttpRegistryClient: timeoutMs must be a positive integer, got /);
+  // Past 2^31 - 1 ms setTimeout fires after 1 ms: every request failed at once.
+  test.each([0, -1, 1.5, "10", Number.NaN, 2 ** 31, 1e10, Number.MAX_SAFE_INTEGER])("timeoutMs %j is refused", (v) => {
+    expect(() => new HttpRegistryClient({ url: "http://x", timeoutMs: v as number })).toThrow(
+      /^HttpRegistryClient: timeoutMs must be a positive integer up to 2147483647 \(the longest timer delay, ~24.8 days\), got /,
+    );
   });
 });
 

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve, sep } from "node:path";
 import { findBuf } from "../node/find-buf.js";
 import type { SchemaCompiler } from "./resolve.js";
+import { MAX_TIMER_MS } from "./client.js";
 import { quoted } from "../descriptor/names.js";
 
 /** How long one `buf build` may run by default: the registry's text is not the application's. */
@@ -36,7 +37,10 @@ export interface BufCompilerOptions {
  */
 export function bufCompiler(options: BufCompilerOptions = {}): SchemaCompiler {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw new RangeError(`bufCompiler: timeoutMs must be a positive integer of milliseconds, got ${String(timeoutMs)}`);
+  // Above setTimeout's longest delay execFile's timer fires after 1 ms: every build was killed.
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_TIMER_MS) {
+    throw new RangeError(`bufCompiler: timeoutMs must be a positive integer of milliseconds up to ${MAX_TIMER_MS} (the longest timer delay, ~24.8 days), got ${String(timeoutMs)}`);
+  }
   const buf = findBuf((m) => new Error(m));
   if (buf === undefined) {
     throw new Error("bufCompiler: buf is not installed; run npm install --save-dev @bufbuild/buf (or put buf on PATH, or set PROTOKEEL_BUF)");

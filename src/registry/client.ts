@@ -73,3 +73,6 @@ export function registryError(what: string, status: number, errorCode: number | 
     { status, errorCode },
   );
 }
+
+/** setTimeout's longest delay: a longer one fires after 1 ms (a timeout above it failed every request at once). */
+export const MAX_TIMER_MS = 2 ** 31 - 1;

@@ -5,6 +5,7 @@ import { SchemaRegistryError } from "../errors.js";
 import { quoted, shortName } from "../descriptor/names.js";
 import { encodeBase64 } from "../json/base64.js";
 import {
+  MAX_TIMER_MS,
   registryError,
   type CompatibilityVerdict,
   type RegisteredSchema,
@@ -36,10 +37,11 @@ export interface HttpRegistryOptions {
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
-function positiveInteger(name: string, v: unknown, fallback: number): number {
+function positiveInteger(name: string, v: unknown, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
   if (v === undefined) return fallback;
-  if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 1) {
-    throw new TypeError(`HttpRegistryClient: ${name} must be a positive integer, got ${typeof v === "number" ? String(v) : typeof v}`);
+  if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 1 || v > max) {
+    const upTo = max === Number.MAX_SAFE_INTEGER ? "" : ` up to ${max}${max === MAX_TIMER_MS ? " (the longest timer delay, ~24.8 days)" : ""}`;
+    throw new TypeError(`HttpRegistryClient: ${name} must be a positive integer${upTo}, got ${typeof v === "number" ? String(v) : typeof v}`);
   }
   return v;
 }
@@ -104,11 +106,17 @@ function versionOf(x: unknown, what: string): number {
 
 function registered(x: Record<string, unknown>, id: number, what: string): RegisteredSchema {
   // The registry leaves schemaType out for AVRO, its default.
-  return { id, schema: String(x.schema ?? ""), schemaType: typeof x.schemaType === "string" ? x.schemaType : "AVRO", references: references(x.references, what) };
+  // A body of another shape (an array, `{}`, an empty answer) was read as an AVRO schema or as .proto text.
+  if (Array.isArray(x)) throw malformed(what, "a JSON array where a schema object belongs");
+  if (typeof x.schema !== "string") throw malformed(what, `a schema that is not a string (got ${shown(x.schema)})`);
+  if (x.schemaType !== undefined && typeof x.schemaType !== "string") throw malformed(what, `a schemaType that is not a string (got ${shown(x.schemaType)})`);
+  return { id, schema: x.schema, schemaType: typeof x.schemaType === "string" ? x.schemaType : "AVRO", references: references(x.references, what) };
 }
 
 function subjectVersion(x: Record<string, unknown>, what: string): SubjectVersion {
-  return { ...registered(x, schemaId(x.id, what), what), subject: String(x.subject), version: versionOf(x.version, what) };
+  const id = schemaId(x.id, what);
+  const version = versionOf(x.version, what);
+  return { ...registered(x, id, what), subject: String(x.subject), version };
 }
 
 /** The REST client: `new HttpRegistryClient({ url: "http://localhost:8081" })`. */
@@ -132,7 +140,7 @@ export class HttpRegistryClient implements SchemaRegistryClient {
     const f = options.fetch ?? globalThis.fetch;
     if (typeof f !== "function") throw new TypeError("HttpRegistryClient: this runtime has no global fetch; pass options.fetch");
     this.#fetch = f;
-    this.#timeoutMs = positiveInteger("timeoutMs", options.timeoutMs, DEFAULT_TIMEOUT_MS);
+    this.#timeoutMs = positiveInteger("timeoutMs", options.timeoutMs, DEFAULT_TIMEOUT_MS, MAX_TIMER_MS);
     this.#maxResponseBytes = positiveInteger("maxResponseBytes", options.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES);
   }
 
@@ -168,9 +176,20 @@ export class HttpRegistryClient implements SchemaRegistryClient {
         headers: body === undefined ? this.#headers : { ...this.#headers, "content-type": CONTENT_TYPE },
         body,
         signal,
+        // Not followed: fetch sends the request's headers on (basicAuth is dropped across
+        // origins, but an API key in `headers` went to whatever address the answer named).
+        redirect: "manual",
       });
     } catch (e) {
       throw new SchemaRegistryError("REGISTRY_UNREACHABLE", `schema registry ${what} failed: ${(e as Error)?.message ?? String(e)}; check the registry URL and that it is reachable`, { status: 0, cause: e });
+    }
+    if ((res.status >= 300 && res.status < 400) || res.type === "opaqueredirect") {
+      const to = res.headers.get("location");
+      throw new SchemaRegistryError(
+        `REGISTRY_HTTP_${res.status}`,
+        `schema registry ${what} answered with a redirect (${res.status}${to === null ? "" : ` to ${quoted(to.slice(0, 200))}`}), which is not followed: the request's headers, credentials among them, would go to that address; set url to the registry's own address`,
+        { status: res.status },
+      );
     }
     const text = await this.#body(what, res);
     let json: unknown;

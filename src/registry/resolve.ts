@@ -35,15 +35,19 @@ export interface ResolvedSchema {
 
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
-/** The FileDescriptorProto of a base64 schema, or undefined for .proto text (which always holds `;`, `{` or spaces). */
-function serialized(schema: string): FileDescriptorProto | undefined {
+/**
+ * The FileDescriptorProto of a base64 schema, or undefined for .proto text (which always holds
+ * `;`, `{` or spaces). Base64 that does not decode as one is a corrupt descriptor: the decoder's
+ * error (it was taken for .proto text, and the advice was to install a compiler).
+ */
+function serialized(schema: string, id: number, name: string): FileDescriptorProto | undefined {
   if (schema.length % 4 !== 0 || !BASE64.test(schema)) return undefined;
   const bytes = decodeBase64(schema);
   if (typeof bytes === "string") return undefined;
   try {
     return fromBinary(FileDescriptorProtoSchema, bytes, { readUnknownFields: false });
-  } catch {
-    return undefined;
+  } catch (e) {
+    throw unusable(id, `${name} is base64 (${bytes.length} bytes) that does not decode as a FileDescriptorProto (${shortName(reason(e))}); the registry holds a corrupt schema`, e);
   }
 }
 
@@ -120,11 +124,11 @@ export async function resolveSchema(
     enqueue(version.references);
   }
 
-  const mainProto = serialized(top.schema);
+  const mainProto = serialized(top.schema, id, "its schema");
   let mainName = mainProto?.name || `schema-${id}.proto`;
   while (texts.has(mainName)) mainName = `_${mainName}`;
   const protos = new Map<string, FileDescriptorProto | undefined>([[mainName, mainProto]]);
-  for (const [name, text] of texts) protos.set(name, serialized(text));
+  for (const [name, text] of texts) protos.set(name, serialized(text, id, `its reference ${shortName(name)}`));
 
   let files: FileDescriptorProto[];
   if ([...protos.values()].every((p) => p !== undefined)) {
