@@ -1,4 +1,4 @@
-// Run by `npm run build` after tsup: the declarations of the subpath entries (protokeel/store,
+// Run by `npm run build` after tsup. The declarations of the subpath entries (protokeel/store,
 // protokeel/registry, protokeel/registry/buf, protokeel/pool) keep the core's declarations as imports
 // (tsup.config.ts), which rollup writes as paths to src modules that dist/ has no declarations
 // for. They all become the core's dist/index.d.ts (which exports every name the subpaths use), so
@@ -21,3 +21,10 @@ for (const [file, core, to = file] of [
   if (left.length > 0) throw new Error(`${file}: imports left that dist/ does not have: ${left.join(", ")}`);
   writeFileSync(to, out);
 }
+
+// protokeel/protokeel.wasm: what workerd, wrangler and bundlers with a wasm loader import it as (a
+// TypeScript import of it failed with TS2307 without a declaration).
+writeFileSync(
+  "dist/protokeel.wasm.d.ts",
+  "/** protokeel's WebAssembly core, compiled: what workerd, wrangler and bundlers with a wasm loader give for this import (pass it to initWasm). */\ndeclare const core: WebAssembly.Module;\nexport default core;\n",
+);
