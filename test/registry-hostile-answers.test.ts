@@ -5,12 +5,11 @@
 // address the answer named), `[]` or `{}` was read as an AVRO schema, a corrupt base64 descriptor
 // was taken for .proto text ("pass bufCompiler()"), and `serialize(undefined, v)` registered the
 // subject "undefined-value".
-import http from "node:http";
-import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { CodecError, ProtobufType, SchemaRegistryError } from "../src/index.js";
 import { HttpRegistryClient, MemoryRegistryClient, RegistryDeserializer, RegistrySerializer } from "../src/registry/index.js";
 import { compileProtoText } from "./support/buf.js";
+import { localServers } from "./support/http-server.js";
 
 const TYPE = ProtobufType.of({
   fileDescriptorSet: compileProtoText({ "acme/order.proto": 'syntax = "proto3";\npackage acme;\nmessage Order { int64 id = 1; }\n' }),
@@ -18,20 +17,7 @@ const TYPE = ProtobufType.of({
 });
 const RECORD = Uint8Array.of(0, 0, 0, 0, 1, 0, 0x08, 0x07); // schema 1, message [0], id 7
 
-const servers: http.Server[] = [];
-afterEach(() => {
-  for (const s of servers.splice(0)) {
-    s.closeAllConnections();
-    s.close();
-  }
-});
-
-async function serve(handler: http.RequestListener): Promise<string> {
-  const server = http.createServer(handler);
-  servers.push(server);
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
+const serve = localServers();
 
 async function rejection<E>(p: Promise<unknown>): Promise<E> {
   try {

@@ -5,13 +5,13 @@
 // TypeError), ids or versions (a null id read as schema 0) are not the REST API's shape. Each ends
 // in a SchemaRegistryError with a code, in bounded time.
 import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import { FileDescriptorProtoSchema, FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { ProtobufType, SchemaRegistryError } from "../src/index.js";
 import { HttpRegistryClient, MemoryRegistryClient, RegistryDeserializer, RegistrySerializer } from "../src/registry/index.js";
 import { compileProtoText } from "./support/buf.js";
+import { localServers } from "./support/http-server.js";
 
 const TYPE = ProtobufType.of({
   fileDescriptorSet: compileProtoText({ "acme/order.proto": 'syntax = "proto3";\npackage acme;\nmessage Order { int64 id = 1; }\n' }),
@@ -19,20 +19,7 @@ const TYPE = ProtobufType.of({
 });
 const SCHEMA = Buffer.from(toBinary(FileDescriptorProtoSchema, fromBinary(FileDescriptorSetSchema, TYPE.normalizedDescriptorSet()).file[0]!)).toString("base64");
 
-const servers: http.Server[] = [];
-afterEach(() => {
-  for (const s of servers.splice(0)) {
-    s.closeAllConnections();
-    s.close();
-  }
-});
-
-async function serve(handler: http.RequestListener): Promise<string> {
-  const server = http.createServer(handler);
-  servers.push(server);
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
+const serve = localServers();
 
 async function rejection(p: Promise<unknown>): Promise<SchemaRegistryError> {
   try {
