@@ -151,7 +151,8 @@ export function readCheckpoint(bytes: Uint8Array, file: string): SavedState[] {
     if (p + 2 + nameLength + 5 > bytes.length) fail("CHECKPOINT_TRUNCATED", bytes.length, `the file ends inside the header of state ${label}`);
     let name: string;
     try {
-      name = new TextDecoder("utf-8", { fatal: true }).decode(bytes.subarray(p + 2, p + 2 + nameLength));
+      // ignoreBOM: a name beginning with U+FEFF lost it, and its state restored empty.
+      name = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes.subarray(p + 2, p + 2 + nameLength));
     } catch {
       return fail("CHECKPOINT_CORRUPTED", p + 2, `the name of state ${label} is not valid UTF-8`);
     }

@@ -119,7 +119,9 @@ export function resolveOrThrow(name: string, current: ProtobufSerializer, saved:
 }
 
 const utf8 = new TextEncoder();
-const utf8d = new TextDecoder("utf-8", { fatal: true });
+// ignoreBOM: a TextDecoder strips a leading U+FEFF unless told not to, and "\uFEFFk" came back
+// as "k" (another key).
+const utf8d = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 export function checkKey(name: string, key: unknown, what = "key"): asserts key is StateKey {
   if (typeof key !== "string" && !isBytes(key)) {
