@@ -5,7 +5,7 @@
 // - "small-decode", "core-decode": the codec, decode, adversarial and differential tests again
 //   with every bare message and single frame read by the TypeScript reader of small messages, and
 //   with none (src/codec/small-reader.ts; the default threshold splits them by size).
-// - "dist-esm", "dist-cjs": the adversarial suite (test/adversarial/**) and the differential
+// - "dist-esm", "dist-cjs": the adversarial suite (test/adversarial/**), the conformance replay and the differential
 //   properties over random schemas (test/differential-*.test.ts) against the built package
 //   (issue 11, "The built package"): their imports of src/index.js resolve to dist/index.js (ESM)
 //   or dist/index.cjs (CJS, through test/support/dist-cjs.ts). `npm test` builds dist/ first; run
@@ -72,7 +72,7 @@ function distTests(): string[] {
   const differential = readdirSync(join(here, "test"))
     .filter((f) => f.startsWith("differential-") && f.endsWith(".test.ts"))
     .map((f) => join("test", f));
-  return [...adversarial, ...differential].filter((f) => !usesInternals(join(here, f))).sort();
+  return [...adversarial, ...differential, "test/conformance.test.ts"].filter((f) => !usesInternals(join(here, f))).sort();
 }
 
 // The files of the lazy-decode project, the adversarial suite and the differential properties.
@@ -84,6 +84,7 @@ const CODEC_TESTS = [
   "test/writer-*.test.ts",
   "test/snapshot-upgrade.test.ts",
   "test/dynamic-message.test.ts",
+  "test/conformance.test.ts",
 ];
 
 /** The read path's two ways for small messages (TypeScript reader or core) must agree. */
