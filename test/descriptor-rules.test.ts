@@ -54,6 +54,25 @@ const cases: Array<[string, FileInit[], string, string]> = [
     "JSON_NAME_CONFLICT",
     "invalid descriptor acme.Order: fields acme.Order.a and acme.Order.b have the same JSON name x; rename one of them or give it a distinct json_name",
   ],
+  // protoc and buf accept these (the other field has a json_name of its own); upb refuses them.
+  ...(
+    [
+      ["a", "b", "c"],
+      ["a", "b", "B"],
+      ["id", "name", "title"],
+    ] as const
+  ).map(([a, b, bJson]): [string, FileInit[], string, string] => [
+    `a json_name that is another field's proto name (${a} as ${b}, ${b} as ${bJson})`,
+    [order([scalar(a, 1, T.INT32, { jsonName: b }), scalar(b, 2, T.INT32, { jsonName: bJson })])],
+    "JSON_NAME_CONFLICT",
+    `invalid descriptor acme.Order: the JSON name of field acme.Order.${a} is ${b}, the proto name of field acme.Order.${b}; ProtoJSON reads a field under both names, so "${b}" would name either: give ${a} another json_name`,
+  ]),
+  [
+    "a json_name that is another field's proto name, declared after it",
+    [order([scalar("b", 1, T.INT32, { jsonName: "c" }), scalar("a", 2, T.INT32, { jsonName: "b" })])],
+    "JSON_NAME_CONFLICT",
+    'invalid descriptor acme.Order: the JSON name of field acme.Order.a is b, the proto name of field acme.Order.b; ProtoJSON reads a field under both names, so "b" would name either: give a another json_name',
+  ],
   [
     "a proto2 file in the closure",
     [

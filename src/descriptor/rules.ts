@@ -13,7 +13,7 @@ import {
 import { collectClosure, type Closure, type Decl } from "./closure.js";
 import { invalid } from "./invalid.js";
 import { is64 } from "./long-form.js";
-import { mapEntryName, protocJsonName, quoted, utf8Length } from "./names.js";
+import { jsonNameOf, mapEntryName, protocJsonName, quoted, utf8Length } from "./names.js";
 import { rangeHolding, reservedRangesOf } from "./normalize.js";
 import { MAX_FIELD_NUMBER } from "../bytes.js";
 
@@ -248,7 +248,7 @@ function checkMessage(root: string, m: DescMessage): void {
       );
     }
     byName.set(f.name, n);
-    const json = isFieldSet(fp, FieldDescriptorProtoSchema.field.jsonName) ? fp.jsonName : protocJsonName(f.name);
+    const json = jsonNameOf(f);
     const sameJson = byJson.get(json);
     if (sameJson !== undefined) {
       throw invalid(
@@ -258,6 +258,20 @@ function checkMessage(root: string, m: DescMessage): void {
       );
     }
     byJson.set(json, f.name);
+  }
+  // A ProtoJSON parser reads a field under its JSON name and its proto name: a JSON name that is
+  // another field's proto name reads as either (toJson's {"b": …} of field a came back as field
+  // b, or as both: JSON_FIELD_SET_TWICE). protoc and buf accept it when that field has its own
+  // json_name; upb (Python, PHP, Ruby) refuses it ("duplicate json_name … with original field name").
+  for (const f of m.fields) {
+    const json = jsonNameOf(f);
+    if (json !== f.name && byName.has(json)) {
+      throw invalid(
+        root,
+        RuleCode.JSON_NAME_CONFLICT,
+        `the JSON name of field ${m.typeName}.${f.name} is ${json}, the proto name of field ${m.typeName}.${json}; ProtoJSON reads a field under both names, so "${json}" would name either: give ${f.name} another json_name`,
+      );
+    }
   }
 }
 
