@@ -8,7 +8,7 @@ import { BoundDecoder } from "./codec/reader.js";
 import { failureKind, GeneratedMessageWriter, OUT_APP, OUT_CHECK } from "./codec/generated-writer.js";
 import { MessageWriter, type Acceptor } from "./codec/writer.js";
 import { validateFrameBytes, validateMessageBytes } from "./codec/validate.js";
-import { evaluateMessages } from "./compat/evaluate.js";
+import { firstIncompatibility } from "./compat/evaluate.js";
 import { checkPayloadRules } from "./descriptor/rules.js";
 import { CodecError, shifted } from "./errors.js";
 import { isPlainObject } from "./message/coerce.js";
@@ -23,8 +23,8 @@ import { decodeFrames, encodeFrames, type StreamSource } from "./stream/frames.j
 
 function evaluatorAcceptor(settings: Settings, jsNumbers: boolean): Acceptor {
   return (saved, current) => {
-    const r = evaluateMessages(saved, current, settings, settings, jsNumbers);
-    return r.compatible ? { ok: true } : { ok: false, finding: r.incompatibilities[0]! };
+    const finding = firstIncompatibility(saved, current, settings, jsNumbers);
+    return finding === undefined ? { ok: true } : { ok: false, finding };
   };
 }
 

@@ -151,13 +151,13 @@ export function enumAliases(n, variant = "saved") {
  * The chain `s.T0 → s.T1 → … → s.T<n-1>` of top-level types in one file: each has `int32 v = 1`
  * and (all but the last) `T<i+1> next = 2`. cycle: the last references T0, so all n are one
  * strongly connected component. current: the last type's `v` is uint32 (one FIELD_TYPE_CHANGED
- * at the end of an n-long path).
+ * at the end of an n-long path); every: each type's is (n findings, the i-th with an i-long path).
  */
 export function chain(n, { cycle = false, variant = "saved" } = {}) {
   const types = [];
   for (let i = 0; i < n; i++) {
     const last = i === n - 1;
-    const v = field("v", 1, variant === "current" && last ? UINT32 : INT32);
+    const v = field("v", 1, (variant === "current" && last) || variant === "every" ? UINT32 : INT32);
     const next = last ? (cycle ? ".s.T0" : undefined) : `.s.T${i + 1}`;
     types.push({ name: `T${i}`, field: next === undefined ? [v] : [v, field("next", 2, MESSAGE, next)] });
   }

@@ -263,7 +263,7 @@ describe("evaluateSchemaChange: messages", () => {
     ],
     [
       "packed-to-unpacked",
-      "field acme.Order.marks(16) changed from packed to unpacked encoding: readers accept both, so saved data reads unchanged, but re-written bytes differ from the saved bytes",
+      "field acme.Order.marks(16) changed from packed to unpacked encoding: readers accept both, so saved data reads unchanged, but re-written bytes differ from the saved bytes, and unpacked ones are larger (a tag per element: a run of 1-byte values doubles), so a saved message near maxMessageBytes may be refused (MESSAGE_TOO_LARGE) when re-written; raise maxMessageBytes if it must be",
     ],
     [
       "enum-value-renamed",

@@ -151,7 +151,36 @@ export function evaluateMessages(
   // paired by number must keep the JSON names a consumer of the saved schema reads them by.
   served = false,
 ): EvaluationResult {
-  const walk = new Walk(jsNumbers, served);
+  const walk = new Walk(jsNumbers, served, false);
+  evaluateWith(walk, saved, current, savedSettings, currentSettings);
+  if (walk.incompatibilities === undefined && walk.notes === undefined) return COMPATIBLE;
+  return {
+    compatible: walk.incompatibilities === undefined,
+    incompatibilities: walk.incompatibilities ?? [],
+    notes: walk.notes ?? [],
+  };
+}
+
+/**
+ * The first incompatibility evaluateMessages would report (of the binary boundary, between equal
+ * settings), or undefined when there is none: the walk stops there. Write acceptance needs no
+ * more, and every finding costs a path string as long as its depth: all of them were O(N^2) for a
+ * chain of N changed types (8,000: ~500 M characters).
+ */
+export function firstIncompatibility(saved: DescMessage, current: DescMessage, settings: Settings, jsNumbers: boolean): Finding | undefined {
+  const walk = new Walk(jsNumbers, false, true);
+  try {
+    evaluateWith(walk, saved, current, settings, settings);
+  } catch (e) {
+    if (e !== FOUND) throw e;
+  }
+  return walk.incompatibilities?.[0];
+}
+
+/** Thrown by a Walk that stops at its first incompatibility. */
+const FOUND = new Error("an incompatibility was found");
+
+function evaluateWith(walk: Walk, saved: DescMessage, current: DescMessage, savedSettings: Settings, currentSettings: Settings): void {
   const root = new PathNode(undefined, current.typeName, -1);
   if (currentSettings.maxMessageBytes < savedSettings.maxMessageBytes) {
     walk.incompatible(
@@ -170,12 +199,6 @@ export function evaluateMessages(
   } else {
     walk.message(saved, current, root);
   }
-  if (walk.incompatibilities === undefined && walk.notes === undefined) return COMPATIBLE;
-  return {
-    compatible: walk.incompatibilities === undefined,
-    incompatibilities: walk.incompatibilities ?? [],
-    notes: walk.notes ?? [],
-  };
 }
 
 /** A path segment; strings are built only when a finding needs one. */
@@ -328,6 +351,8 @@ class Walk {
     private readonly jsNumbers: boolean,
     /** Binary data served as JSON (see evaluateMessages). */
     private readonly served: boolean,
+    /** Throw FOUND at the first incompatibility (firstIncompatibility). */
+    private readonly first: boolean,
   ) {}
 
   incompatibilities: Finding[] | undefined;
@@ -339,6 +364,7 @@ class Walk {
 
   incompatible(rule: CompatibilityRule, path: PathNode, message: string | ((path: string) => string)): void {
     (this.incompatibilities ??= []).push(finding(rule, path, message));
+    if (this.first) throw FOUND;
   }
 
   note(rule: CompatibilityRule, path: PathNode, message: string | ((path: string) => string)): void {

@@ -220,7 +220,10 @@ export function jsonNameChanged(path: Path, from: string, to: string): string {
 
 export function packedChanged(path: Path, from: boolean, to: boolean): string {
   const name = (p: boolean): string => (p ? "packed" : "unpacked");
-  return `field ${path} changed from ${name(from)} to ${name(to)} encoding: readers accept both, so saved data reads unchanged, but re-written bytes differ from the saved bytes`;
+  // Unpacked, each element takes its own tag: a run of 1-byte varints doubles (a found attack: saved
+  // data that read back was refused as MESSAGE_TOO_LARGE by a deterministic re-write).
+  const grows = to ? "" : `, and unpacked ones are larger (a tag per element: a run of 1-byte values doubles), so a saved message near maxMessageBytes may be refused (MESSAGE_TOO_LARGE) when re-written; raise maxMessageBytes if it must be`;
+  return `field ${path} changed from ${name(from)} to ${name(to)} encoding: readers accept both, so saved data reads unchanged, but re-written bytes differ from the saved bytes${grows}`;
 }
 
 export function oneofRenamed(path: Path, from: string, to: string): string {
