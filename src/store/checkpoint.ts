@@ -16,7 +16,7 @@ import type { ProtobufSerializer } from "../serializer.js";
 import { crc32c } from "../snapshot/crc32c.js";
 import { readSnapshot } from "../snapshot/envelope.js";
 import type { SerializerSnapshot } from "../snapshot/types.js";
-import { KIND_CODES, keyBytes, keyId, kindOfCode, readKey, type StateKey, type StateKind } from "./common.js";
+import { KIND_CODES, keyBytes, keyId, kindOfCode, readKey, showKey, type StateKey, type StateKind } from "./common.js";
 import { quoted } from "../descriptor/names.js";
 
 const MAGIC = Uint8Array.of(0x50, 0x4b, 0x43, 0x50); // "PKCP"
@@ -68,7 +68,7 @@ export function encodeState(name: string, data: StateEntries, snapshot: Uint8Arr
       return serializer.encode(v);
     } catch (e) {
       if (e instanceof CodecError) {
-        throw new CodecError(e.code, `state "${name}", key ${show(key)}: ${e.message}; the checkpoint was not written`, { path: e.path, cause: e });
+        throw new CodecError(e.code, `state "${name}", key ${showKey(key)}: ${e.message}; the checkpoint was not written`, { path: e.path, cause: e });
       }
       throw e;
     }
@@ -121,9 +121,6 @@ export function checkpointHeader(stateCount: number): Uint8Array {
   return out.concat();
 }
 
-function show(key: StateKey): string {
-  return typeof key === "string" ? JSON.stringify(key.length > 64 ? `${key.slice(0, 64)}…` : key) : `bytes(${key.length})`;
-}
 
 /** Reads a whole checkpoint; `restore` gives the serializer that reads a state's values (the saved one). */
 export function readCheckpoint(bytes: Uint8Array, file: string): SavedState[] {
@@ -227,7 +224,7 @@ function readState(name: string, kind: StateKind, sec: Uint8Array, base: number,
     const k = readKey(sec, p);
     if (k === undefined) return fail(p, "a key is truncated or malformed");
     const id = keyId(k.key);
-    if (seen.has(id)) fail(at, `the ${what} ${show(k.key)} appears twice`);
+    if (seen.has(id)) fail(at, `the ${what} ${showKey(k.key)} appears twice`);
     seen.add(id);
     p = k.end;
     return k.key;

@@ -1,7 +1,7 @@
 // Shared parts of protokeel/store: state declarations, keys and the open-time compatibility rule.
 import { isBytes, isWellFormed } from "../bytes.js";
-import { StateStoreError } from "../errors.js";
-import type { DynamicMessage } from "../message/dynamic-message.js";
+import { CodecError, StateStoreError } from "../errors.js";
+import { isDynamicMessage, type DynamicMessage } from "../message/dynamic-message.js";
 import type { ProtobufSerializer } from "../serializer.js";
 import type { SerializerSnapshot } from "../snapshot/types.js";
 import type { ProtobufType } from "../type.js";
@@ -205,4 +205,29 @@ export function keyOfId(id: string): StateKey {
   const out = new Uint8Array((id.length - 1) / 2);
   for (let i = 0; i < out.length; i++) out[i] = parseInt(id.slice(1 + 2 * i, 3 + 2 * i), 16);
   return out;
+}
+
+/**
+ * The bytes `serializer` writes for `value` under `key` of state `name`: what a put or add
+ * stores (LMDB), or checks before keeping the value (memory: a value its checkpoint would refuse
+ * was kept, and every checkpoint after it failed until the key was deleted). A value that is no
+ * DynamicMessage is STATE_VALUE_INVALID; a write's refusal, its CodecError naming the state and key.
+ */
+export function encodeStateValue(name: string, serializer: ProtobufSerializer, key: StateKey, value: unknown): Uint8Array {
+  if (!isDynamicMessage(value)) {
+    throw new StateStoreError("STATE_VALUE_INVALID", `state "${name}": a value must be a DynamicMessage, got ${value === null ? "null" : typeof value}; build it with DynamicMessage.create(type.descriptor, init)`, {
+      state: name,
+    });
+  }
+  try {
+    return serializer.toBinary(value);
+  } catch (e) {
+    if (e instanceof CodecError) throw new CodecError(e.code, `state "${name}", key ${showKey(key)}: ${e.message}; nothing was written`, { path: e.path, cause: e });
+    throw e;
+  }
+}
+
+/** A key as error messages name it. */
+export function showKey(key: StateKey): string {
+  return typeof key === "string" ? JSON.stringify(key.length > 64 ? `${key.slice(0, 64)}…` : key) : `bytes(${key.length})`;
 }

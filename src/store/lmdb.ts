@@ -6,19 +6,20 @@
 // dependency, loaded only when a store is opened.
 import { CodecError, SnapshotFormatError, StateStoreError } from "../errors.js";
 import type { DynamicMessage } from "../message/dynamic-message.js";
-import { isDynamicMessage } from "../message/dynamic-message.js";
 import type { ProtobufSerializer } from "../serializer.js";
 import { readSnapshot, writeSnapshot } from "../snapshot/envelope.js";
 import {
   KIND_CODES,
   checkKey,
   checkSpecs,
+  encodeStateValue,
   keyBytes,
   kindChanged,
   kindOfCode,
   prefixedKey,
   readKey,
   resolveOrThrow,
+  showKey,
   type ListState,
   type MapState,
   type StateKey,
@@ -47,6 +48,21 @@ export interface LmdbStoreOptions {
   readonly mapSize?: number;
   /** lmdb's `noSync`: faster, not durable across an OS crash. Default false. */
   readonly noSync?: boolean;
+}
+
+/**
+ * The largest mapSize taken: lmdb maps the whole size, and 2^48 bytes (past x86-64's 2^47 of user
+ * address space) killed the process with SIGSEGV, as did -1 and 1e30, with no error to catch.
+ */
+const MAX_MAP_SIZE = 2 ** 44;
+
+function checkOptions(options: LmdbStoreOptions): void {
+  if (typeof options !== "object" || options === null) throw new TypeError(`options of LmdbStore.open must be an object ({ mapSize?, noSync? }), got ${options === null ? "null" : typeof options}`);
+  const { mapSize, noSync } = options;
+  if (mapSize !== undefined && !(Number.isSafeInteger(mapSize) && mapSize >= 1 && mapSize <= MAX_MAP_SIZE)) {
+    throw new RangeError(`mapSize of LmdbStore.open must be an integer number of bytes in 1..${MAX_MAP_SIZE} (16 TiB), got ${String(mapSize)}`);
+  }
+  if (noSync !== undefined && typeof noSync !== "boolean") throw new TypeError(`noSync of LmdbStore.open must be a boolean, got ${typeof noSync}`);
 }
 
 const META = 0x00;
@@ -94,6 +110,7 @@ export class LmdbStore<S extends StateSpecs = StateSpecs> {
    */
   static async open<S extends StateSpecs>(path: string, states: S, options: LmdbStoreOptions = {}): Promise<LmdbStore<S>> {
     checkSpecs(states);
+    checkOptions(options);
     let lmdb: { open: (options: Record<string, unknown>) => LmdbDatabase };
     try {
       lmdb = (await import("lmdb")) as unknown as typeof lmdb;
@@ -232,17 +249,7 @@ export class LmdbStore<S extends StateSpecs = StateSpecs> {
   }
 
   #encode(slot: Slot, key: StateKey, value: unknown): Uint8Array {
-    if (!isDynamicMessage(value)) {
-      throw new StateStoreError("STATE_VALUE_INVALID", `state "${slot.name}": a value must be a DynamicMessage, got ${value === null ? "null" : typeof value}; build it with DynamicMessage.create(type.descriptor, init)`, {
-        state: slot.name,
-      });
-    }
-    try {
-      return slot.serializer.toBinary(value);
-    } catch (e) {
-      if (e instanceof CodecError) throw new CodecError(e.code, `state "${slot.name}", key ${show(key)}: ${e.message}; nothing was written`, { path: e.path, cause: e });
-      throw e;
-    }
+    return encodeStateValue(slot.name, slot.serializer, key, value);
   }
 
   #decode(slot: Slot, key: StateKey, bytes: Uint8Array): DynamicMessage {
@@ -250,7 +257,7 @@ export class LmdbStore<S extends StateSpecs = StateSpecs> {
       return slot.serializer.fromBinary(bytes);
     } catch (e) {
       if (e instanceof CodecError) {
-        throw new CodecError(e.code, `state "${slot.name}", key ${show(key)}: the stored value does not decode: ${e.message}`, { path: e.path, offset: e.offset, cause: e });
+        throw new CodecError(e.code, `state "${slot.name}", key ${showKey(key)}: the stored value does not decode: ${e.message}`, { path: e.path, offset: e.offset, cause: e });
       }
       throw e;
     }
@@ -369,6 +376,3 @@ function fits(name: string, stored: Uint8Array): Uint8Array {
   return stored;
 }
 
-function show(key: StateKey): string {
-  return typeof key === "string" ? JSON.stringify(key.length > 64 ? `${key.slice(0, 64)}…` : key) : `bytes(${key.length})`;
-}

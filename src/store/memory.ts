@@ -4,13 +4,14 @@
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { StateStoreError } from "../errors.js";
-import { isDynamicMessage, type DynamicMessage } from "../message/dynamic-message.js";
+import type { DynamicMessage } from "../message/dynamic-message.js";
 import type { ProtobufSerializer } from "../serializer.js";
 import { writeSnapshot } from "../snapshot/envelope.js";
 import { checkpointHeader, encodeState, readCheckpoint, type SavedState, type StateEntries } from "./checkpoint.js";
 import {
   checkKey,
   checkSpecs,
+  encodeStateValue,
   keyId,
   keyOfId,
   kindChanged,
@@ -43,12 +44,12 @@ function emptySlot(name: string, kind: StateKind, writer: ProtobufSerializer, sn
   return { name, kind, writer, snapshot, values: new Map(), maps: new Map(), lists: new Map() };
 }
 
-function checkValue(name: string, value: unknown): asserts value is DynamicMessage {
-  if (!isDynamicMessage(value)) {
-    throw new StateStoreError("STATE_VALUE_INVALID", `state "${name}": a value must be a DynamicMessage, got ${value === null ? "null" : typeof value}; build it with DynamicMessage.create(type.descriptor, init)`, {
-      state: name,
-    });
-  }
+/**
+ * Checks that the next checkpoint can write `value` (encodeStateValue: the write's checks, its
+ * bytes dropped): a value it would refuse is refused here, with nothing kept.
+ */
+function checkValue(slot: Slot, key: StateKey, value: unknown): asserts value is DynamicMessage {
+  encodeStateValue(slot.name, slot.writer, key, value);
 }
 
 /**
@@ -204,7 +205,7 @@ function view(slot: Slot): ValueState | MapState | ListState {
       get: (key) => (checkKey(name, key), slot.values.get(keyId(key))),
       put: (key, value) => {
         checkKey(name, key);
-        checkValue(name, value);
+        checkValue(slot, key, value);
         slot.values.set(keyId(key), value);
       },
       delete: (key) => {
@@ -222,7 +223,7 @@ function view(slot: Slot): ValueState | MapState | ListState {
       put: (key, userKey, value) => {
         checkKey(name, key);
         checkKey(name, userKey, "user key");
-        checkValue(name, value);
+        checkValue(slot, key, value);
         const id = keyId(key);
         let m = slot.maps.get(id);
         if (m === undefined) slot.maps.set(id, (m = new Map()));
@@ -250,7 +251,7 @@ function view(slot: Slot): ValueState | MapState | ListState {
     get: (key) => (checkKey(name, key), [...(slot.lists.get(keyId(key)) ?? [])]),
     add: (key, value) => {
       checkKey(name, key);
-      checkValue(name, value);
+      checkValue(slot, key, value);
       const id = keyId(key);
       let l = slot.lists.get(id);
       if (l === undefined) slot.lists.set(id, (l = []));
