@@ -41,6 +41,19 @@ export interface DynamicSnapshotParts {
  * normalized descriptor set with its SHA-256 fingerprint. It restores without the application's
  * descriptor.
  */
+/**
+ * resolveSchemaCompatibility's argument must be a snapshot (a `className` and `writePayload`):
+ * anything else (the bytes writeSnapshot wrote, null, {}) was answered "incompatible,
+ * SNAPSHOT_KIND_CHANGED", and a program following the upgrade pattern dropped its state for a
+ * programming error.
+ */
+export function checkSnapshotArgument(saved: unknown): void {
+  const s = saved as { className?: unknown; writePayload?: unknown } | null | undefined;
+  if (typeof s?.className === "string" && typeof s.writePayload === "function") return;
+  const got = saved === null ? "null" : typeof saved !== "object" ? typeof saved : Object.getPrototypeOf(saved)?.constructor?.name ?? "an object";
+  throw new TypeError(`resolveSchemaCompatibility expects a serializer snapshot (readSnapshot(bytes) returns one), got ${got}${saved instanceof Uint8Array ? ": read the bytes with readSnapshot first" : ""}`);
+}
+
 export class ProtobufDynamicSerializerSnapshot implements SerializerSnapshot {
   static readonly className = DYNAMIC_SNAPSHOT_CLASS;
 
@@ -121,6 +134,7 @@ export class ProtobufDynamicSerializerSnapshot implements SerializerSnapshot {
 
   /** @internal resolveSchemaCompatibility; `jsNumbers` as evaluateMessages takes it (false: the generated kind). */
   _resolve(saved: SerializerSnapshot<unknown>, jsNumbers: boolean): SchemaCompatibility {
+    checkSnapshotArgument(saved);
     if (
       !(saved instanceof ProtobufDynamicSerializerSnapshot) &&
       saved?.className === DYNAMIC_SNAPSHOT_CLASS &&

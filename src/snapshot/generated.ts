@@ -11,7 +11,7 @@ import type { ProtobufGeneratedType } from "../generated/type.js";
 import type { Settings } from "../settings.js";
 import { normalizedBytesOf, ProtobufType, withSettings } from "../type.js";
 import { SnapshotInput, SnapshotOutput } from "./bytes.js";
-import { ProtobufDynamicSerializerSnapshot, readPayloadBody, viaPayloadBytes } from "./dynamic.js";
+import { checkSnapshotArgument, ProtobufDynamicSerializerSnapshot, readPayloadBody, viaPayloadBytes } from "./dynamic.js";
 import type { GeneratedTypeRegistry, ReadSnapshotOptions, SchemaCompatibility, SerializerSnapshot } from "./types.js";
 
 export const GENERATED_SNAPSHOT_CLASS = "protokeel.ProtobufGeneratedSerializerSnapshot";
@@ -145,6 +145,7 @@ export class ProtobufGeneratedSerializerSnapshot implements SerializerSnapshot<P
    * snapshot of another kind (a dynamic one) is always incompatible, even for the same schema.
    */
   resolveSchemaCompatibility(saved: SerializerSnapshot<unknown>): SchemaCompatibility {
+    checkSnapshotArgument(saved);
     if (
       !(saved instanceof ProtobufGeneratedSerializerSnapshot) &&
       saved?.className === GENERATED_SNAPSHOT_CLASS &&
