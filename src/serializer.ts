@@ -179,8 +179,7 @@ export class ProtobufSerializer {
 
   /** Frames of all values, concatenated; nothing is returned when any value fails. */
   encodeAll(values: Iterable<DynamicMessage | DynamicInit>): Uint8Array {
-    // Read once: an iterable may not give its values twice.
-    const list = Array.isArray(values) ? values : [...values];
+    const list = batchOf(values, "serializer.encodeAll");
     if (list.length > 0 && isPlainObject(list[0])) {
       try {
         return this.#direct.encodeAll(list);
@@ -392,6 +391,19 @@ export class ProtobufSerializer {
   toString(): string {
     return `ProtobufSerializer(${this.#root.typeName})`;
   }
+}
+
+/**
+ * The values of an encodeAll batch, read once (an iterable may not give its values twice);
+ * anything not iterable is a TypeError naming the call (was the engine's "values is not
+ * iterable").
+ */
+export function batchOf<T>(values: Iterable<T>, api: string): readonly T[] {
+  if (Array.isArray(values)) return values;
+  if (values === null || values === undefined || typeof (values as { [Symbol.iterator]?: unknown })[Symbol.iterator] !== "function") {
+    throw new TypeError(`${api} expects an iterable of values (an array), got ${values === null ? "null" : typeof values}`);
+  }
+  return [...values];
 }
 
 /** @internal */

@@ -47,26 +47,26 @@ function describe(value: unknown): string {
 
 /**
  * Validates a complete or partial settings object and fills defaults. Throws `RangeError`
- * naming the setting and its range.
+ * naming the setting and its range. A setting that is missing or `undefined` takes its default;
+ * `null` is refused like any other value out of range (it was taken for the default). With
+ * `strict` (a builder's setter), a setting present as `undefined` is refused too: `.maxDepth()`
+ * called with nothing is a mistake, not a request for the default.
  */
-export function resolveSettings(partial: Partial<Settings> = {}): Settings {
-  const maxMessageBytes = checkInt(
-    "maxMessageBytes",
-    partial.maxMessageBytes ?? DEFAULT_SETTINGS.maxMessageBytes,
-    1,
-    MAX_MESSAGE_BYTES_LIMIT,
-  );
-  const maxDepth = checkInt("maxDepth", partial.maxDepth ?? DEFAULT_SETTINGS.maxDepth, 1, MAX_DEPTH_LIMIT);
-  const deterministic = partial.deterministic ?? DEFAULT_SETTINGS.deterministic;
+export function resolveSettings(partial: Partial<Settings> = {}, strict = false): Settings {
+  if (typeof partial !== "object" || partial === null) {
+    throw new TypeError(`settings must be an object ({ maxMessageBytes?, maxDepth?, deterministic?, aliasThreshold? }), got ${partial === null ? "null" : typeof partial}`);
+  }
+  const pick = <K extends keyof Settings>(key: K): Settings[K] => {
+    const v = partial[key];
+    return v === undefined && !(strict && key in partial) ? DEFAULT_SETTINGS[key] : (v as Settings[K]);
+  };
+  const maxMessageBytes = checkInt("maxMessageBytes", pick("maxMessageBytes"), 1, MAX_MESSAGE_BYTES_LIMIT);
+  const maxDepth = checkInt("maxDepth", pick("maxDepth"), 1, MAX_DEPTH_LIMIT);
+  const deterministic = pick("deterministic");
   if (typeof deterministic !== "boolean") {
     throw new RangeError(`setting deterministic must be a boolean, got ${describe(deterministic)}`);
   }
-  const aliasThreshold = checkInt(
-    "aliasThreshold",
-    partial.aliasThreshold ?? DEFAULT_SETTINGS.aliasThreshold,
-    0,
-    maxMessageBytes,
-  );
+  const aliasThreshold = checkInt("aliasThreshold", pick("aliasThreshold"), 0, maxMessageBytes);
   return Object.freeze({ maxMessageBytes, maxDepth, deterministic, aliasThreshold });
 }
 

@@ -276,7 +276,7 @@ export class ProtobufTypeBuilder<T = ProtobufType> {
 
   #set(change: Partial<Settings>): this {
     const next = { ...this.#settings, ...change };
-    resolveSettings(next);
+    resolveSettings(next, true);
     this.#settings = next;
     return this;
   }

@@ -66,6 +66,8 @@ describe("the generated snapshot", () => {
     ["a protobuf-es Registry", createRegistry(OrderSchema, ItemSchema)],
     ["a Map of type name to schema", new Map([["esfix.Order", OrderSchema]])],
     ["a plain object keyed by type name", { "esfix.Order": OrderSchema }],
+    // As ProtoJSON's registry option takes one; a list was taken for an empty registry.
+    ["a list of generated schemas", [ItemSchema, OrderSchema]],
   ])("restores through %s: a generated serializer of the registered schema, with the saved settings", (_name, registry) => {
     const snap = readSnapshot(genBytes, { registry });
     const restored = snap.restoreSerializer();
@@ -85,6 +87,16 @@ describe("the generated snapshot", () => {
     expect(e.message).toBe(
       `cannot restore the serializer of esfix.Order from its snapshot: the snapshot is of the generated kind and needs the generated type esfix.Order, which ${why}; pass readSnapshot(bytes, { registry }) with a protobuf-es Registry (createRegistry(OrderSchema)) or a Map of type name to generated schema that has esfix.Order`,
     );
+  });
+
+  // Taken for an empty registry, so that restore said the type was missing from it.
+  test.each([
+    ["a string", "esfix.Order", "readSnapshot: option registry must be a protobuf-es Registry, a Map or object of type name to generated schema, or a list of generated schemas, got string"],
+    ["null", null, "readSnapshot: option registry must be a protobuf-es Registry, a Map or object of type name to generated schema, or a list of generated schemas, got null"],
+    ["a list holding a type name", [OrderSchema, "esfix.Item"], "readSnapshot: option registry lists something that is not a generated message schema; pass the GenMessage schemas (OrderSchema, …)"],
+  ])("a registry that is %s is a TypeError at readSnapshot", (_name, registry, message) => {
+    expect(() => readSnapshot(genBytes, { registry } as never)).toThrow(new TypeError(message));
+    expect(() => readSnapshot(genBytes, { registry } as never)).toThrow(TypeError);
   });
 
   test("a registered schema changed compatibly restores; an incompatible change is a RestoreError", () => {

@@ -172,8 +172,14 @@ describe("writing", () => {
     [() => ser.toJsonString(DynamicMessage.create(All), { prettySpaces: 11 }), "serializer.toJsonString: option prettySpaces must be an integer in 0..10, got 11"],
     [() => ser.fromJson({}, { ignoreUnknownFields: "yes" } as never), "serializer.fromJson: option ignoreUnknownFields must be a boolean, got string"],
     [() => ser.fromJson({}, { registry: 5 } as never), "serializer.fromJson: option registry must be a registry with getMessage(typeName) or a list of message descriptors"],
+    // A null entry was dereferenced: "Cannot read properties of null (reading 'kind')".
+    [() => ser.fromJson({}, { registry: [null] } as never), "serializer.fromJson: option registry lists something that is not a message descriptor; pass DescMessage values or ProtobufType values"],
+    [() => ser.toJson(DynamicMessage.create(All), { registry: [undefined] } as never), "serializer.toJson: option registry lists something that is not a message descriptor; pass DescMessage values or ProtobufType values"],
+    // null was taken for 0, where null for any other option is refused.
+    [() => ser.toJsonString(DynamicMessage.create(All), { prettySpaces: null } as never), "serializer.toJsonString: option prettySpaces must be an integer in 0..10, got null"],
   ])("bad options are TypeError or RangeError: %#", (run, message) => {
     expect(run).toThrow(message);
+    expect(run).toThrow(expect.objectContaining({ name: expect.stringMatching(/^(TypeError|RangeError)$/) }));
   });
 });
 

@@ -255,6 +255,16 @@ describe("options", () => {
     expect(make).toThrow(error);
   });
 
+  test("a generated type is a PoolError naming the kind (it was told it was no ProtobufType)", async () => {
+    const { OrderSchema } = await import("./fixtures/generated-es/gen/es_fixtures_pb.js");
+    const e = thrown(() => poolOf({ type: ProtobufType.ofGenerated(OrderSchema) as never }));
+    expect(e).toBeInstanceOf(PoolError);
+    expect({ code: (e as PoolError).code, message: (e as Error).message }).toEqual({
+      code: "POOL_TYPE_UNSUPPORTED",
+      message: "cannot create a pool of esfix.Order: the pool runs dynamic types only (ProtobufType.of), not the generated kind",
+    });
+  });
+
   test("a bad per-call form is a RangeError, thrown by the call", () => {
     expect(() => pool.decode(new Uint8Array(0), { as: "json" as never })).toThrow(new RangeError('decode results must be "object" or "message", got json'));
     expect(() => pool.encode([], { form: "json" as never })).toThrow(new RangeError('encode form must be "frames" or "bare", got json'));

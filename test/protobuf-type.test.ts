@@ -53,6 +53,10 @@ describe("ProtobufType construction", () => {
     ["aliasThreshold -1", (b) => b.aliasThreshold(-1), "setting aliasThreshold must be an integer in 0..67108864, got -1"],
     ["aliasThreshold above maxMessageBytes", (b) => b.maxMessageBytes(10).aliasThreshold(11), "setting aliasThreshold must be an integer in 0..10, got 11"],
     ["deterministic not a boolean", (b) => b.deterministic("yes" as unknown as boolean), 'setting deterministic must be a boolean, got "yes"'],
+    // null and undefined were taken for the default: .maxDepth(5).maxDepth(null) built 100.
+    ["maxDepth null after 5", (b) => b.maxDepth(5).maxDepth(null as never), "setting maxDepth must be an integer in 1..10000, got null"],
+    ["maxMessageBytes undefined", (b) => b.maxMessageBytes(undefined as never), "setting maxMessageBytes must be an integer in 1..2147483647, got undefined"],
+    ["deterministic undefined", (b) => b.deterministic(undefined as never), "setting deterministic must be a boolean, got undefined"],
   ])("a setter rejects %s with RangeError", (_name, apply, message) => {
     const builder = ProtobufType.newBuilder(messageFromDir(CANONICAL, "acme.Money"));
     expect(() => apply(builder)).toThrow(new RangeError(message));

@@ -118,6 +118,11 @@ export function evaluateSchemaChange(
   current: DescriptorInput,
   options: EvaluateSchemaChangeOptions = {},
 ): EvaluationResult {
+  if (typeof options !== "object" || options === null) throw new TypeError(`evaluateSchemaChange: options must be an object ({ savedSettings?, currentSettings?, boundary? }), got ${options === null ? "null" : typeof options}`);
+  for (const key of ["savedSettings", "currentSettings"] as const) {
+    const v: unknown = options[key];
+    if (v !== undefined && (typeof v !== "object" || v === null)) throw new TypeError(`evaluateSchemaChange: option ${key} must be an object of settings, got ${v === null ? "null" : typeof v}`);
+  }
   const savedSettings = resolveSettings(options.savedSettings);
   const currentSettings = resolveSettings(options.currentSettings);
   const savedRoot = resolveRoot(saved);

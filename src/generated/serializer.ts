@@ -10,7 +10,7 @@ import { FrameWriter } from "../codec/frame-writer.js";
 import { GeneratedDecoder } from "../codec/generated-reader.js";
 import { failureKind, GeneratedMessageWriter, OUT_APP, OUT_CHECK } from "../codec/generated-writer.js";
 import { internalError, shifted } from "../errors.js";
-import { checkBytes, ProtobufSerializer } from "../serializer.js";
+import { batchOf, checkBytes, ProtobufSerializer } from "../serializer.js";
 import { ProtobufGeneratedSerializerSnapshot } from "../snapshot/generated.js";
 import { fromGenerated, genPlanOf, Trail } from "./convert.js";
 import type { DynamicMessage } from "../message/dynamic-message.js";
@@ -110,7 +110,7 @@ export class ProtobufGeneratedSerializer<Desc extends DescMessage = DescMessage>
 
   /** Frames of all values, concatenated; nothing is returned when any value fails. */
   encodeAll(values: Iterable<MessageShape<Desc>>): Uint8Array {
-    const list = Array.isArray(values) ? values : [...values];
+    const list = batchOf(values, "serializer.encodeAll");
     try {
       return this.#writer.encodeAll(list);
     } catch (e) {

@@ -104,7 +104,7 @@ export function toJsonOf(
 }
 
 export function toJsonStringOf(ser: ProtobufSerializer, value: DynamicMessage | DynamicInit, options: JsonWriteStringOptions | undefined): string {
-  const spaces = options?.prettySpaces ?? 0;
+  const spaces = options?.prettySpaces === undefined ? 0 : options.prettySpaces;
   if (typeof spaces !== "number" || !Number.isInteger(spaces) || spaces < 0 || spaces > 10) {
     throw new RangeError(`serializer.toJsonString: option prettySpaces must be an integer in 0..10, got ${String(spaces)}`);
   }

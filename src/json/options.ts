@@ -70,7 +70,7 @@ export function typeResolver(registry: JsonTypeRegistry | undefined, api: string
   }
   const byName = new Map<string, DescMessage>();
   for (const entry of registry as Iterable<unknown>) {
-    const d = (entry as { kind?: unknown }).kind === "message" ? (entry as DescMessage) : (entry as { descriptor?: DescMessage } | null)?.descriptor;
+    const d = (entry as { kind?: unknown } | null)?.kind === "message" ? (entry as DescMessage) : (entry as { descriptor?: DescMessage } | null)?.descriptor;
     if (d === undefined || d === null || d.kind !== "message") {
       throw new TypeError(`${api}: option registry lists something that is not a message descriptor; pass DescMessage values or ProtobufType values`);
     }

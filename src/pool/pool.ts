@@ -145,10 +145,12 @@ export class CodecPool {
   /** @internal Use `createCodecPool`. */
   constructor(options: CodecPoolOptions & CodecPoolInternals) {
     const type = options?.type as ProtobufType | undefined;
-    if (type === undefined || type === null || typeof (type as { toBytes?: unknown }).toBytes !== "function" || typeof (type as { createSerializer?: unknown }).createSerializer !== "function") {
+    if (type === undefined || type === null || typeof (type as { createSerializer?: unknown }).createSerializer !== "function") {
       throw new TypeError("createCodecPool needs { type }: a ProtobufType (ProtobufType.of(descriptor))");
     }
-    if (type.kind !== "dynamic") {
+    // Before the dynamic kind's own methods (toBytes) are looked for: a generated type was told
+    // it was no ProtobufType at all.
+    if (type.kind !== "dynamic" || typeof (type as { toBytes?: unknown }).toBytes !== "function") {
       throw new PoolError("POOL_TYPE_UNSUPPORTED", `cannot create a pool of ${type.fullName}: the pool runs dynamic types only (ProtobufType.of), not the ${type.kind} kind`);
     }
     const size = options.size ?? Math.max(1, availableParallelism() - 1);

@@ -56,8 +56,10 @@ export function readSnapshot(
 ): SerializerSnapshot<ProtobufSerializer | ProtobufGeneratedSerializer>;
 export function readSnapshot(bytes: Uint8Array, options: ReadSnapshotOptions = {}): SerializerSnapshot<unknown> {
   if (!(bytes instanceof Uint8Array)) {
-    throw new TypeError(`readSnapshot expects a Uint8Array, got ${bytes === null ? "null" : typeof bytes}`);
+    const got = bytes === null ? "null" : typeof bytes !== "object" ? typeof bytes : (Object.getPrototypeOf(bytes)?.constructor?.name ?? "an object");
+    throw new TypeError(`readSnapshot expects the Uint8Array writeSnapshot returned, got ${got}${(bytes as unknown) instanceof ArrayBuffer ? ": wrap it as new Uint8Array(buffer)" : ""}`);
   }
+  checkRegistry((options as ReadSnapshotOptions | null)?.registry, options);
   const input = new SnapshotInput(bytes);
   const magic = input.take(MAGIC.length, "the magic");
   if (magic.some((b, i) => b !== MAGIC[i])) {
@@ -97,4 +99,24 @@ export function readSnapshot(bytes: Uint8Array, options: ReadSnapshotOptions = {
     );
   }
   return snapshot;
+}
+
+/**
+ * readSnapshot's `registry`: a protobuf-es Registry (getMessage), a Map or a plain object of type
+ * name to generated schema, or a list of generated schemas. Another value (a string, a number,
+ * null) was taken for an empty registry, and the snapshot's restore then said the type was
+ * missing from it.
+ */
+function checkRegistry(registry: unknown, options: unknown): void {
+  if (options !== undefined && (typeof options !== "object" || options === null)) {
+    throw new TypeError(`readSnapshot: options must be an object ({ registry? }), got ${options === null ? "null" : typeof options}`);
+  }
+  if (registry === undefined) return;
+  if (typeof registry === "object" && registry !== null && !(registry instanceof Uint8Array)) {
+    if (!Array.isArray(registry) || registry.every((d) => (d as { kind?: unknown } | null)?.kind === "message")) return;
+    throw new TypeError("readSnapshot: option registry lists something that is not a generated message schema; pass the GenMessage schemas (OrderSchema, …)");
+  }
+  throw new TypeError(
+    `readSnapshot: option registry must be a protobuf-es Registry, a Map or object of type name to generated schema, or a list of generated schemas, got ${registry === null ? "null" : typeof registry}`,
+  );
 }

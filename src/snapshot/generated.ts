@@ -19,7 +19,7 @@ export const GENERATED_SNAPSHOT_VERSION = 1;
 
 const CORRUPTED = "the snapshot was corrupted or modified; restore it from an intact copy";
 
-/** The schema registered under `name`, from a protobuf-es Registry, a Map or a plain object. */
+/** The schema registered under `name`, from a protobuf-es Registry, a Map, a plain object or a list. */
 function lookup(registry: GeneratedTypeRegistry | undefined, name: string): DescMessage | undefined {
   if (registry === undefined || registry === null) return undefined;
   let found: unknown;
@@ -27,6 +27,8 @@ function lookup(registry: GeneratedTypeRegistry | undefined, name: string): Desc
     found = (registry as { getMessage(n: string): unknown }).getMessage(name);
   } else if (registry instanceof Map) {
     found = registry.get(name);
+  } else if (Array.isArray(registry)) {
+    found = (registry as readonly DescMessage[]).find((d) => d.typeName === name);
   } else if (typeof registry === "object" && Object.prototype.hasOwnProperty.call(registry, name)) {
     found = (registry as Record<string, unknown>)[name];
   }

@@ -10,7 +10,8 @@ import type { SnapshotInput, SnapshotOutput } from "./bytes.js";
 export type GeneratedTypeRegistry =
   | { getMessage(typeName: string): DescMessage | undefined }
   | ReadonlyMap<string, DescMessage>
-  | Readonly<Record<string, DescMessage>>;
+  | Readonly<Record<string, DescMessage>>
+  | readonly DescMessage[];
 
 /** Options of `readSnapshot`. */
 export interface ReadSnapshotOptions {
