@@ -377,7 +377,12 @@ function evaluateJson(saved: DescMessage, current: DescMessage, savedSettings: S
     }
     const path = at(f.path, cf);
     if (cf.name !== sf.name) reusesReserved(f.saved, cf, path);
-    if (s.reused) bad("JSON_FIELD_NAME_REUSED", path, jsonFieldNameReused(path, sf, [jsonNameOf(sf), sf.name].filter((n, i, a) => a.indexOf(n) === i), cf));
+    if (s.reused) {
+      // The saved names the current parser reads into cf (it named both when only one moved).
+      const byProperty = facts(f.current).byProperty;
+      const names = [jsonNameOf(sf), sf.name].filter((n, i, a) => a.indexOf(n) === i && byProperty.get(n) === cf);
+      bad("JSON_FIELD_NAME_REUSED", path, jsonFieldNameReused(path, sf, names, cf));
+    }
     else if (s.lost.length > 0) bad("JSON_FIELD_NAME_CHANGED", path, jsonFieldNameChanged(path, sf, s.lost, cf));
     else if (jsonNameOf(cf) !== jsonNameOf(sf)) note("JSON_OUTPUT_NAME_CHANGED", path, jsonOutputNameChanged(path, jsonNameOf(sf), jsonNameOf(cf)));
     if (s.mergedWith !== undefined) bad("ONEOF_FIELDS_MERGED", path, jsonOneofFieldsMerged(path, cf.oneof!.name, at(f.path, s.mergedWith)));
