@@ -231,3 +231,13 @@ export function encodeStateValue(name: string, serializer: ProtobufSerializer, k
 export function showKey(key: StateKey): string {
   return typeof key === "string" ? JSON.stringify(key.length > 64 ? `${key.slice(0, 64)}…` : key) : `bytes(${key.length})`;
 }
+
+/**
+ * A store's file or directory path must be a non-empty string: a number was read as a file
+ * descriptor (MemoryStore.restore(5) read fd 5).
+ */
+export function checkPath(path: unknown, api: string): asserts path is string {
+  if (typeof path !== "string" || path.length === 0) {
+    throw new TypeError(`the path of ${api} must be a non-empty string, got ${path === null ? "null" : typeof path === "string" ? "an empty string" : typeof path}`);
+  }
+}

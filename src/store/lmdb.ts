@@ -11,6 +11,7 @@ import { readSnapshot, writeSnapshot } from "../snapshot/envelope.js";
 import {
   KIND_CODES,
   checkKey,
+  checkPath,
   checkSpecs,
   encodeStateValue,
   keyBytes,
@@ -109,6 +110,7 @@ export class LmdbStore<S extends StateSpecs = StateSpecs> {
    * STATE_SCHEMA_INCOMPATIBLE (with the evaluator's findings) and nothing is written.
    */
   static async open<S extends StateSpecs>(path: string, states: S, options: LmdbStoreOptions = {}): Promise<LmdbStore<S>> {
+    checkPath(path, "LmdbStore.open");
     checkSpecs(states);
     checkOptions(options);
     let lmdb: { open: (options: Record<string, unknown>) => LmdbDatabase };

@@ -10,6 +10,7 @@ import { writeSnapshot } from "../snapshot/envelope.js";
 import { checkpointHeader, encodeState, readCheckpoint, type SavedState, type StateEntries } from "./checkpoint.js";
 import {
   checkKey,
+  checkPath,
   checkSpecs,
   encodeStateValue,
   keyId,
@@ -83,6 +84,7 @@ export class MemoryStore<S extends StateSpecs = StateSpecs> {
    * StateStoreError (STATE_SCHEMA_INCOMPATIBLE, STATE_KIND_CHANGED); nothing is returned then.
    */
   static restore<S extends StateSpecs>(path: string, states: S): MemoryStore<S> {
+    checkPath(path, "MemoryStore.restore");
     checkSpecs(states);
     let bytes: Uint8Array;
     try {
@@ -151,6 +153,7 @@ export class MemoryStore<S extends StateSpecs = StateSpecs> {
    * keeps the previous checkpoint.
    */
   checkpoint(path: string): void {
+    checkPath(path, "store.checkpoint");
     const parts: Uint8Array[] = [checkpointHeader(this.#slots.size)];
     for (const slot of this.#slots.values()) parts.push(encodeState(slot.name, entriesOf(slot), slot.snapshot, slot.writer));
     const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.${++checkpointCount}.tmp`);

@@ -1,8 +1,8 @@
-// LmdbStore.open's options are checked before lmdb sees them: lmdb maps `mapSize` bytes at once,
-// and -1, 1e30 or 2^48 killed the process (SIGSEGV) with nothing to catch.
+// Store paths and options are checked before they reach the file system or lmdb: lmdb maps
+// `mapSize` bytes at once, and -1, 1e30 or 2^48 killed the process (SIGSEGV) with nothing to catch.
 import { join } from "node:path";
 import { expect, test } from "vitest";
-import { LmdbStore } from "../src/store/index.js";
+import { LmdbStore, MemoryStore } from "../src/store/index.js";
 import { scratch, specsOf, V1 } from "./support/store.js";
 
 const range = (got: string) => `mapSize of LmdbStore.open must be an integer number of bytes in 1..17592186044416 (16 TiB), got ${got}`;
@@ -27,4 +27,20 @@ test.each([
 test("a mapSize in range opens", async () => {
   const store = await LmdbStore.open(join(scratch("store-lmdb-options"), "db"), specsOf(V1), { mapSize: 2 ** 24, noSync: true });
   await store.close();
+});
+
+// A number was taken for a file descriptor: MemoryStore.restore(5) read fd 5.
+test.each([
+  ["MemoryStore.restore", () => MemoryStore.restore(5 as never, specsOf(V1)), "number"],
+  ["MemoryStore.restore", () => MemoryStore.restore("" as never, specsOf(V1)), "an empty string"],
+  ["store.checkpoint", () => MemoryStore.create(specsOf(V1)).checkpoint(undefined as never), "undefined"],
+])("%s of a path that is not a non-empty string is a TypeError", (api, run, got) => {
+  expect(run).toThrow(new TypeError(`the path of ${api} must be a non-empty string, got ${got}`));
+  expect(run).toThrow(TypeError);
+});
+
+test("LmdbStore.open of a path that is not a string is a TypeError", async () => {
+  const e = await LmdbStore.open(7 as never, specsOf(V1)).catch((x: unknown) => x);
+  expect(e).toBeInstanceOf(TypeError);
+  expect((e as Error).message).toBe("the path of LmdbStore.open must be a non-empty string, got number");
 });
