@@ -109,7 +109,10 @@ describe("check", () => {
     ["a missing file", ["check", "nope.binpb", "v1.binpb", "--message", "acme.Order"], "protokeel: nope.binpb does not exist\n"],
     ["an unknown message", ["check", "v1.binpb", "v1.binpb", "--message", "acme.Nope"], "protokeel: v1.binpb does not declare message acme.Nope; pass the full name with its package, e.g. --message acme.Order\n"],
     ["a bad boundary", ["check", "v1.binpb", "v1.binpb", "--message", "acme.Order", "--boundary", "xml"], "protokeel: --boundary must be binary, json or both, got xml\n"],
-    ["an unknown option", ["check", "v1.binpb", "v1.binpb", "--nope"], "protokeel: Unknown option '--nope'. To specify a positional argument starting with a '-', place it at the end of the command after '--', as in '-- \"--nope\"\n"],
+    // Node's parseArgs words were passed on ("Unknown option '--nope'. To specify a positional …").
+    ["an unknown option", ["check", "v1.binpb", "v1.binpb", "--nope"], "protokeel: protokeel check has no option --nope; see protokeel check --help\n"],
+    ["a value for a flag", ["decode", "--framed=yes", "--schema", "v1.binpb"], "protokeel: option --framed of protokeel decode takes no value; see protokeel decode --help\n"],
+    ["a missing value", ["decode", "--schema"], "protokeel: option --schema of protokeel decode needs a value; see protokeel decode --help\n"],
     [
       "a file that is no schema",
       ["check", "garbage.bin", "v1.binpb", "--message", "acme.Order"],

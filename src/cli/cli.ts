@@ -103,8 +103,12 @@ export async function main(argv: string[], out: Output): Promise<number> {
         throw new InputError(`unknown command ${quoted(command)}; commands: check, inspect, decode, encode (see protokeel --help)`);
     }
   } catch (e) {
-    if (e instanceof InputError || isUsage(e)) {
-      out.stderr(`protokeel: ${(e as Error).message}\n`);
+    if (e instanceof InputError) {
+      out.stderr(`protokeel: ${e.message}\n`);
+      return 2;
+    }
+    if (isUsage(e)) {
+      out.stderr(`protokeel: ${usageMessage(e as Error & { code: string }, command!)}\n`);
       return 2;
     }
     if (e instanceof DataError || (e instanceof Error && e.name === "CodecError")) {
@@ -118,6 +122,21 @@ export async function main(argv: string[], out: Output): Promise<number> {
 function help(out: Output): number {
   out.stdout(USAGE);
   return 0;
+}
+
+/**
+ * A parseArgs error in the CLI's words (Node's own were capitalized and named no command:
+ * "Unknown option '--bogus'. To specify a positional argument starting with a '-', …").
+ */
+function usageMessage(e: Error & { code: string }, command: string): string {
+  const option = /'(-[^' ]+)/.exec(e.message)?.[1];
+  const see = `see protokeel ${command} --help`;
+  if (option !== undefined) {
+    if (e.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") return `protokeel ${command} has no option ${option}; ${see}`;
+    if (/does not take an argument/.test(e.message)) return `option ${option} of protokeel ${command} takes no value; ${see}`;
+    if (/argument missing/.test(e.message)) return `option ${option} of protokeel ${command} needs a value; ${see}`;
+  }
+  return `${e.message.charAt(0).toLowerCase()}${e.message.slice(1)}; ${see}`;
 }
 
 /** parseArgs errors: an unknown option, a missing value. */
