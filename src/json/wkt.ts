@@ -42,19 +42,63 @@ export function wktKind(desc: DescMessage): number {
   if (k !== undefined) return k;
   k = W_NONE;
   const entry = desc.typeName.startsWith("google.protobuf.") ? SHAPES[desc.typeName] : undefined;
-  if (entry !== undefined) {
-    const [kind, shape] = entry;
-    const fields = desc.fields;
-    const ok =
-      fields.length === shape.length &&
-      shape.every(([name, number, fieldKind, scalar]) => {
-        const f = fields.find((x) => x.number === number);
-        return f !== undefined && f.name === name && f.fieldKind === fieldKind && (scalar === undefined || f.scalar === scalar);
-      });
-    if (ok) k = kind;
-  }
+  if (entry !== undefined && shapeOk(desc, entry[1]) && (!JSON_VALUE_TYPES.has(desc.typeName) || jsonValueTypesOk(desc))) k = entry[0];
   kinds.set(desc, k);
   return k;
+}
+
+/** Each field of `shape`, and no other, by number, name, kind and scalar type. */
+function shapeOk(desc: DescMessage, shape: Shape): boolean {
+  const fields = desc.fields;
+  return (
+    fields.length === shape.length &&
+    shape.every(([name, number, fieldKind, scalar]) => {
+      const f = fields.find((x) => x.number === number);
+      return f !== undefined && f.name === name && f.fieldKind === fieldKind && (scalar === undefined || f.scalar === scalar);
+    })
+  );
+}
+
+const JSON_VALUE_TYPES = new Set(["google.protobuf.Struct", "google.protobuf.Value", "google.protobuf.ListValue"]);
+
+/**
+ * Struct, Value and ListValue are converted as one JSON value, so each is taken for the real one
+ * only when all three are, as struct.proto declares them: Struct's map<string, Value>, ListValue's
+ * repeated Value, Value's members in one oneof, NullValue with NULL_VALUE = 0. A look-alike (a
+ * protobufjs schema, a hand-made set, a local struct.proto) with int32 map keys or string list
+ * elements passed the field-by-field check: fromJson stored JSON keys in an int32 map and wrote
+ * garbage ({a, b} came back as the one key 0), or threw untyped errors; a Value outside a oneof
+ * lost all members but one. Such a type is an ordinary message.
+ */
+function jsonValueTypesOk(desc: DescMessage): boolean {
+  const struct = desc.typeName === "google.protobuf.Struct" ? desc : structOf(desc);
+  const value = struct === undefined ? undefined : struct.fields[0]?.fieldKind === "map" ? struct.fields[0].message : undefined;
+  const list = value?.fields.find((f) => f.number === 6)?.message;
+  if (struct === undefined || value === undefined || list === undefined) return false;
+  if (![struct, value, list].includes(desc)) return false;
+  for (const [d, name] of [
+    [struct, "google.protobuf.Struct"],
+    [value, "google.protobuf.Value"],
+    [list, "google.protobuf.ListValue"],
+  ] as const) {
+    if (d.typeName !== name || !shapeOk(d, SHAPES[name]![1])) return false;
+  }
+  const map = struct.fields[0]!;
+  if (map.fieldKind !== "map" || map.mapKey !== ScalarType.STRING) return false;
+  const oneof = value.fields[0]!.oneof;
+  if (oneof === undefined || oneof.fields.length !== 6 || value.fields.some((f) => f.oneof !== oneof)) return false;
+  const byNumber = (n: number) => value.fields.find((f) => f.number === n)!;
+  const nullValue = byNumber(1).enum;
+  if (nullValue?.typeName !== "google.protobuf.NullValue" || nullValue.values.length !== 1 || nullValue.values[0]!.number !== 0) return false;
+  if (byNumber(5).message !== struct) return false;
+  const element = list.fields[0]!;
+  return element.fieldKind === "list" && element.listKind === "message" && element.message === value;
+}
+
+/** The Struct a Value or ListValue reaches (a Value's struct_value; a ListValue's element's). */
+function structOf(desc: DescMessage): DescMessage | undefined {
+  const value = desc.typeName === "google.protobuf.Value" ? desc : desc.fields[0]?.message;
+  return value?.fields.find((f) => f.number === 5)?.message;
 }
 
 /** True for the types that Any holds as `{"@type": …, "value": <form>}`. */
