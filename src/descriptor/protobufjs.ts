@@ -27,7 +27,7 @@ import {
   type EnumDescriptorProto,
   type FieldDescriptorProto,
 } from "@bufbuild/protobuf/wkt";
-import { mapEntryName, protocJsonName, shortName } from "./names.js";
+import { mapEntryName, protocJsonName, quoted, shortName } from "./names.js";
 import { MAX_NESTING_DEPTH, nestingTooDeep } from "./closure.js";
 import { groupIntoFiles } from "./file-groups.js";
 import { invalid } from "./invalid.js";
@@ -250,10 +250,15 @@ export function lowerProtobufjsType(input: unknown): DescMessage {
     while (stack.length > 0) {
       const { o, depth } = stack.pop()!;
       if (depth > MAX_NESTING_DEPTH) throw nestingTooDeep(rootName, `${kindOf(o)} ${shortName(names.fullName(o))}`, depth);
+      checkFeatures(rootName, names, o);
       if (isEnum(o)) checkEnumNumbers(rootName, names, o);
       if (!isType(o)) continue;
       checkReservedNumbers(rootName, names, o);
       for (const f of o.fieldsArray) {
+        if (!f.declaringField) {
+          checkFeatures(rootName, names, f);
+          checkJstype(rootName, names, o, f);
+        }
         if (f.declaringField) {
           // The type's own declarations decide, as they do from a descriptor set (where an
           // extension lives only in its scope): an extension range is EXTENSION_RANGE_DECLARED, a
@@ -386,6 +391,61 @@ function checkEnumNumbers(rootName: string, names: Names, e: PbEnum): void {
   }
 }
 
+/**
+ * protobufjs reads editions `features` options in a proto3 file (protoc and buf refuse them) and
+ * encodes by them (a DELIMITED message as a group, EXPANDED lists unpacked, EXPLICIT presence), and
+ * a JSON descriptor may give one field or type an edition of its own: such a type was lowered as
+ * plain proto3, so each library misread the other's bytes (protobufjs dropped a nested message).
+ */
+function checkFeatures(rootName: string, names: Names, o: PbObject): void {
+  const features = o.options?.features;
+  const edition = o._edition;
+  // A top-level declaration's edition is its file's (checked with the file: SYNTAX_NOT_PROTO3,
+  // EDITIONS_NOT_SUPPORTED); a field or nested declaration may differ from its type's.
+  const parent = o.parent;
+  const own = edition !== undefined && edition !== null && parent !== null && isType(parent) && edition !== names.edition(parent);
+  if (features === undefined && !own) return;
+  const kind = o.constructor.className;
+  const what = `${kind === "Field" || kind === "MapField" ? "field" : kindOf(o)} ${shortName(names.fullName(o))}`;
+  if (features !== undefined) {
+    throw invalid(
+      rootName,
+      RuleCode.EDITIONS_NOT_SUPPORTED,
+      `${what} sets editions features (${Object.keys(features as object).map((k) => `features.${k}`).join(", ") || "features"}), which proto3 does not have (protoc and buf refuse them; protobufjs encodes by them); remove them, payload types are plain proto3`,
+    );
+  }
+  throw invalid(
+    rootName,
+    RuleCode.EDITIONS_NOT_SUPPORTED,
+    `${what} is declared with edition ${String(edition)} of its own; payload types must be proto3 throughout, declare it in the proto3 file (syntax = "proto3") without an edition`,
+  );
+}
+
+/**
+ * protobufjs keeps whatever a `jstype` option holds; only "JS_STRING" and "JS_NUMBER" were read,
+ * and anything else ("JS_BOGUS", "js_number", 1 and 2 from setOption or JSON) was dropped
+ * silently: a jstype the enum does not declare is JSTYPE_INVALID, as from the other inputs.
+ */
+function checkJstype(rootName: string, names: Names, t: PbType, f: PbField): void {
+  const jstype = f.options?.jstype;
+  if (jstype === undefined || JSTYPES[String(jstype)] !== undefined) return;
+  throw invalid(
+    rootName,
+    RuleCode.JSTYPE_INVALID,
+    `field ${shortName(`${names.fullName(t)}.${fieldName(f)}`)} has jstype = ${typeof jstype === "string" ? quoted(jstype) : String(jstype)}, which google.protobuf.FieldOptions.JSType does not declare (JS_NORMAL, JS_STRING, JS_NUMBER); use one of those names or remove the option`,
+  );
+}
+
+/** protobufjs' jstype option values: the enum's names (as .proto text gives them) or its numbers (JSON). */
+const JSTYPES: Readonly<Record<string, FieldOptions_JSType>> = {
+  JS_NORMAL: FieldOptions_JSType.JS_NORMAL,
+  JS_STRING: FieldOptions_JSType.JS_STRING,
+  JS_NUMBER: FieldOptions_JSType.JS_NUMBER,
+  "0": FieldOptions_JSType.JS_NORMAL,
+  "1": FieldOptions_JSType.JS_STRING,
+  "2": FieldOptions_JSType.JS_NUMBER,
+};
+
 function checkReservedNumbers(rootName: string, names: Names, t: PbType): void {
   for (const r of t.reserved ?? []) {
     // The end is stored exclusive, so the inclusive end must stay below INT32_MAX.
@@ -489,9 +549,8 @@ function fieldProto(parentName: string, f: PbField, targetName: string | undefin
   const options: { packed?: boolean; jstype?: FieldOptions_JSType; deprecated?: boolean } = {};
   if (opts?.packed === false) options.packed = false;
   if (opts?.packed === true) options.packed = true;
-  const jstype = opts?.jstype;
-  if (jstype === "JS_STRING") options.jstype = FieldOptions_JSType.JS_STRING;
-  else if (jstype === "JS_NUMBER") options.jstype = FieldOptions_JSType.JS_NUMBER;
+  const jstype = opts?.jstype === undefined ? undefined : JSTYPES[String(opts.jstype)];
+  if (jstype === FieldOptions_JSType.JS_STRING || jstype === FieldOptions_JSType.JS_NUMBER) options.jstype = jstype;
   if (opts?.deprecated === true) options.deprecated = true;
   if (Object.keys(options).length > 0) out.options = create(FieldOptionsSchema, options);
   return out;
