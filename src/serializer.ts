@@ -118,6 +118,14 @@ export class ProtobufSerializer {
     return this.#writer.toBinary(value);
   }
 
+  /**
+   * @internal The checks of `toBinary(value)` for a DynamicMessage, without writing it: throws what
+   * toBinary would, returns the encoded size (the memory store's put).
+   */
+  _check(value: DynamicMessage): number {
+    return this.#writer.check(value);
+  }
+
   /** Reads a bare message. */
   fromBinary(bytes: Uint8Array): DynamicMessage {
     const input = checkBytes(bytes, this.#root);

@@ -113,6 +113,9 @@ describe("check", () => {
     ["an unknown option", ["check", "v1.binpb", "v1.binpb", "--nope"], "protokeel: protokeel check has no option --nope; see protokeel check --help\n"],
     ["a value for a flag", ["decode", "--framed=yes", "--schema", "v1.binpb"], "protokeel: option --framed of protokeel decode takes no value; see protokeel decode --help\n"],
     ["a missing value", ["decode", "--schema"], "protokeel: option --schema of protokeel decode needs a value; see protokeel decode --help\n"],
+    // Node names it "'-h, --help'": "-h," was taken for the option's name.
+    ["a value for --help", ["check", "--help=1"], "protokeel: option --help of protokeel check takes no value; see protokeel check --help\n"],
+    ["an option where a value belongs", ["inspect", "--format", "--help"], "protokeel: option --format of protokeel inspect needs a value, and the next argument is an option; give one that starts with a dash as --format=<value>; see protokeel inspect --help\n"],
     [
       "a file that is no schema",
       ["check", "garbage.bin", "v1.binpb", "--message", "acme.Order"],

@@ -79,6 +79,23 @@ const cases: Array<[string, (set: FileDescriptorSet) => void, string, string]> =
   ["jstype on a map field (int64 values)", (s) => jstype(field(M(s), "mp"), 1), "JSTYPE_INVALID", `field p.M.mp (map) has jstype = JS_STRING; ${JSTYPE}`],
   ["jstype on a message field", (s) => jstype(field(M(s), "m"), 2), "JSTYPE_INVALID", `field p.M.m (repeated message) has jstype = JS_NUMBER; ${JSTYPE}`],
   ["jstype on an enum field", (s) => jstype(field(M(s), "e"), 1), "JSTYPE_INVALID", `field p.M.e (enum) has jstype = JS_STRING; ${JSTYPE}`],
+  // json_name: protoc and buf accept a JSON name that is another field's proto name when that
+  // field has a json_name of its own; upb refuses it, and ProtoJSON reads "single" as either field.
+  ...(
+    [
+      ["a", "single", "solo"],
+      ["a", "single", "Single"],
+      ["after", "str", "text"],
+    ] as const
+  ).map(([a, b, bJson]): [string, (set: FileDescriptorSet) => void, string, string] => [
+    `a json_name that is another field's proto name (${a} as ${b}, ${b} as ${bJson})`,
+    (s) => {
+      field(M(s), a).jsonName = b;
+      field(M(s), b).jsonName = bJson;
+    },
+    "JSON_NAME_CONFLICT",
+    `the JSON name of field p.M.${a} is ${b}, the proto name of field p.M.${b}; ProtoJSON reads a field under both names, so "${b}" would name either: give ${a} another json_name`,
+  ]),
   // reserved
   [
     "a field number in the message's reserved range",
@@ -365,6 +382,14 @@ describe("a type accepted before rule 5a still restores", () => {
         Object.assign(field(M(s), "single"), { type: 14, typeName: ".p.F" });
       },
       "NAME_CONFLICT",
+    ],
+    [
+      "a json_name that is another field's proto name (protoc and buf accept it)",
+      (s) => {
+        field(M(s), "a").jsonName = "single";
+        field(M(s), "single").jsonName = "solo";
+      },
+      "JSON_NAME_CONFLICT",
     ],
   ];
   test.each(rows)("%s", (_name, mutate, code) => {

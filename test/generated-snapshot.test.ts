@@ -94,6 +94,7 @@ describe("the generated snapshot", () => {
     ["a string", "esfix.Order", "readSnapshot: option registry must be a protobuf-es Registry, a Map or object of type name to generated schema, or a list of generated schemas, got string"],
     ["null", null, "readSnapshot: option registry must be a protobuf-es Registry, a Map or object of type name to generated schema, or a list of generated schemas, got null"],
     ["a list holding a type name", [OrderSchema, "esfix.Item"], "readSnapshot: option registry lists something that is not a generated message schema; pass the GenMessage schemas (OrderSchema, …)"],
+    ["a Set of schemas", new Set([OrderSchema]), "readSnapshot: option registry must be a protobuf-es Registry, a Map or object of type name to generated schema, or a list of generated schemas, got Set"],
   ])("a registry that is %s is a TypeError at readSnapshot", (_name, registry, message) => {
     expect(() => readSnapshot(genBytes, { registry } as never)).toThrow(new TypeError(message));
     expect(() => readSnapshot(genBytes, { registry } as never)).toThrow(TypeError);

@@ -80,7 +80,7 @@ describe("google.longrunning.Operation: a json_name equal to another field's pro
   // name gets json_name "done" and done gets json_name "finished" (buf accepts it, upb refuses
   // it). ProtoJSON reads a field under both its names, so "done" names two fields: toJson wrote
   // name as "done" and done as "finished", and fromJson read them back as done twice
-  // (JSON_FIELD_SET_TWICE). The schema is refused (JSON_NAME_CONFLICT); the unmodified one reads.
+  // (JSON_FIELD_SET_TWICE). Construction refuses the schema (JSON_NAME_CONFLICT).
   const OPS = readFileSync(join(protos, "google/longrunning/operations.proto"), "utf8");
   /** operations.proto with its import closure from the corpus (buf supplies google/protobuf/). */
   const files = (text: string): Record<string, string> => {
@@ -97,13 +97,14 @@ describe("google.longrunning.Operation: a json_name equal to another field's pro
   const op = (text: string): DescMessage =>
     createFileRegistry(fromBinary(FileDescriptorSetSchema, compileProtoText(files(text)))).getMessage("google.longrunning.Operation")!;
 
-  test("is refused as JSON_NAME_CONFLICT, by the type and by the evaluator", () => {
+  test("is refused as JSON_NAME_CONFLICT by construction; the evaluator reads it", () => {
     const saved = op(OPS);
     const current = op(OPS.replace("string name = 1;", 'string name = 1 [json_name = "done"];').replace("bool done = 3;", 'bool done = 3 [json_name = "finished"];'));
     const message =
       'invalid descriptor google.longrunning.Operation: the JSON name of field google.longrunning.Operation.name is done, the proto name of field google.longrunning.Operation.done; ProtoJSON reads a field under both names, so "done" would name either: give name another json_name';
     expect(() => ProtobufType.of(current)).toThrow(expect.objectContaining({ name: "InvalidDescriptorError", code: "JSON_NAME_CONFLICT", message }));
-    expect(() => evaluateSchemaChange(saved, current, { boundary: "json" })).toThrow(expect.objectContaining({ code: "JSON_NAME_CONFLICT", message }));
-    expect(evaluateSchemaChange(saved, op(OPS), { boundary: "json" }).compatible).toBe(true);
+    // A construction rule (as protoc's are): the evaluator still reads such a schema (one saved
+    // before the rule existed), pairing each saved property with the field it names.
+    expect(evaluateSchemaChange(saved, current, { boundary: "json" }).compatible).toBe(true);
   });
 });

@@ -129,14 +129,19 @@ function help(out: Output): number {
  * "Unknown option '--bogus'. To specify a positional argument starting with a '-', …").
  */
 function usageMessage(e: Error & { code: string }, command: string): string {
-  const option = /'(-[^' ]+)/.exec(e.message)?.[1];
+  // Node names an option with its short form first ("'-h, --help'"): the long one is the name.
+  const option = /'(?:-[^-' ], )?(-[^' ]+)/.exec(e.message)?.[1];
   const see = `see protokeel ${command} --help`;
   if (option !== undefined) {
     if (e.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") return `protokeel ${command} has no option ${option}; ${see}`;
     if (/does not take an argument/.test(e.message)) return `option ${option} of protokeel ${command} takes no value; ${see}`;
     if (/argument missing/.test(e.message)) return `option ${option} of protokeel ${command} needs a value; ${see}`;
+    if (/argument is ambiguous/.test(e.message)) {
+      return `option ${option} of protokeel ${command} needs a value, and the next argument is an option; give one that starts with a dash as ${option}=<value>; ${see}`;
+    }
   }
-  return `${e.message.charAt(0).toLowerCase()}${e.message.slice(1)}; ${see}`;
+  const first = e.message.split("\n")[0]!.replace(/\.$/, "");
+  return `${first.charAt(0).toLowerCase()}${first.slice(1)}; ${see}`;
 }
 
 /** parseArgs errors: an unknown option, a missing value. */

@@ -677,6 +677,27 @@ export class MessageWriter extends WriteFront<Writer> {
     }
   }
 
+  /**
+   * Every check `toBinary(value)` makes, and its errors, without the bytes (a memory store's put:
+   * what its checkpoint will write must be writable then). A sizing pass: nothing is allocated
+   * for the output. Returns the encoded size.
+   */
+  check(value: DynamicMessage): number {
+    if (!isDynamicMessage(value)) this.notAMessage(value);
+    const src = this.relayable(value);
+    if (src !== undefined) return src.length;
+    const s = acquire();
+    try {
+      s.begin(this.config, false);
+      return s.root(value, false, true);
+    } catch (e) {
+      if (e instanceof SizeOverflow) this.tooLarge(s.rootSize);
+      throw e;
+    } finally {
+      release(s);
+    }
+  }
+
   /** The bare message (no frame). */
   toBinary(value: unknown): Uint8Array {
     if (isDynamicMessage(value)) {

@@ -76,6 +76,7 @@ interface PbField extends PbObject {
 }
 interface PbOneOf {
   readonly name: string;
+  readonly options?: Options;
 }
 
 const SCALARS: Readonly<Record<string, FieldType>> = {
@@ -254,6 +255,17 @@ export function lowerProtobufjsType(input: unknown): DescMessage {
       if (isEnum(o)) checkEnumNumbers(rootName, names, o);
       if (!isType(o)) continue;
       checkReservedNumbers(rootName, names, o);
+      for (const oneof of o.oneofsArray) {
+        // protobufjs hands a oneof's features to its members (a DELIMITED oneof's message is a group).
+        const features = oneof.options?.features;
+        if (features !== undefined) {
+          throw invalid(
+            rootName,
+            RuleCode.EDITIONS_NOT_SUPPORTED,
+            `oneof ${oneof.name} of message ${shortName(names.fullName(o))} sets editions features (${Object.keys(features as object).map((k) => `features.${k}`).join(", ") || "features"}), ${FEATURES_REFUSED}`,
+          );
+        }
+      }
       for (const f of o.fieldsArray) {
         if (!f.declaringField) {
           checkFeatures(rootName, names, f);
@@ -391,6 +403,8 @@ function checkEnumNumbers(rootName: string, names: Names, e: PbEnum): void {
   }
 }
 
+const FEATURES_REFUSED = "which proto3 does not have (protoc and buf refuse them; protobufjs encodes by them); remove them, payload types are plain proto3";
+
 /**
  * protobufjs reads editions `features` options in a proto3 file (protoc and buf refuse them) and
  * encodes by them (a DELIMITED message as a group, EXPANDED lists unpacked, EXPLICIT presence), and
@@ -411,7 +425,7 @@ function checkFeatures(rootName: string, names: Names, o: PbObject): void {
     throw invalid(
       rootName,
       RuleCode.EDITIONS_NOT_SUPPORTED,
-      `${what} sets editions features (${Object.keys(features as object).map((k) => `features.${k}`).join(", ") || "features"}), which proto3 does not have (protoc and buf refuse them; protobufjs encodes by them); remove them, payload types are plain proto3`,
+      `${what} sets editions features (${Object.keys(features as object).map((k) => `features.${k}`).join(", ") || "features"}), ${FEATURES_REFUSED}`,
     );
   }
   throw invalid(
@@ -428,12 +442,17 @@ function checkFeatures(rootName: string, names: Names, o: PbObject): void {
  */
 function checkJstype(rootName: string, names: Names, t: PbType, f: PbField): void {
   const jstype = f.options?.jstype;
-  if (jstype === undefined || JSTYPES[String(jstype)] !== undefined) return;
+  if (jstype === undefined || jstypeOf(jstype) !== undefined) return;
   throw invalid(
     rootName,
     RuleCode.JSTYPE_INVALID,
-    `field ${shortName(`${names.fullName(t)}.${fieldName(f)}`)} has jstype = ${typeof jstype === "string" ? quoted(jstype) : String(jstype)}, which google.protobuf.FieldOptions.JSType does not declare (JS_NORMAL, JS_STRING, JS_NUMBER); use one of those names or remove the option`,
+    `field ${shortName(`${names.fullName(t)}.${fieldName(f)}`)} has jstype = ${typeof jstype === "string" ? quoted(jstype) : typeof jstype === "number" ? String(jstype) : (JSON.stringify(jstype) ?? String(jstype))}, which google.protobuf.FieldOptions.JSType does not declare (JS_NORMAL, JS_STRING, JS_NUMBER); use one of those names or remove the option`,
   );
+}
+
+/** The JSType a protobufjs jstype option holds: one of the enum's names or numbers, else undefined. */
+function jstypeOf(v: unknown): FieldOptions_JSType | undefined {
+  return typeof v === "string" || typeof v === "number" ? JSTYPES[String(v)] : undefined;
 }
 
 /** protobufjs' jstype option values: the enum's names (as .proto text gives them) or its numbers (JSON). */
@@ -549,7 +568,7 @@ function fieldProto(parentName: string, f: PbField, targetName: string | undefin
   const options: { packed?: boolean; jstype?: FieldOptions_JSType; deprecated?: boolean } = {};
   if (opts?.packed === false) options.packed = false;
   if (opts?.packed === true) options.packed = true;
-  const jstype = opts?.jstype === undefined ? undefined : JSTYPES[String(opts.jstype)];
+  const jstype = jstypeOf(opts?.jstype);
   if (jstype === FieldOptions_JSType.JS_STRING || jstype === FieldOptions_JSType.JS_NUMBER) options.jstype = jstype;
   if (opts?.deprecated === true) options.deprecated = true;
   if (Object.keys(options).length > 0) out.options = create(FieldOptionsSchema, options);

@@ -103,6 +103,7 @@ export function checkProtocRules(closure: Closure): void {
     for (const f of m.fields) checkFieldType(root, m, f);
     checkOneofs(root, m);
     checkMapEntries(root, m);
+    checkJsonNamesCross(root, m);
   }
   for (const e of closure.enums) checkEnumReserved(root, e);
   checkScopes(root, closure);
@@ -259,13 +260,20 @@ function checkMessage(root: string, m: DescMessage): void {
     }
     byJson.set(json, f.name);
   }
-  // A ProtoJSON parser reads a field under its JSON name and its proto name: a JSON name that is
-  // another field's proto name reads as either (toJson's {"b": …} of field a came back as field
-  // b, or as both: JSON_FIELD_SET_TWICE). protoc and buf accept it when that field has its own
-  // json_name; upb (Python, PHP, Ruby) refuses it ("duplicate json_name … with original field name").
+}
+
+/**
+ * A ProtoJSON parser reads a field under its JSON name and its proto name: a JSON name that is
+ * another field's proto name reads as either (toJson's {"b": …} of field a came back as field b,
+ * or as both: JSON_FIELD_SET_TWICE). protoc and buf accept it when that field has its own
+ * json_name; upb (Python, PHP, Ruby) refuses it ("duplicate json_name … with original field
+ * name"). A construction rule (checkProtocRules): a type saved before it existed still restores.
+ */
+function checkJsonNamesCross(root: string, m: DescMessage): void {
+  const names = new Set(m.fields.map((f) => f.name));
   for (const f of m.fields) {
     const json = jsonNameOf(f);
-    if (json !== f.name && byName.has(json)) {
+    if (json !== f.name && names.has(json)) {
       throw invalid(
         root,
         RuleCode.JSON_NAME_CONFLICT,

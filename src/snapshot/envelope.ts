@@ -112,9 +112,17 @@ function checkRegistry(registry: unknown, options: unknown): void {
     throw new TypeError(`readSnapshot: options must be an object ({ registry? }), got ${options === null ? "null" : typeof options}`);
   }
   if (registry === undefined) return;
-  if (typeof registry === "object" && registry !== null && !(registry instanceof Uint8Array)) {
-    if (!Array.isArray(registry) || registry.every((d) => (d as { kind?: unknown } | null)?.kind === "message")) return;
-    throw new TypeError("readSnapshot: option registry lists something that is not a generated message schema; pass the GenMessage schemas (OrderSchema, …)");
+  if (typeof registry === "object" && registry !== null) {
+    if (Array.isArray(registry)) {
+      if (registry.every((d) => (d as { kind?: unknown } | null)?.kind === "message")) return;
+      throw new TypeError("readSnapshot: option registry lists something that is not a generated message schema; pass the GenMessage schemas (OrderSchema, …)");
+    }
+    // A Set, a GenFile, a Uint8Array…: looked up as a plain object, each found nothing.
+    const proto = Object.getPrototypeOf(registry);
+    if (typeof (registry as { getMessage?: unknown }).getMessage === "function" || registry instanceof Map || proto === Object.prototype || proto === null) return;
+    throw new TypeError(
+      `readSnapshot: option registry must be a protobuf-es Registry, a Map or object of type name to generated schema, or a list of generated schemas, got ${proto?.constructor?.name ?? "an object"}`,
+    );
   }
   throw new TypeError(
     `readSnapshot: option registry must be a protobuf-es Registry, a Map or object of type name to generated schema, or a list of generated schemas, got ${registry === null ? "null" : typeof registry}`,

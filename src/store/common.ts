@@ -214,13 +214,22 @@ export function keyOfId(id: string): StateKey {
  * DynamicMessage is STATE_VALUE_INVALID; a write's refusal, its CodecError naming the state and key.
  */
 export function encodeStateValue(name: string, serializer: ProtobufSerializer, key: StateKey, value: unknown): Uint8Array {
+  return stateWrite(name, key, value, (v) => serializer.toBinary(v));
+}
+
+/** encodeStateValue's checks without the bytes (the memory store keeps the value itself). */
+export function checkStateValue(name: string, serializer: ProtobufSerializer, key: StateKey, value: unknown): void {
+  stateWrite(name, key, value, (v) => serializer._check(v));
+}
+
+function stateWrite<T>(name: string, key: StateKey, value: unknown, write: (v: DynamicMessage) => T): T {
   if (!isDynamicMessage(value)) {
     throw new StateStoreError("STATE_VALUE_INVALID", `state "${name}": a value must be a DynamicMessage, got ${value === null ? "null" : typeof value}; build it with DynamicMessage.create(type.descriptor, init)`, {
       state: name,
     });
   }
   try {
-    return serializer.toBinary(value);
+    return write(value);
   } catch (e) {
     if (e instanceof CodecError) throw new CodecError(e.code, `state "${name}", key ${showKey(key)}: ${e.message}; nothing was written`, { path: e.path, cause: e });
     throw e;

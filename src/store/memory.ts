@@ -12,7 +12,7 @@ import {
   checkKey,
   checkPath,
   checkSpecs,
-  encodeStateValue,
+  checkStateValue,
   keyId,
   keyOfId,
   kindChanged,
@@ -46,11 +46,11 @@ function emptySlot(name: string, kind: StateKind, writer: ProtobufSerializer, sn
 }
 
 /**
- * Checks that the next checkpoint can write `value` (encodeStateValue: the write's checks, its
- * bytes dropped): a value it would refuse is refused here, with nothing kept.
+ * Checks that the next checkpoint can write `value` (the write's checks, in a sizing pass that
+ * writes no bytes): a value it would refuse is refused here, with nothing kept.
  */
 function checkValue(slot: Slot, key: StateKey, value: unknown): asserts value is DynamicMessage {
-  encodeStateValue(slot.name, slot.writer, key, value);
+  checkStateValue(slot.name, slot.writer, key, value);
 }
 
 /**
