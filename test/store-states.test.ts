@@ -94,6 +94,18 @@ describe.each(DRIVERS)("$name backend", (driver) => {
     expect(again.store.state("current").keys()).toEqual(["k"]);
     if (driver.name === "lmdb") await again.close();
   });
+
+  test("a value over the state type's maxMessageBytes is refused at put with its exact size", async () => {
+    const dir = scratch(`store-states-size-${driver.name}`);
+    const small = readingType("v1", { maxMessageBytes: 40 });
+    const opened = await driver.open(driver.name === "memory" ? join(dir, "s.ckpt") : dir, specsOf(small), { fresh: true });
+    const big = reading(small, 1, { note: "n".repeat(64) });
+    expect(() => opened.store.state("current").put("k", big)).toThrow(
+      expect.objectContaining({ name: "CodecError", code: "MESSAGE_TOO_LARGE", message: expect.stringMatching(/^state "current", key "k": .*exceeds maxMessageBytes 40.*; nothing was written$/) }),
+    );
+    expect(opened.store.state("current").keys()).toEqual([]);
+    await opened.close();
+  });
 });
 
 test("memory: a saved state the application no longer declares is carried to the next checkpoint unchanged", async () => {
