@@ -92,12 +92,16 @@ describe("the generated snapshot", () => {
   // Taken for an empty registry, so that restore said the type was missing from it.
   test.each([
     ["a string", "esfix.Order", "readSnapshot: option registry must be a protobuf-es Registry, a Map or object of type name to generated schema, or a list of generated schemas, got string"],
-    ["null", null, "readSnapshot: option registry must be a protobuf-es Registry, a Map or object of type name to generated schema, or a list of generated schemas, got null"],
+    ["a number", 0, "readSnapshot: option registry must be a protobuf-es Registry, a Map or object of type name to generated schema, or a list of generated schemas, got number"],
     ["a list holding a type name", [OrderSchema, "esfix.Item"], "readSnapshot: option registry lists something that is not a generated message schema; pass the GenMessage schemas (OrderSchema, …)"],
     ["a Set of schemas", new Set([OrderSchema]), "readSnapshot: option registry must be a protobuf-es Registry, a Map or object of type name to generated schema, or a list of generated schemas, got Set"],
   ])("a registry that is %s is a TypeError at readSnapshot", (_name, registry, message) => {
     expect(() => readSnapshot(genBytes, { registry } as never)).toThrow(new TypeError(message));
     expect(() => readSnapshot(genBytes, { registry } as never)).toThrow(TypeError);
+  });
+
+  test("a null registry is no registry (as an earlier version read it)", () => {
+    expect(restoreError(() => readSnapshot(genBytes, { registry: null } as never).restoreSerializer()).code).toBe("RESTORE_GENERATED_TYPE_MISSING");
   });
 
   test("a registered schema changed compatibly restores; an incompatible change is a RestoreError", () => {

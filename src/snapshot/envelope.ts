@@ -103,16 +103,17 @@ export function readSnapshot(bytes: Uint8Array, options: ReadSnapshotOptions = {
 
 /**
  * readSnapshot's `registry`: a protobuf-es Registry (getMessage), a Map or a plain object of type
- * name to generated schema, or a list of generated schemas. Another value (a string, a number,
- * null) was taken for an empty registry, and the snapshot's restore then said the type was
+ * name to generated schema, or a list of generated schemas. Another value (a string, a number, a
+ * Set) was taken for an empty registry, and the snapshot's restore then said the type was
  * missing from it.
  */
 function checkRegistry(registry: unknown, options: unknown): void {
   if (options !== undefined && (typeof options !== "object" || options === null)) {
     throw new TypeError(`readSnapshot: options must be an object ({ registry? }), got ${options === null ? "null" : typeof options}`);
   }
-  if (registry === undefined) return;
-  if (typeof registry === "object" && registry !== null) {
+  // null is "no registry", as undefined (an earlier version read both so).
+  if (registry === undefined || registry === null) return;
+  if (typeof registry === "object") {
     if (Array.isArray(registry)) {
       if (registry.every((d) => (d as { kind?: unknown } | null)?.kind === "message")) return;
       throw new TypeError("readSnapshot: option registry lists something that is not a generated message schema; pass the GenMessage schemas (OrderSchema, …)");
@@ -125,6 +126,6 @@ function checkRegistry(registry: unknown, options: unknown): void {
     );
   }
   throw new TypeError(
-    `readSnapshot: option registry must be a protobuf-es Registry, a Map or object of type name to generated schema, or a list of generated schemas, got ${registry === null ? "null" : typeof registry}`,
+    `readSnapshot: option registry must be a protobuf-es Registry, a Map or object of type name to generated schema, or a list of generated schemas, got ${typeof registry}`,
   );
 }
