@@ -22,13 +22,27 @@ function app(): string {
 }
 
 const PROGRAM = `
-import { DynamicMessage, ProtobufType, StateStoreError } from "protokeel";
-import { MemoryStore, valueState } from "protokeel/store";
+import { DynamicMessage, ProtobufType, StateStoreError, readSnapshot } from "protokeel";
+import { MemoryStore, listState, valueState, type ListState, type StateSpecs, type ValueState } from "protokeel/store";
 const type: ProtobufType = ProtobufType.of({ fileDescriptorSet: new Uint8Array(0), messageName: "x" } as never);
 const store = MemoryStore.create({ orders: valueState(type) });
 const v: DynamicMessage | undefined = store.state("orders").get("k");
 const e: StateStoreError | undefined = undefined;
-console.log(typeof v, e);
+// A spec whose kind is not one literal is the union of the states (it was ListState: a value
+// state's add type-checked, then threw).
+const keep = Math.random() > 2;
+const either = MemoryStore.create({ s: keep ? listState(type) : valueState(type) }).state("s");
+const narrowed: ValueState | ListState = either;
+// @ts-expect-error add is a ListState method: the union must be narrowed first
+either.add("k", v!);
+const loose: StateSpecs = { latest: valueState(type) };
+// @ts-expect-error a wide StateSpecs gives the union of all three states
+const wide: ListState = MemoryStore.create(loose).state("latest");
+// The README's snapshot uses: a null registry is none, and snapshot.kind says which kind.
+const snap = readSnapshot(new Uint8Array(0), { registry: null });
+const kind: "dynamic" | "generated" | undefined = snap.kind;
+const name: string | undefined = snap.fullName;
+console.log(typeof v, e, narrowed, wide, kind, name);
 `;
 
 test("an application's ProtobufType and DynamicMessage type-check against protokeel/store", () => {

@@ -195,6 +195,6 @@ export function readGeneratedPayload(
     // protobuf-es names a generated message by its full name: anything else was not written here.
     input.fail("SNAPSHOT_GENERATED_NAME_MISMATCH", versionAt + 19, `the generated type name ${name} is not the root full name ${body.parts.fullName}`, CORRUPTED);
   }
-  return new ProtobufGeneratedSerializerSnapshot(new ProtobufDynamicSerializerSnapshot(body.parts, body.digest), name, options.registry, undefined);
+  return new ProtobufGeneratedSerializerSnapshot(new ProtobufDynamicSerializerSnapshot(body.parts, body.digest), name, options.registry ?? undefined, undefined);
 }
 

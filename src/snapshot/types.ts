@@ -17,9 +17,9 @@ export type GeneratedTypeRegistry =
 export interface ReadSnapshotOptions {
   /**
    * The generated schemas a generated snapshot's `restoreSerializer()` may need (docs/design.md §11):
-   * looked up by the snapshot's generated type name. Dynamic snapshots never need it.
+   * looked up by the snapshot's generated type name. Dynamic snapshots never need it; `null` is none.
    */
-  readonly registry?: GeneratedTypeRegistry;
+  readonly registry?: GeneratedTypeRegistry | null;
 }
 
 /**
@@ -31,6 +31,13 @@ export interface SerializerSnapshot<S = ProtobufSerializer> {
   readonly className: string;
   /** The payload version this object writes. */
   readonly version: number;
+  /**
+   * Which kind of type the snapshot is of (README: "`snapshot.kind` tells which"); protokeel's
+   * snapshots always have it, a snapshot class of another package may not.
+   */
+  readonly kind?: "dynamic" | "generated";
+  /** The root message's full name (protokeel's snapshots always have it). */
+  readonly fullName?: string;
   /**
    * A serializer with the saved schema and settings, rebuilt from the snapshot alone. Throws
    * `RestoreError` naming the full name and the failed rule.

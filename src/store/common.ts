@@ -55,7 +55,13 @@ export interface ListState {
   keys(): StateKey[];
 }
 
-export type StateOf<S extends StateSpec> = S["kind"] extends "value" ? ValueState : S["kind"] extends "map" ? MapState : ListState;
+/**
+ * The state a spec declares. Distributive over the kind: a spec whose kind is a union or the wide
+ * StateKind (`cond ? listState(t) : valueState(t)`, a `StateSpecs` annotation) is the union of
+ * the states, to be narrowed; it was ListState (a value state's `add` type-checked, then threw).
+ */
+export type StateOf<S extends StateSpec> = StateOfKind<S["kind"]>;
+type StateOfKind<K> = K extends "value" ? ValueState : K extends "map" ? MapState : K extends "list" ? ListState : never;
 
 export const KIND_CODES: Readonly<Record<StateKind, number>> = { value: 1, map: 2, list: 3 };
 export function kindOfCode(code: number): StateKind | undefined {
