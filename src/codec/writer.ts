@@ -654,16 +654,7 @@ export class MessageWriter extends WriteFront<Writer> {
       w.root(value, framed, false);
     } catch (e) {
       if (!(e instanceof SizeOverflow) && !(this.config.det && e instanceof CodecError)) throw e;
-      const s = acquire();
-      try {
-        s.begin(this.config, false);
-        s.root(value, false, true);
-      } catch (again) {
-        if (again instanceof SizeOverflow) this.tooLarge(s.rootSize);
-        throw again;
-      } finally {
-        release(s);
-      }
+      this.sizingPass(value as DynamicMessage | InitObject);
       if (e instanceof SizeOverflow) {
         // Only input that answers differently when read again gets here: a getter or a Proxy
         // in the init object (plain data reads the same both times). Its fault, not ours.
@@ -686,6 +677,11 @@ export class MessageWriter extends WriteFront<Writer> {
     if (!isDynamicMessage(value)) this.notAMessage(value);
     const src = this.relayable(value);
     if (src !== undefined) return src.length;
+    return this.sizingPass(value);
+  }
+
+  /** The checks of a write of one root, and its size, by a sizing pass of a Writer of its own. */
+  private sizingPass(value: DynamicMessage | InitObject): number {
     const s = acquire();
     try {
       s.begin(this.config, false);

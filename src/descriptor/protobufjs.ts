@@ -258,19 +258,9 @@ export function lowerProtobufjsType(input: unknown): DescMessage {
       for (const oneof of o.oneofsArray) {
         // protobufjs hands a oneof's features to its members (a DELIMITED oneof's message is a group).
         const features = oneof.options?.features;
-        if (features !== undefined) {
-          throw invalid(
-            rootName,
-            RuleCode.EDITIONS_NOT_SUPPORTED,
-            `oneof ${oneof.name} of message ${shortName(names.fullName(o))} sets editions features (${Object.keys(features as object).map((k) => `features.${k}`).join(", ") || "features"}), ${FEATURES_REFUSED}`,
-          );
-        }
+        if (features !== undefined) throw featuresRefused(rootName, `oneof ${oneof.name} of message ${shortName(names.fullName(o))}`, features);
       }
       for (const f of o.fieldsArray) {
-        if (!f.declaringField) {
-          checkFeatures(rootName, names, f);
-          checkJstype(rootName, names, o, f);
-        }
         if (f.declaringField) {
           // The type's own declarations decide, as they do from a descriptor set (where an
           // extension lives only in its scope): an extension range is EXTENSION_RANGE_DECLARED, a
@@ -282,6 +272,8 @@ export function lowerProtobufjsType(input: unknown): DescMessage {
             `message ${shortName(names.fullName(o))} is extended by ${shortName(names.fullName(f.declaringField))}; payload types cannot be extended, remove the extend block`,
           );
         }
+        checkFeatures(rootName, names, f);
+        checkJstype(rootName, names, o, f);
         if (f.map && !MAP_KEYS.has(f.keyType ?? "")) {
           throw invalid(
             rootName,
@@ -403,7 +395,15 @@ function checkEnumNumbers(rootName: string, names: Names, e: PbEnum): void {
   }
 }
 
-const FEATURES_REFUSED = "which proto3 does not have (protoc and buf refuse them; protobufjs encodes by them); remove them, payload types are plain proto3";
+/** EDITIONS_NOT_SUPPORTED for `what` (a field, message, enum or oneof) setting editions `features`. */
+function featuresRefused(rootName: string, what: string, features: unknown): Error {
+  const list = Object.keys(features as object).map((k) => `features.${k}`).join(", ") || "features";
+  return invalid(
+    rootName,
+    RuleCode.EDITIONS_NOT_SUPPORTED,
+    `${what} sets editions features (${list}), which proto3 does not have (protoc and buf refuse them; protobufjs encodes by them); remove them, payload types are plain proto3`,
+  );
+}
 
 /**
  * protobufjs reads editions `features` options in a proto3 file (protoc and buf refuse them) and
@@ -421,13 +421,7 @@ function checkFeatures(rootName: string, names: Names, o: PbObject): void {
   if (features === undefined && !own) return;
   const kind = o.constructor.className;
   const what = `${kind === "Field" || kind === "MapField" ? "field" : kindOf(o)} ${shortName(names.fullName(o))}`;
-  if (features !== undefined) {
-    throw invalid(
-      rootName,
-      RuleCode.EDITIONS_NOT_SUPPORTED,
-      `${what} sets editions features (${Object.keys(features as object).map((k) => `features.${k}`).join(", ") || "features"}), ${FEATURES_REFUSED}`,
-    );
-  }
+  if (features !== undefined) throw featuresRefused(rootName, what, features);
   throw invalid(
     rootName,
     RuleCode.EDITIONS_NOT_SUPPORTED,

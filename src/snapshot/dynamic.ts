@@ -50,8 +50,12 @@ export interface DynamicSnapshotParts {
 export function checkSnapshotArgument(saved: unknown): void {
   const s = saved as { className?: unknown; writePayload?: unknown } | null | undefined;
   if (typeof s?.className === "string" && typeof s.writePayload === "function") return;
-  const got = saved === null ? "null" : typeof saved !== "object" ? typeof saved : Object.getPrototypeOf(saved)?.constructor?.name ?? "an object";
-  throw new TypeError(`resolveSchemaCompatibility expects a serializer snapshot (readSnapshot(bytes) returns one), got ${got}${saved instanceof Uint8Array ? ": read the bytes with readSnapshot first" : ""}`);
+  throw new TypeError(`resolveSchemaCompatibility expects a serializer snapshot (readSnapshot(bytes) returns one), got ${argumentKind(saved)}${saved instanceof Uint8Array ? ": read the bytes with readSnapshot first" : ""}`);
+}
+
+/** What an argument of the wrong kind is, for the snapshot API's TypeErrors: null, its typeof, or its class. */
+export function argumentKind(v: unknown): string {
+  return v === null ? "null" : typeof v !== "object" ? typeof v : (Object.getPrototypeOf(v)?.constructor?.name ?? "an object");
 }
 
 export class ProtobufDynamicSerializerSnapshot implements SerializerSnapshot {

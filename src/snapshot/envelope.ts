@@ -4,7 +4,7 @@
 // version says where the check is, and nothing after it is read unverified. Each class has its own payload reader
 // and version line, so a new snapshot kind adds one entry to PAYLOAD_READERS and nothing else.
 import { SnapshotInput, SnapshotOutput } from "./bytes.js";
-import { DYNAMIC_SNAPSHOT_CLASS, readDynamicPayload } from "./dynamic.js";
+import { argumentKind, DYNAMIC_SNAPSHOT_CLASS, readDynamicPayload } from "./dynamic.js";
 import { GENERATED_SNAPSHOT_CLASS, readGeneratedPayload } from "./generated.js";
 import type { ProtobufGeneratedSerializer } from "../generated/serializer.js";
 import type { ProtobufSerializer } from "../serializer.js";
@@ -56,8 +56,7 @@ export function readSnapshot(
 ): SerializerSnapshot<ProtobufSerializer | ProtobufGeneratedSerializer>;
 export function readSnapshot(bytes: Uint8Array, options: ReadSnapshotOptions = {}): SerializerSnapshot<unknown> {
   if (!(bytes instanceof Uint8Array)) {
-    const got = bytes === null ? "null" : typeof bytes !== "object" ? typeof bytes : (Object.getPrototypeOf(bytes)?.constructor?.name ?? "an object");
-    throw new TypeError(`readSnapshot expects the Uint8Array writeSnapshot returned, got ${got}${(bytes as unknown) instanceof ArrayBuffer ? ": wrap it as new Uint8Array(buffer)" : ""}`);
+    throw new TypeError(`readSnapshot expects the Uint8Array writeSnapshot returned, got ${argumentKind(bytes)}${(bytes as unknown) instanceof ArrayBuffer ? ": wrap it as new Uint8Array(buffer)" : ""}`);
   }
   checkRegistry((options as ReadSnapshotOptions | null)?.registry, options);
   const input = new SnapshotInput(bytes);
@@ -113,19 +112,16 @@ function checkRegistry(registry: unknown, options: unknown): void {
   }
   // null is "no registry", as undefined (an earlier version read both so).
   if (registry === undefined || registry === null) return;
+  if (Array.isArray(registry)) {
+    if (registry.every((d) => (d as { kind?: unknown } | null)?.kind === "message")) return;
+    throw new TypeError("readSnapshot: option registry lists something that is not a generated message schema; pass the GenMessage schemas (OrderSchema, …)");
+  }
+  // A Set, a GenFile, a Uint8Array…: looked up as a plain object, each found nothing.
   if (typeof registry === "object") {
-    if (Array.isArray(registry)) {
-      if (registry.every((d) => (d as { kind?: unknown } | null)?.kind === "message")) return;
-      throw new TypeError("readSnapshot: option registry lists something that is not a generated message schema; pass the GenMessage schemas (OrderSchema, …)");
-    }
-    // A Set, a GenFile, a Uint8Array…: looked up as a plain object, each found nothing.
     const proto = Object.getPrototypeOf(registry);
     if (typeof (registry as { getMessage?: unknown }).getMessage === "function" || registry instanceof Map || proto === Object.prototype || proto === null) return;
-    throw new TypeError(
-      `readSnapshot: option registry must be a protobuf-es Registry, a Map or object of type name to generated schema, or a list of generated schemas, got ${proto?.constructor?.name ?? "an object"}`,
-    );
   }
   throw new TypeError(
-    `readSnapshot: option registry must be a protobuf-es Registry, a Map or object of type name to generated schema, or a list of generated schemas, got ${typeof registry}`,
+    `readSnapshot: option registry must be a protobuf-es Registry, a Map or object of type name to generated schema, or a list of generated schemas, got ${argumentKind(registry)}`,
   );
 }

@@ -121,7 +121,6 @@ export function checkpointHeader(stateCount: number): Uint8Array {
   return out.concat();
 }
 
-
 /** Reads a whole checkpoint; `restore` gives the serializer that reads a state's values (the saved one). */
 export function readCheckpoint(bytes: Uint8Array, file: string): SavedState[] {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
