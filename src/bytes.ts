@@ -36,10 +36,36 @@ const hasOwn = Object.prototype.hasOwnProperty;
  */
 export function readable(bytes: Uint8Array): Uint8Array {
   const proto = Object.getPrototypeOf(bytes) as unknown;
-  if ((proto === Uint8Array.prototype || proto === BUFFER_PROTO) && !hasOwn.call(bytes, "length") && !hasOwn.call(bytes, "subarray") && !hasOwn.call(bytes, "constructor")) {
-    return bytes;
-  }
-  return new Uint8Array(BUFFER.call(bytes), OFFSET.call(bytes), LENGTH.call(bytes));
+  const view =
+    (proto === Uint8Array.prototype || proto === BUFFER_PROTO) && !hasOwn.call(bytes, "length") && !hasOwn.call(bytes, "subarray") && !hasOwn.call(bytes, "constructor")
+      ? bytes
+      : new Uint8Array(BUFFER.call(bytes), OFFSET.call(bytes), LENGTH.call(bytes));
+  // Memory another thread may write while the input is read: a private copy, read once. The core
+  // validates its own copy of the input, and a relay and a lazy value read the reader's source
+  // copy: taken from shared memory, the two were of different bytes (values that broke the
+  // schema, relays of bytes never validated).
+  return SHARED !== undefined && BUFFER.call(view) instanceof SHARED ? view.slice() : view;
+}
+
+const SHARED = (globalThis as { SharedArrayBuffer?: typeof SharedArrayBuffer }).SharedArrayBuffer;
+
+/**
+ * A bytes value (isBytes) as an array whose `length` is its own: the array itself when its length
+ * is the engine's (a Uint8Array or Node Buffer without an own `length`), else a Uint8Array over
+ * the same memory. The writers size a field by a value's length and copy its bytes: an array whose
+ * `length` getter said more than it held made the output carry bytes of an earlier write.
+ */
+export function bytesValue(v: Uint8Array): Uint8Array {
+  if (plainLength(v)) return v;
+  const n = LENGTH.call(v);
+  // A detached buffer reads as empty (as a detached Uint8Array's own length is 0).
+  return n === 0 ? new Uint8Array(0) : new Uint8Array(BUFFER.call(v), OFFSET.call(v), n);
+}
+
+/** True when `v`'s `length` is the engine's own (bytesValue returns it as it is). */
+export function plainLength(v: Uint8Array): boolean {
+  const proto = Object.getPrototypeOf(v) as unknown;
+  return (proto === Uint8Array.prototype || proto === BUFFER_PROTO) && !hasOwn.call(v, "length");
 }
 
 /** How errors describe what passes `instanceof Uint8Array` and fails isBytes. */

@@ -86,6 +86,16 @@ export async function run(type: ProtobufType, frames: Uint8Array): Promise<Dynam
   console.log(${JSON.stringify(from)}, encoded, bare, e);
   return pool.decode(frames, { as: "message" });
 }
+// A pool made with results: "message" returns messages when a call gives no "as".
+export async function messages(type: ProtobufType, frames: Uint8Array): Promise<DynamicMessage[]> {
+  const pool = createCodecPool({ type, results: "message" });
+  const plain: Record<string, unknown>[] = await pool.decode(frames, { as: "object", transfer: false });
+  console.log(plain);
+  // @ts-expect-error its default results are messages, not plain objects
+  const wrong: Record<string, unknown>[] = await pool.decode(frames);
+  console.log(wrong);
+  return pool.decode(frames, { transfer: true });
+}
 `;
   writeFileSync(join(dir, "esm.mts"), program("esm"));
   writeFileSync(join(dir, "cjs.cts"), program("cjs"));

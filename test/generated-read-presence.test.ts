@@ -16,13 +16,19 @@ import { keyOrder } from "./support/key-order.js";
 
 const PROTO = `syntax = "proto3";
 package p;
+import "google/protobuf/wrappers.proto";
 message L { int32 a = 1; int32 b = 2; repeated int32 r = 3; }
 // No property at all: every field has explicit presence.
 message OnlyMessages { L first = 1; L second = 2; }
 message OnlyOptional { optional int32 x = 1; L l = 2; optional string s = 3; }
 message OnlyOneof { oneof o { L l = 1; int32 i = 2; string s = 3; } }
 message Mixed { L l = 1; int32 n = 2; optional string s = 3; repeated L list = 4; int32 last = 5; }
-message Root { OnlyMessages m = 1; OnlyOptional o = 2; OnlyOneof one = 3; Mixed mixed = 4; Root self = 5; }
+message Root { OnlyMessages m = 1; OnlyOptional o = 2; OnlyOneof one = 3; Mixed mixed = 4; Root self = 5; Many many = 6; }
+// More fields with explicit presence than the reader holds back until a message ends (four).
+message Many {
+  optional int32 a = 1; optional int32 b = 2; L c = 3; optional string d = 4; L e = 5;
+  optional int32 f = 6; google.protobuf.Int32Value w = 7; repeated int32 r = 8; int32 z = 9;
+}
 `;
 const reg = createFileRegistry(fromBinary(FileDescriptorSetSchema, compileProtoText({ "p.proto": PROTO })));
 const Root = reg.getMessage("p.Root")!;
@@ -44,6 +50,17 @@ const ROWS: [string, Uint8Array][] = [
   ["all of it one level down, through a recursive field", merged(Root, { self: { m: { first: { a: 1 } }, one: { o: { case: "l", value: { a: 1 } } } } }, { self: { m: { first: { b: 2 } }, one: { o: { case: "l", value: { b: 2 } } }, mixed: { s: "y" } } })],
 ];
 
+const Many = reg.getMessage("p.Many")!;
+// Each a Many message whose fields come in the order of the parts (one occurrence, not a merge of
+// several: a top-level message's fields are one message whatever their order).
+const MANY_ROWS: [string, Uint8Array][] = [
+  ["five presence fields in reverse order: the fifth sets the four held", merged(Many, { f: 1 }, { e: { a: 1 } }, { d: "x" }, { c: { a: 2 } }, { b: 3 }, { a: 4 })],
+  ["presence fields held, then create's properties after them", merged(Many, { e: { a: 1 } }, { c: { b: 2 } }, { r: [1, 2] }, { z: 5 })],
+  ["a held message read again (merged into the one held) and a held scalar read again", merged(Many, { c: { a: 1, r: [1] } }, { r: [3] }, { a: 7 }, { c: { b: 2, r: [2] } }, { a: 8 }, { z: 1 })],
+  ["a wrapper held, read again, then more than four", merged(Many, { w: 5 }, { f: 2 }, { w: 6 }, { e: { a: 1 } }, { d: "y" }, { b: 1 }, { w: 7 }, { c: { a: 3 } }, { e: { b: 4 } })],
+  ["a message merged after the held ones were set", merged(Many, { c: { a: 1 } }, { f: 1 }, { e: {} }, { d: "" }, { b: 0 }, { c: { b: 2 } }, { a: 0 }, { r: [9] })],
+];
+
 const initial = setSmallDecodeThreshold(setSmallDecodeThreshold(0));
 afterAll(() => void setSmallDecodeThreshold(initial));
 
@@ -61,4 +78,33 @@ describe.each([
     if (path === "the core's tape") expect(keyOrder(ours)).toEqual(keyOrder(theirs));
     expect(ser.toBinary(ours)).toEqual(toBinary(Root, theirs));
   });
+
+  const many = ProtobufType.ofGenerated(Many).createSerializer();
+  test.each(MANY_ROWS)("%s", (_name, bytes) => {
+    setSmallDecodeThreshold(threshold);
+    for (const [desc, reader, input] of [
+      [Many, many, bytes],
+      // The same fields one level down, and again merged into by a second occurrence.
+      [Root, ser, merged(Root, { many: { z: 1 } }, {})],
+    ] as const) {
+      const inner = desc === Root ? concat(input, field(6, bytes), field(6, bytes)) : input;
+      const theirs = fromBinary(desc, inner);
+      const ours = reader.fromBinary(inner);
+      expect(ours).toStrictEqual(theirs);
+      if (path === "the core's tape") expect(keyOrder(ours)).toEqual(keyOrder(theirs));
+      expect(reader.toBinary(ours)).toEqual(toBinary(desc, theirs));
+    }
+  });
 });
+
+/** Field `no` holding `body` as length-delimited bytes (its length under 128). */
+function field(no: number, body: Uint8Array): Uint8Array {
+  if (body.length > 127) throw new Error("a longer body needs a longer length");
+  return concat(Uint8Array.of((no << 3) | 2, body.length), body);
+}
+
+function concat(...parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  parts.reduce((at, p) => (out.set(p, at), at + p.length), 0);
+  return out;
+}

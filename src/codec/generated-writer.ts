@@ -44,7 +44,7 @@ import { checkUnknownPayload } from "./unknown.js";
 import { ENCODE_INTO_MIN, SHORT_STRING } from "./wire.js";
 import { WriteFront } from "./writer.js";
 import { prototypePolluted } from "../message/create.js";
-import { isBytes, MAX_FIELD_NUMBER } from "../bytes.js";
+import { bytesValue, isBytes, MAX_FIELD_NUMBER, plainLength } from "../bytes.js";
 import { isProtokeelError } from "../errors.js";
 
 type Obj = Record<string, unknown>;
@@ -382,7 +382,8 @@ function scalarState(c: number, v: unknown, implicit: boolean): number {
       if (typeof v !== "string" || (v.length >= ENCODE_INTO_MIN && !isWellFormed(v))) return S_SLOW;
       return implicit && v.length === 0 ? S_SKIP : S_WRITE;
     case C_BYTES:
-      if (!isBytes(v)) return S_SLOW;
+      // An array whose length is not the engine's is coerced (bytesValue: a view of its own length).
+      if (!isBytes(v) || !plainLength(v)) return S_SLOW;
       return implicit && v.length === 0 ? S_SKIP : S_WRITE;
     case C_INT64:
       if (typeof v !== "bigint" || BigInt.asIntN(64, v) !== v) return S_SLOW;
@@ -745,7 +746,8 @@ export class GeneratedWriter extends FieldWriter {
       const e = u[i] as { no?: unknown; wireType?: unknown; data?: unknown } | null | undefined;
       const no = e?.no;
       const wt = e?.wireType;
-      const data = e?.data;
+      const given = e?.data;
+      const data = isBytes(given) ? bytesValue(given) : undefined;
       if (
         typeof no !== "number" ||
         !Number.isInteger(no) ||
@@ -755,7 +757,7 @@ export class GeneratedWriter extends FieldWriter {
         !Number.isInteger(wt) ||
         wt < 0 ||
         wt > 7 ||
-        !isBytes(data) ||
+        data === undefined ||
         checkUnknownPayload(wt, data, 0) !== undefined ||
         plan.byNumber.has(no)
       ) {

@@ -10,7 +10,7 @@
 import type { DescField, DescMessage } from "@bufbuild/protobuf";
 import { StructTooDeep, structToMessage } from "./struct.js";
 import { isWrapperDesc } from "@bufbuild/protobuf/wkt";
-import { isBytes, MAX_FIELD_NUMBER, varintBytes } from "../bytes.js";
+import { bytesValue, isBytes, MAX_FIELD_NUMBER, varintBytes } from "../bytes.js";
 import { CodecError } from "../errors.js";
 import { coerceValueField, describeValue, listForWrite, mapInput, rooted } from "../message/coerce.js";
 import { DynamicMessage } from "../message/dynamic-message.js";
@@ -125,7 +125,8 @@ function unknownFromEs(t: Trail, u: unknown, typeName: string): UnknownField[] |
   if (u.length === 0) return undefined;
   const out: UnknownField[] = [];
   for (const e of u as unknown[]) {
-    const { no, wireType, data } = (e ?? {}) as { no?: unknown; wireType?: unknown; data?: unknown };
+    const { no, wireType, data: given } = (e ?? {}) as { no?: unknown; wireType?: unknown; data?: unknown };
+    const data = isBytes(given) ? bytesValue(given) : given;
     if (typeof no !== "number" || !Number.isInteger(no) || typeof wireType !== "number" || !Number.isInteger(wireType) || wireType < 0 || wireType > 7 || !isBytes(data)) {
       throw writeError(t, "GENERATED_UNKNOWN_INVALID", `$unknown at {path} holds ${describeValue(e)}, not { no, wireType, data: Uint8Array }; keep the $unknown that protobuf-es or protokeel gave`);
     }

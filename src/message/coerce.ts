@@ -5,7 +5,7 @@ import { MESSAGE_BRAND, TYPE_BRAND, hasBrand } from "../brand.js";
 import { ScalarType, type DescEnum } from "@bufbuild/protobuf";
 import { K_ENUM, K_LIST, K_MAP, K_SCALAR, L_BIGINT, L_NUMBER, L_STRING, is64, type FieldInfo } from "./field-info.js";
 import { keySegment, shortName } from "../descriptor/names.js";
-import { isBytes, isWellFormed, NOT_GENUINE_BYTES } from "../bytes.js";
+import { bytesValue, isBytes, isWellFormed, NOT_GENUINE_BYTES } from "../bytes.js";
 
 export const INT32_MIN = -2147483648;
 export const INT32_MAX = 2147483647;
@@ -201,7 +201,7 @@ export function coerceScalar(where: string, t: ScalarType, long: number, v: unkn
       return v;
     case ScalarType.BYTES:
       if (!isBytes(v)) throw typeError(where, "bytes (Uint8Array)", v, key);
-      return v;
+      return bytesValue(v);
     default: {
       const b = big(where, t, v, long === L_STRING, key);
       if (long === L_BIGINT) return b;
@@ -550,7 +550,7 @@ function checkedCopy(fi: FieldInfo, input: readonly unknown[], n: number): unkno
       for (let i = 0; i < n; i++) {
         const v = input[i];
         if (!isBytes(v)) return undefined;
-        out.push(v);
+        out.push(bytesValue(v));
       }
       return out;
     case ScalarType.INT64:

@@ -1,6 +1,6 @@
 // Unknown fields of a DynamicMessage: occurrences kept as raw encoded bytes, in stored order, so
 // that decode → encode relays them byte for byte (docs/design.md §7, §8.1).
-import { bytesEqual, isBytes } from "../bytes.js";
+import { bytesEqual, bytesValue, isBytes } from "../bytes.js";
 import { sourceDetached } from "../errors.js";
 
 /**
@@ -90,7 +90,7 @@ export function unknownFieldsFrom(input: unknown, typeName: string): readonly Un
     if (!Array.isArray(occ)) throw new TypeError(`${where} expect an array of Uint8Array for field ${num}`);
     for (const d of occ) {
       if (!isBytes(d)) throw new TypeError(`${where} expect an array of Uint8Array for field ${num}`);
-      out.push({ number: num, data: d });
+      out.push({ number: num, data: bytesValue(d) });
     }
   }
   return Object.freeze(out);

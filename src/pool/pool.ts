@@ -22,8 +22,8 @@ import { fromWire, type Hello, type Reply, type ResultForm, type Task } from "./
 import { isDetached } from "../bytes.js";
 import { adopt, chunkCount, concat, copyOf, flat, MIN_CHUNK_BYTES, splitFrames, splitItems } from "./split.js";
 
-/** Options of `createCodecPool`. */
-export interface CodecPoolOptions {
+/** Options of `createCodecPool`; `R`: its `results`, what `decode` returns when a call gives no `as`. */
+export interface CodecPoolOptions<R extends ResultForm = ResultForm> {
   /** The type every worker decodes and encodes with (its settings included); a dynamic type. */
   readonly type: ProtobufType;
   /** Number of worker threads. Defaults to the machine's available parallelism minus one, at least 1. */
@@ -38,7 +38,7 @@ export interface CodecPoolOptions {
    */
   readonly transfer?: boolean;
   /** What `decode` returns: "object" (plain objects, as `msg.toObject()`) or "message". Per call with `{ as }`. Defaults to "object". */
-  readonly results?: ResultForm;
+  readonly results?: R;
   /** Node's `resourceLimits` for each worker; a worker that exceeds them exits and is replaced (its task fails with POOL_WORKER_EXITED). */
   readonly resourceLimits?: ResourceLimits;
 }
@@ -119,7 +119,10 @@ const WORKER_URL = new URL("./worker.js", import.meta.url);
  * what the single-thread serializer call returns for it, in input order, or rejects with the error
  * that call throws (same class, code, message, path and offset).
  */
-export class CodecPool {
+/** What `decode` resolves to for a result form: DynamicMessage values, or plain objects. */
+export type PoolDecodeResult<R extends ResultForm> = R extends "message" ? DynamicMessage[] : Record<string, unknown>[];
+
+export class CodecPool<R extends ResultForm = "object"> {
   /** The type the workers decode and encode with. */
   readonly type: ProtobufType;
   /** Number of worker threads. */
@@ -174,8 +177,9 @@ export class CodecPool {
    * fields are not in them); `as: "message"` gives DynamicMessage values bound to `pool.type.descriptor`,
    * validated in the workers and read on this thread on first access to a field.
    */
-  decode(input: Uint8Array | readonly Uint8Array[], options: PoolDecodeOptions<"message">): Promise<DynamicMessage[]>;
-  decode(input: Uint8Array | readonly Uint8Array[], options?: PoolDecodeOptions<"object">): Promise<Record<string, unknown>[]>;
+  decode<A extends ResultForm>(input: Uint8Array | readonly Uint8Array[], options: PoolDecodeOptions<A> & { readonly as: A }): Promise<PoolDecodeResult<A>>;
+  // Without `as`, the pool's `results` (createCodecPool({ results: "message" }) returns messages).
+  decode(input: Uint8Array | readonly Uint8Array[], options?: PoolDecodeOptions<never>): Promise<PoolDecodeResult<R>>;
   decode(input: Uint8Array | readonly Uint8Array[], options?: PoolDecodeOptions): Promise<DynamicMessage[] | Record<string, unknown>[]>;
   decode(input: Uint8Array | readonly Uint8Array[], options: PoolDecodeOptions = {}): Promise<DynamicMessage[] | Record<string, unknown>[]> {
     const as = options.as ?? this.#results;
@@ -626,6 +630,6 @@ function checkForm(as: unknown): void {
 }
 
 /** A pool of `size` worker threads running batches of `type` (see CodecPool). */
-export function createCodecPool(options: CodecPoolOptions): CodecPool {
-  return new CodecPool(options);
+export function createCodecPool<R extends ResultForm = "object">(options: CodecPoolOptions<R>): CodecPool<R> {
+  return new CodecPool<R>(options);
 }
