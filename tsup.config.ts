@@ -28,7 +28,7 @@ import { defineConfig, type Options } from "tsup";
 //   require("../index.cjs") (routeCoreToCjs below): the errors it rebuilds are then the
 //   application's classes, not a second copy. Both start dist/pool/worker.js (an ES module of the
 //   per-module build) from their own location (`new URL("./worker.js", import.meta.url)`; the CJS
-//   bundle gets import.meta.url from tsup's shims). No entry of the core imports src/pool/.
+//   bundle's import.meta.url is pathToFileURL(__filename)). No entry of the core imports src/pool/.
 // - dist/protokeel.wasm: the core as a file, imported by dist/workerd.js (workerd compiles it
 //   itself: it refuses to compile WebAssembly from bytes) and exported as protokeel/protokeel.wasm.
 
@@ -98,6 +98,8 @@ export default defineConfig([
     format: ["cjs"],
     dts: false,
     outExtension: () => ({ js: ".cjs" }),
+    // Classes keep their names (one bundle renames clashing ones: _ProtobufType in stack traces).
+    keepNames: true,
     // The default entry carries the core inline so that no runtime has to resolve a path.
     loader: { ".wasm": "binary" },
     onSuccess: async () => {
@@ -119,7 +121,12 @@ export default defineConfig([
     format: ["cjs"],
     platform: "node",
     dts: false,
-    shims: true,
+    // import.meta.url as the file URL of the bundle. tsup's shim wrote `file:${__filename}`
+    // unescaped: under a directory named with "#", "?" or "%41" the worker's URL named another
+    // file, and every batch failed (POOL_WORKER_EXITED).
+    define: { "import.meta.url": "__protokeelPoolUrl" },
+    banner: { js: '"use strict";\nconst __protokeelPoolUrl = require("node:url").pathToFileURL(__filename).href;' },
+    keepNames: true,
     outExtension: () => ({ js: ".cjs" }),
     esbuildPlugins: [routeCoreToCjs],
   },

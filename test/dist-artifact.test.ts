@@ -47,6 +47,16 @@ describe("declarations and runtime exports (item 3)", () => {
     expect(Object.keys(await esm()).sort()).toEqual(values);
     expect(Object.keys(cjs()).sort()).toEqual(values);
   });
+
+  // The CJS bundle renamed classes whose names clash inside it: stack traces and util.inspect
+  // showed _ProtobufType.of and _DynamicMessage {…}.
+  test("every exported class and function keeps its name in both builds", async () => {
+    for (const [build, pkg] of [["esm", await esm()], ["cjs", cjs()]] as const) {
+      for (const [name, value] of Object.entries(pkg)) {
+        if (typeof value === "function") expect(value.name, `${build} ${name}`).toBe(name);
+      }
+    }
+  });
 });
 
 describe("class identity in the built package (item 1)", () => {

@@ -4,11 +4,14 @@
 // either build, a program that never closes its pool still exits, the declarations use the core's
 // classes, and nothing the core entry loads reaches the pool.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, test } from "vitest";
+import { compileProtoText } from "./support/buf.js";
+
+const compileItem = () => compileProtoText({ "t.proto": 'syntax = "proto3"; package t; message Item { string s = 1; }' });
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const dist = join(repo, "dist");
@@ -70,6 +73,28 @@ test("CJS: require('protokeel/pool') resolves to dist/pool/index.cjs, starts the
   );
   const out = JSON.parse(execFileSync(process.execPath, ["main.cjs"], { cwd: dir, encoding: "utf8", timeout: 120_000 }));
   expect(out).toEqual({ resolved: "/dist/pool/index.cjs", ...EXPECTED });
+}, 180_000);
+
+// The package installed under directories whose names are URL syntax: a worker URL made from the
+// path unescaped ("file:" + __filename) named another file, and every batch failed.
+test.each(["a#b", "q?x", "pct%41", "sp ace ü"])("both builds start their workers when the package is installed under %j", (name) => {
+  const root = join(mkdtempSync(join(tmpdir(), "protokeel-dist-pool-")), name);
+  const pkg = join(root, "node_modules", "protokeel");
+  mkdirSync(pkg, { recursive: true });
+  // A copy, not a link: a required file's __filename is the link's target.
+  cpSync(dist, join(pkg, "dist"), { recursive: true });
+  copyFileSync(join(repo, "package.json"), join(pkg, "package.json"));
+  for (const dep of ["@bufbuild", "@noble"]) symlinkSync(join(repo, "node_modules", dep), join(root, "node_modules", dep), "dir");
+  const body = `const type = pk.ProtobufType.of({ fileDescriptorSet: FDS, messageName: "t.Item" });
+    const frames = type.createSerializer().encodeAll([{ s: "a" }, { s: "b" }]);
+    const pool = pool_.createCodecPool({ type, size: 1 });
+    const out = await pool.decode(frames);
+    await pool.close();
+    console.log(out.map((o) => o.s).join(""));`;
+  const fds = `new Uint8Array(${JSON.stringify([...compileItem()])})`;
+  writeFileSync(join(root, "main.cjs"), `const pk = require("protokeel"); const pool_ = require("protokeel/pool"); const FDS = ${fds};\n(async () => { ${body} })().catch((e) => { console.error(e); process.exit(1); });`);
+  writeFileSync(join(root, "main.mjs"), `import * as pk from "protokeel"; import * as pool_ from "protokeel/pool"; const FDS = ${fds};\n${body}`);
+  for (const main of ["main.cjs", "main.mjs"]) expect(execFileSync(process.execPath, [main], { cwd: root, encoding: "utf8", timeout: 120_000 }).trim(), main).toBe("ab");
 }, 180_000);
 
 test("an application's ProtobufType and DynamicMessage type-check against protokeel/pool (import and require)", () => {

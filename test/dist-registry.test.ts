@@ -75,7 +75,8 @@ test("the subpaths resolve; protokeel/registry/buf only under node", () => {
   const out = JSON.parse(execFileSync(process.execPath, ["main.mjs"], { cwd: dir, encoding: "utf8" }));
   expect(out).toEqual({ registry: "/dist/registry/index.js", buf: "/dist/registry/buf.js", kinds: ["function", "function", "function"] });
   const pkg = JSON.parse(readFileSync(join(repo, "package.json"), "utf8"));
-  expect(Object.keys(pkg.exports["./registry/buf"])).toEqual(["node"]);
+  // Under "import" only its types (for TypeScript's bundler resolution; test/dist-subpath-conditions.test.ts).
+  expect(Object.keys(pkg.exports["./registry/buf"])).toEqual(["node", "import"]);
   expect(Object.keys(pkg.exports["./registry"])).toEqual(["types", "import"]);
 });
 

@@ -7,6 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, test, vi } from "vitest";
 import { bufCompiler } from "../src/registry/buf.js";
+import { SchemaRegistryError } from "../src/index.js";
+import { thrown } from "./support/thrown.js";
 
 afterEach(() => vi.unstubAllEnvs());
 
@@ -23,18 +25,22 @@ test("compiles a schema with its references and well-known imports", async () =>
 });
 
 test.each([["../escape.proto"], ["/etc/passwd"], ["a/../../x.proto"]])("the import path %s is refused", async (name) => {
-  await expect(bufCompiler()({ "main.proto": 'syntax = "proto3";', [name]: 'syntax = "proto3";' }, "main.proto")).rejects.toThrow(
-    `bufCompiler: import path ${JSON.stringify(name)} leaves the source folder`,
-  );
+  const e = await bufCompiler()({ "main.proto": 'syntax = "proto3";', [name]: 'syntax = "proto3";' }, "main.proto").catch((x: unknown) => x);
+  expect(e).toBeInstanceOf(SchemaRegistryError);
+  expect(e).toMatchObject({ code: "REGISTRY_COMPILE_FAILED", message: `bufCompiler: import path ${JSON.stringify(name)} leaves the source folder` });
 });
 
 test("text that does not compile rejects with buf's message", async () => {
-  await expect(bufCompiler()({ "main.proto": 'syntax = "proto3"; message {' }, "main.proto")).rejects.toThrow(/^buf failed: .*main\.proto/);
+  const e = await bufCompiler()({ "main.proto": 'syntax = "proto3"; message {' }, "main.proto").catch((x: unknown) => x);
+  expect(e).toBeInstanceOf(SchemaRegistryError);
+  expect(e).toMatchObject({ code: "REGISTRY_COMPILE_FAILED", message: expect.stringMatching(/^buf failed: .*main\.proto/) });
 });
 
 test("PROTOKEEL_BUF naming no file is an error at construction", () => {
   vi.stubEnv("PROTOKEEL_BUF", "/nonexistent/buf");
-  expect(() => bufCompiler()).toThrow("PROTOKEEL_BUF names /nonexistent/buf, which does not exist; point it at a buf executable or unset it");
+  const e = thrown(() => bufCompiler());
+  expect(e).toBeInstanceOf(SchemaRegistryError);
+  expect(e).toMatchObject({ code: "REGISTRY_COMPILER_UNAVAILABLE", message: "PROTOKEEL_BUF names /nonexistent/buf, which does not exist; point it at a buf executable or unset it" });
 });
 
 test("a buf that never finishes is stopped after timeoutMs, and the next compilation runs", async () => {
@@ -44,9 +50,10 @@ test("a buf that never finishes is stopped after timeoutMs, and the next compila
   writeFileSync(slow, "#!/bin/sh\nexec sleep 30\n");
   chmodSync(slow, 0o755);
   vi.stubEnv("PROTOKEEL_BUF", slow);
-  await expect(bufCompiler({ timeoutMs: 300 })({ "main.proto": 'syntax = "proto3";' }, "main.proto")).rejects.toThrow(
-    "buf did not finish within 300 ms (timeoutMs) and was stopped; check the schema, or raise timeoutMs",
-  );
+  await expect(bufCompiler({ timeoutMs: 300 })({ "main.proto": 'syntax = "proto3";' }, "main.proto")).rejects.toMatchObject({
+    code: "REGISTRY_COMPILE_FAILED",
+    message: "buf did not finish within 300 ms (timeoutMs) and was stopped; check the schema, or raise timeoutMs",
+  });
   vi.unstubAllEnvs();
   const bytes = await bufCompiler({ timeoutMs: 60_000 })({ "main.proto": 'syntax = "proto3"; package a; message A {}' }, "main.proto");
   expect(fromBinary(FileDescriptorSetSchema, bytes).file.map((f) => f.name)).toEqual(["main.proto"]);

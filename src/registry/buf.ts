@@ -8,16 +8,27 @@ import { findBuf } from "../node/find-buf.js";
 import type { SchemaCompiler } from "./resolve.js";
 import { MAX_TIMER_MS } from "./client.js";
 import { quoted } from "../descriptor/names.js";
+import { SchemaRegistryError } from "../errors.js";
 
 /** How long one `buf build` may run by default: the registry's text is not the application's. */
 const DEFAULT_TIMEOUT_MS = 60_000;
+
+/** No buf to run (REGISTRY_COMPILER_UNAVAILABLE): thrown when the compiler is made. */
+function unavailable(message: string): SchemaRegistryError {
+  return new SchemaRegistryError("REGISTRY_COMPILER_UNAVAILABLE", message, { status: 0 });
+}
+
+/** A compilation that did not give a set (REGISTRY_COMPILE_FAILED): the promise rejects with it. */
+function failed(message: string): SchemaRegistryError {
+  return new SchemaRegistryError("REGISTRY_COMPILE_FAILED", message, { status: 0 });
+}
 
 function run(argv: string[], timeoutMs: number): Promise<void> {
   return new Promise((done, fail) => {
     execFile(argv[0]!, argv.slice(1), { encoding: "utf8", maxBuffer: 16 * 1024 * 1024, timeout: timeoutMs, killSignal: "SIGKILL" }, (error, _stdout, stderr) => {
       if (error === null) done();
-      else if (error.killed) fail(new Error(`buf did not finish within ${timeoutMs} ms (timeoutMs) and was stopped; check the schema, or raise timeoutMs`));
-      else fail(new Error(`buf failed: ${stderr.trim() || error.message}`));
+      else if (error.killed) fail(failed(`buf did not finish within ${timeoutMs} ms (timeoutMs) and was stopped; check the schema, or raise timeoutMs`));
+      else fail(failed(`buf failed: ${stderr.trim() || error.message}`));
     });
   });
 }
@@ -41,9 +52,9 @@ export function bufCompiler(options: BufCompilerOptions = {}): SchemaCompiler {
   if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_TIMER_MS) {
     throw new RangeError(`bufCompiler: timeoutMs must be a positive integer of milliseconds up to ${MAX_TIMER_MS} (the longest timer delay, ~24.8 days), got ${String(timeoutMs)}`);
   }
-  const buf = findBuf((m) => new Error(m));
+  const buf = findBuf(unavailable);
   if (buf === undefined) {
-    throw new Error("bufCompiler: buf is not installed; run npm install --save-dev @bufbuild/buf (or put buf on PATH, or set PROTOKEEL_BUF)");
+    throw unavailable("bufCompiler: buf is not installed; run npm install --save-dev @bufbuild/buf (or put buf on PATH, or set PROTOKEEL_BUF)");
   }
   return async (files, main) => {
     const dir = await mkdtemp(join(tmpdir(), "protokeel-registry-"));
@@ -52,7 +63,7 @@ export function bufCompiler(options: BufCompilerOptions = {}): SchemaCompiler {
       for (const [name, text] of Object.entries(files)) {
         const path = resolve(src, name);
         // An import path from the registry must stay inside the folder.
-        if (!path.startsWith(src + sep)) throw new Error(`bufCompiler: import path ${quoted(name)} leaves the source folder`);
+        if (!path.startsWith(src + sep)) throw failed(`bufCompiler: import path ${quoted(name)} leaves the source folder`);
         await mkdir(dirname(path), { recursive: true });
         await writeFile(path, text);
       }
