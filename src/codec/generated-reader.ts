@@ -9,7 +9,7 @@ import { CodecError, internalError } from "../errors.js";
 import { EMPTY_BYTES, scalarZero } from "../message/coerce.js";
 import { K_MESSAGE, messageInfo } from "../message/field-info.js";
 import type { Settings } from "../settings.js";
-import { views } from "../wasm/memory.js";
+import { smallDecode, views } from "../wasm/memory.js";
 import { resumeWalk, tapeText, validateFrames, validateMessage, walkFrames, walkMessage, type TapeResult } from "../wasm/ops.js";
 import { F_ASCII, FLAG_SHIFT, OP_BYTES, OP_END, OP_FIXED32, OP_FIXED64, OP_MASK, OP_PACKED, OP_START, OP_UNKNOWN, OP_VARINT, SLOT_SHIFT } from "../wasm/tape.js";
 import { readArena } from "./arena.js";
@@ -754,6 +754,7 @@ export class GeneratedDecoder {
   private readSmall(body: Uint8Array): Obj | undefined {
     if (!readsSmall(body.length, this.settings)) return undefined;
     core();
+    smallDecode();
     return this.small.read(body, this.readPlan) as Obj | undefined;
   }
 

@@ -16,7 +16,7 @@ import { L_NUMBER, L_STRING } from "../message/field-info.js";
 import type { UnknownField } from "../message/unknown-fields.js";
 import { newCases, newValues, NONE_SET, type Cases } from "../message/values.js";
 import { core } from "../wasm/instance.js";
-import { views } from "../wasm/memory.js";
+import { smallDecode, views } from "../wasm/memory.js";
 import { resumeWalk, tapeText, validateFrames, validateMessage, walkFrames, walkMessage, type TapeResult } from "../wasm/ops.js";
 import {
   F_ASCII,
@@ -536,6 +536,7 @@ export class BoundDecoder implements LazySource {
   private read(input: Uint8Array, source: SourceRef | undefined): DynamicMessage {
     if (readsSmall(input.length, this.settings)) {
       core();
+      smallDecode();
       source ??= new SourceCopy(input);
       const value = this.small.decode(input, this.plan, source);
       if (value !== undefined) return value;
@@ -585,6 +586,7 @@ export class BoundDecoder implements LazySource {
     if (typeof prefix !== "number" && prefix.bodyAt + prefix.size === input.length) {
       if (readsSmall(prefix.size, this.settings)) {
         core();
+        smallDecode();
         const body = input.subarray(prefix.bodyAt);
         const value = this.small.decode(body, this.plan, new SourceCopy(body));
         if (value !== undefined) return value;

@@ -156,6 +156,20 @@ const RELEASE_AFTER_CALLS = 16;
 
 /** The instance for one call of src/wasm/ops.ts: applies the release rule, then `ready`. */
 export function enter(): CoreExports {
+  countCall();
+  return ready();
+}
+
+/**
+ * A decode that the TypeScript reader makes without calling the core (a small message): it counts
+ * toward the release rule as a call that needed no memory. Uncounted, a process whose traffic
+ * after one large input was all small messages kept the memory the large one grew for good.
+ */
+export function smallDecode(): void {
+  countCall();
+}
+
+function countCall(): void {
   if (live !== undefined) {
     const have = memoryBytes;
     if (have < RELEASE_MIN_BYTES || callNeed * RELEASE_FACTOR > have) quietCalls = 0;
@@ -163,7 +177,6 @@ export function enter(): CoreExports {
     // (A release that cannot start a fresh instance keeps this one; the count starts over.)
   }
   callNeed = 0;
-  return ready();
 }
 
 /**

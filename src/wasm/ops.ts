@@ -35,13 +35,17 @@ export interface WindowSizes {
 
 // 1 MiB each: a window holds 65,536 entries, so refilling it (one core call and one text string)
 // is a negligible share of building the values it describes, while the core's working memory
-// stays ~2 MiB above the input copy. The bench's inputs (up to 87 KB) fit in one window.
-let windows: WindowSizes = { tape: MiB, text: MiB, segment: MiB };
+// stays ~2 MiB above the input copy. The bench's inputs (up to 87 KB) fit in one window. The text
+// area is 64 KiB: a decoded string of 13 characters or more is a V8 slice of its window's text,
+// which it keeps alive, and one kept 40-character string of a 1 MiB area held ~400 KiB (a
+// cache of ids from large batches grew by that per id); a refill per 64 KiB of string bytes is
+// still a small share of building thousands of strings.
+let windows: WindowSizes = { tape: MiB, text: 64 * 1024, segment: MiB };
 const MIN_TAPE_WINDOW = 64;
 
 /**
  * @internal For tests that cross every window and segment boundary: sets the sizes of the
- * bounded regions (defaults 1 MiB each) and returns the previous ones.
+ * bounded regions (defaults 1 MiB, and 64 KiB of text) and returns the previous ones.
  */
 export function setWindowSizes(next: Partial<WindowSizes>): WindowSizes {
   const prev = windows;
@@ -81,6 +85,8 @@ const tape: TapeResult = { start: 0, count: 0, base: 0, text: 0, textLength: 0, 
 // (which reuses the same scratch memory) is caught as the bug it would be.
 let calls = 0;
 
+const NO_BYTES = new Uint8Array(0);
+
 /** What resumeWalk needs to continue the walk of the last walkMessage/walkFrames call. */
 const walk = {
   call: 0,
@@ -92,7 +98,7 @@ const walk = {
   e: undefined as unknown as CoreExports,
   frames: false,
   rootType: 0,
-  bytes: new Uint8Array(0) as Uint8Array,
+  bytes: NO_BYTES as Uint8Array,
   limits: { maxMessageBytes: 1, maxDepth: 1 } as ReadLimits,
   /** S_NEED_INPUT: the offset to copy the input in again from (else -1), and up to where at least. */
   refeed: -1,
@@ -259,12 +265,17 @@ function settle(status: number): TapeResult {
   const w = walk;
   for (;;) {
     if (status !== OK && status !== S_PAUSED && status !== S_NEED_INPUT) {
-      throw failure(status, w.rootType, w.stack, w.limits, "decode", w.bytes.length);
+      const n = w.bytes.length;
+      w.bytes = NO_BYTES;
+      throw failure(status, w.rootType, w.stack, w.limits, "decode", n);
     }
     const u32 = views.u32;
     tape.count = u32[ctrlIndex(CTRL_COUNT_WORD)]!;
     tape.textLength = u32[ctrlIndex(CTRL_TEXT_WORD)]!;
     tape.done = status === OK;
+    // The input is not needed once the walk ends: kept, it held a whole batch (up to
+    // maxMessageBytes, or a buffer of frames) after its values were dropped.
+    if (tape.done) w.bytes = NO_BYTES;
     w.refeed = status === S_NEED_INPUT ? u32[ctrlIndex(CTRL_OFFSET_WORD)]! : -1;
     w.need = status === S_NEED_INPUT ? u32[ctrlIndex(CTRL_NEED_WORD)]! : 0;
     if (tape.count > 0 || tape.done) return tape;
