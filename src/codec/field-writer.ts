@@ -3,7 +3,7 @@
 // maps of scalars). Nested lengths are reserved as one byte and backpatched, moved up when a length
 // needs more. Knows field plans (tags, wire shapes), never descriptors or values' acceptance.
 import { ScalarType } from "@bufbuild/protobuf";
-import { internalError } from "../errors.js";
+import { CodecError, internalError } from "../errors.js";
 import { writeArena } from "./arena.js";
 import { mapKeys } from "./map-order.js";
 import { PV_64, PV_I32, PV_U32, PV_Z32, PV_Z64, type FieldPlan } from "./plan.js";
@@ -12,6 +12,20 @@ import { SHORT_STRING, varint32Size, WireWriter } from "./wire.js";
 
 /** Thrown by `room` when the root body written so far already exceeds the limit. */
 export class SizeOverflow extends Error {}
+
+/**
+ * The arena chunk being written was detached mid-write: application code that the write ran (a
+ * getter) transferred the buffer of an earlier output, which shares the chunk. The bytes written
+ * so far are gone; the write threw the engine's TypeError ("Cannot perform Construct on a
+ * detached ArrayBuffer") from wherever it next made a view.
+ */
+export function outputDetached(name: string): CodecError {
+  return new CodecError(
+    "OUTPUT_DETACHED",
+    `cannot write ${name}: the output buffer was detached while the value was written (code the write ran transferred the .buffer of an earlier protokeel output, which shares it); copy outputs (slice()) before transferring them`,
+    { path: name },
+  );
+}
 
 /** Most bytes one scalar payload takes (strings: at most 3 UTF-8 bytes per UTF-16 unit). */
 export function scalarBound(t: ScalarType, v: unknown): number {
@@ -72,6 +86,7 @@ export class FieldWriter extends WireWriter {
 
   /** The output as a Uint8Array the caller owns: the arena piece itself, or a copy. */
   finish(): Uint8Array {
+    this.checkOutput();
     const n = this.pos - this.start;
     let out: Uint8Array;
     if (this.leased !== undefined && this.buf === this.leased) {
@@ -84,6 +99,14 @@ export class FieldWriter extends WireWriter {
     this.leased = undefined;
     this.end();
     return out;
+  }
+
+  /** The type named by errors of this output (set by the writer per call). */
+  protected outputName = "message";
+
+  /** Throws OUTPUT_DETACHED when the arena chunk of this output was detached (a chunk is never empty). */
+  private checkOutput(): void {
+    if (this.leased !== undefined && this.leased.length === 0) throw outputDetached(this.outputName);
   }
 
   /** Lets go of the output (after `finish`, a copy out, or a failure). */
@@ -105,6 +128,7 @@ export class FieldWriter extends WireWriter {
    * over the limit, so an oversized value cannot grow the scratch without bound.
    */
   protected room(need: number): void {
+    this.checkOutput();
     if (this.pos - this.rootBody > this.limit) throw new SizeOverflow();
     const pos = this.pos;
     let sc = this.scratch;

@@ -70,6 +70,9 @@ export const OUT_CHECK = 1;
 export const OUT_RETRY = 2;
 
 export function failureKind(e: unknown): number {
+  // The application detached the output mid-write (a getter that ran): another writer reading the
+  // value again would run that code again.
+  if (isProtokeelError(e) && e.code === "OUTPUT_DETACHED") return OUT_APP;
   if (e instanceof Refused || e instanceof SizeOverflow || isProtokeelError(e)) return OUT_RETRY;
   if (e instanceof RangeError && STACK_EXHAUSTED.test(e.message)) return OUT_RETRY;
   return e instanceof TypeError || e instanceof RangeError ? OUT_CHECK : OUT_APP;
@@ -653,6 +656,7 @@ export class GeneratedWriter extends FieldWriter {
 
   begin(c: GConfig, lease: boolean): void {
     this.c = c;
+    this.outputName = c.root.typeName;
     this.beginOutput(lease, c.maxBytes, c.det);
   }
 

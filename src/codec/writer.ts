@@ -135,6 +135,7 @@ class Writer extends FieldWriter implements Failer {
   /** Starts an output for a serializer's writes: in the arena's free tail when `lease`. */
   begin(c: WriteConfig, lease: boolean): void {
     this.c = c;
+    this.outputName = c.root.typeName;
     this.sizing = false;
     this.beginOutput(lease, c.maxBytes, c.det);
   }
