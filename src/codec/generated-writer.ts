@@ -695,6 +695,10 @@ export class GeneratedWriter extends FieldWriter {
       }
     }
     this.dirty = false;
+    // Object.prototype polluted by code the write ran (a getter): init objects read before it was
+    // took no inherited key, ones read after did (create skips them). The dynamic writer then
+    // writes the value, testing again.
+    if (root.init && !this.polluted && prototypePolluted()) throw REFUSED;
     if (this.lone) throw REFUSED;
     if (this.pos - this.rootBody + this.rootExtra > this.c.maxBytes) throw new SizeOverflow();
     this.settleLens(from, this.allExtra);

@@ -19,7 +19,7 @@ import type { DescMessage } from "@bufbuild/protobuf";
 import { CodecError, sourceDetached } from "../errors.js";
 import type { Settings } from "../settings.js";
 import { at, describeValue, isPlainObject, rooted } from "../message/coerce.js";
-import { initValues, prototypePolluted } from "../message/create.js";
+import { initValues, NEEDS_CREATE, prototypePolluted } from "../message/create.js";
 import { DynamicMessage, isDynamicMessage } from "../message/dynamic-message.js";
 import { EMPTY_UNKNOWN, StoredUnknown, unknownLength } from "../message/unknown-fields.js";
 import { setPositions } from "../message/values.js";
@@ -204,6 +204,10 @@ class Writer extends FieldWriter implements Failer {
     } catch (e) {
       throw this.rooted(e);
     }
+    // Object.prototype polluted by code the write ran (a getter) after the first init object was
+    // read: later ones were read with their inherited keys as fields, which create skips. The
+    // serializer then writes what create builds.
+    if (this.polluted === 0 && prototypePolluted()) throw NEEDS_CREATE;
     if (this.rootSize > c.maxBytes) throw new SizeOverflow();
     return this.rootSize;
   }
