@@ -150,6 +150,24 @@ describe("protobufjs extensions of a payload type", () => {
   });
 });
 
+// A proto2 message that declares an extension inside it (as protobuf's own json_format.proto
+// does): the FileDescriptorSet and DescMessage forms say SYNTAX_NOT_PROTO3 first; protobufjs
+// input said EXTENSION_DECLARED.
+test("a proto2 message declaring an extension is SYNTAX_NOT_PROTO3 from protobufjs too", () => {
+  const root = protobuf.parse(
+    `syntax = "proto2"; package t; message Base { extensions 100 to 200; }
+     message TestExtension { extend Base { optional TestExtension ext = 100; } optional string value = 1; }`,
+    { keepCase: true },
+  ).root;
+  root.resolveAll();
+  for (const name of ["t.TestExtension", "t.Base"]) {
+    expect(() => ProtobufType.of(root.lookupType(name)), name).toThrow(expect.objectContaining({ name: "InvalidDescriptorError", code: "SYNTAX_NOT_PROTO3" }));
+  }
+  expect(() => ProtobufType.of(root.lookupType("t.TestExtension"))).toThrow(
+    'invalid descriptor t.TestExtension: message t.TestExtension is declared in a proto2 file; payload types must be declared in a proto3 file (syntax = "proto3")',
+  );
+});
+
 describe("protobufjs objects without a syntax", () => {
   // protobufjs encodes a Type outside any Root as proto2 (explicit presence, unpacked lists); the
   // error said "declared in proto2 file M.proto", a file that does not exist.

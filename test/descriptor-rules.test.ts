@@ -408,8 +408,12 @@ describe("payload rules on protobufjs input", () => {
   });
 
   test("an extension declared inside a message", () => {
-    const text = 'syntax = "proto2"; package acme; message Base { extensions 10 to 20; } message Order { extend Base { optional int32 tag = 10; } optional int32 id = 1; }';
-    const type = protobuf.parse(text, { keepCase: true }).root.lookupType("acme.Order");
+    // A JSON descriptor (no syntax: proto3): in a proto2 file the file's syntax is the reason
+    // given first (SYNTAX_NOT_PROTO3, as from a FileDescriptorSet; descriptor-protobufjs.test.ts).
+    const root = protobuf.Root.fromJSON({
+      nested: { acme: { nested: { Base: { fields: {}, extensions: [[10, 20]] }, Order: { fields: { id: { type: "int32", id: 1 } }, nested: { tag: { type: "int32", id: 10, extend: "Base" } } } } } },
+    });
+    const type = root.lookupType("acme.Order");
     expect(() => ProtobufType.of(type)).toThrow(
       expect.objectContaining({
         code: "EXTENSION_DECLARED",

@@ -9,7 +9,7 @@ import { CodecError, internalError } from "../errors.js";
 import { EMPTY_BYTES, scalarZero } from "../message/coerce.js";
 import { K_MESSAGE, messageInfo } from "../message/field-info.js";
 import type { Settings } from "../settings.js";
-import { smallDecode, views } from "../wasm/memory.js";
+import { endTape, holdTape, smallDecode, views } from "../wasm/memory.js";
 import { resumeWalk, tapeText, validateFrames, validateMessage, walkFrames, walkMessage, type TapeResult } from "../wasm/ops.js";
 import { F_ASCII, FLAG_SHIFT, OP_BYTES, OP_END, OP_FIXED32, OP_FIXED64, OP_MASK, OP_PACKED, OP_START, OP_UNKNOWN, OP_VARINT, SLOT_SHIFT } from "../wasm/tape.js";
 import { readArena } from "./arena.js";
@@ -472,6 +472,8 @@ class GeneratedTapeDecoder {
     this.input = input;
     this.text = tapeText(tape);
     this.textPos = 0;
+    // Last: end() lets go of it, and the caller calls end() once begin has returned.
+    holdTape();
   }
 
   resume(tape: TapeResult): void {
@@ -481,6 +483,7 @@ class GeneratedTapeDecoder {
   }
 
   end(): void {
+    endTape();
     this.input = EMPTY_BYTES;
     this.text = "";
   }

@@ -16,7 +16,7 @@ import { L_NUMBER, L_STRING } from "../message/field-info.js";
 import type { UnknownField } from "../message/unknown-fields.js";
 import { newCases, newValues, NONE_SET, type Cases } from "../message/values.js";
 import { core } from "../wasm/instance.js";
-import { smallDecode, views } from "../wasm/memory.js";
+import { endTape, holdTape, smallDecode, views } from "../wasm/memory.js";
 import { resumeWalk, tapeText, validateFrames, validateMessage, walkFrames, walkMessage, type TapeResult } from "../wasm/ops.js";
 import {
   F_ASCII,
@@ -248,6 +248,8 @@ class TapeDecoder {
     this.cutAt = sc.base;
     this.text = tapeText(tape);
     this.textPos = 0;
+    // Last: end() lets go of it, and the caller calls end() once begin has returned.
+    holdTape();
   }
 
   /** Moves to the tape's next window once every entry of this one was read (and its text). */
@@ -259,6 +261,7 @@ class TapeDecoder {
 
   /** Lets go of the call's input and text. */
   end(): void {
+    endTape();
     this.input = EMPTY_BYTES;
     this.source = undefined;
     this.cut = undefined;

@@ -22,6 +22,7 @@ import { L_NUMBER, L_STRING } from "../message/field-info.js";
 import type { UnknownField } from "../message/unknown-fields.js";
 import { newCases, newValues, NONE_SET, type Cases } from "../message/values.js";
 import { latin1Text, NATIVE_LATIN1 } from "../wasm/ops.js";
+import { reentrantDecode } from "../wasm/memory.js";
 import {
   A_KIND_MASK, A_MESSAGE, A_PACKABLE, A_SLOT_SHIFT, A_STRING, A_WIRE_SHIFT, B_JS_NUMBER, DENSE_ENTRY_WORDS,
   KIND_BOOL, KIND_DOUBLE, KIND_ENUM, KIND_FIXED32, KIND_FIXED64, KIND_FLOAT, KIND_INT32, KIND_INT64, KIND_SFIXED32, KIND_SFIXED64,
@@ -180,7 +181,7 @@ export class SmallDecoder {
     private readonly alias: number,
     private readonly build: SmallBuilder = DYNAMIC,
   ) {
-    this.buf = new Uint8Array(0);
+    this.buf = EMPTY;
   }
 
   /**
@@ -212,6 +213,9 @@ export class SmallDecoder {
 
   /** The root's values, or undefined on giving up; leaves its height and unknown fields in h and unknown. */
   private top(input: Uint8Array, root: ReadPlan): unknown[] | undefined {
+    // A read of this decoder in progress (code it ran, a setter on Array.prototype, decoded with
+    // the same serializer): its state is this object's.
+    if (this.buf !== EMPTY) throw reentrantDecode();
     this.buf = input;
     try {
       return this.body(root, 0, input.length, 0);

@@ -431,9 +431,11 @@ class Walk {
 
   private removed(current: DescMessage, sf: DescField, parent: PathNode): void {
     const path = new PathNode(parent, sf.name, sf.number);
+    // A field renumbered keeps its name: the name cannot be reserved (protoc refuses that).
+    const holder = fieldNamed(current, sf);
     if (!reservesNumber(current, sf.number)) {
-      this.incompatible("FIELD_REMOVED_NOT_RESERVED", path, fieldRemovedNotReserved(path, sf, current.typeName));
-    } else if (!reservesName(current, sf.name)) {
+      this.incompatible("FIELD_REMOVED_NOT_RESERVED", path, fieldRemovedNotReserved(path, sf, current.typeName, holder));
+    } else if (holder === undefined && !reservesName(current, sf.name)) {
       this.note("FIELD_NAME_NOT_RESERVED", path, fieldNameNotReserved(path, sf, current.typeName));
     }
   }
@@ -491,7 +493,7 @@ class Walk {
   ): void {
     // Paths are built only for findings and descent: most fields compare equal.
     if (sf.name !== cf.name) {
-      this.note("FIELD_RENAMED", pathOf(parent, cf), (p) => fieldRenamed(p, sf, cf));
+      this.note("FIELD_RENAMED", pathOf(parent, cf), (p) => fieldRenamed(p, sf, cf, fieldNamed(cf.parent, sf)));
       if (reservesName(savedMsg, cf.name)) {
         this.incompatible("FIELD_RESERVED_NAME_REUSED", pathOf(parent, cf), (p) => fieldReservedNameReused(p, cf.name, savedMsg.typeName));
       }
@@ -604,6 +606,7 @@ class Walk {
 
     const s = valuesByNumber(saved);
     const c = valuesByNumber(current);
+    let currentNames: Set<string> | undefined;
     let i = 0;
     let j = 0;
     while (i < s.length || j < c.length) {
@@ -631,10 +634,12 @@ class Walk {
         j++;
       } else if (cv === undefined || (sv !== undefined && sv.number < cv.number)) {
         const vpath = new PathNode(path, sv!.names[0]!, sv!.number);
+        // A value renumbered keeps its name: the name cannot be reserved (protoc refuses that).
+        const inUse = (currentNames ??= new Set(current.values.map((v) => v.name)));
         if (!reservesNumber(current, sv!.number)) {
-          this.incompatible("ENUM_VALUE_REMOVED_NOT_RESERVED", vpath, enumValueRemoved(vpath, sv!.names[0]!, sv!.number, current.typeName));
+          this.incompatible("ENUM_VALUE_REMOVED_NOT_RESERVED", vpath, enumValueRemoved(vpath, sv!.names[0]!, sv!.number, current.typeName, inUse.has(sv!.names[0]!)));
         } else {
-          const unreserved = sv!.names.filter((n) => !reservesName(current, n));
+          const unreserved = sv!.names.filter((n) => !reservesName(current, n) && !inUse.has(n));
           if (unreserved.length > 0) {
             this.note("ENUM_VALUE_NAME_NOT_RESERVED", vpath, enumValueNameNotReserved(vpath, unreserved, current.typeName));
           }
@@ -720,4 +725,11 @@ function valuesByNumber(desc: DescEnum): readonly EnumNumber[] {
     enumCache.set(desc, out);
   }
   return out;
+}
+
+/** The field of `current` with `sf`'s name (a renumbered field), or undefined. */
+function fieldNamed(current: DescMessage, sf: DescField): DescField | undefined {
+  // protobuf-es keys fields by local name, which is a function of the name alone.
+  const f = (current.field as Record<string, DescField | undefined>)[sf.localName];
+  return f !== undefined && f.name === sf.name ? f : undefined;
 }

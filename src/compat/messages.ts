@@ -145,9 +145,12 @@ export function fieldReservedNameReused(path: Path, name: string, savedType: str
   return `field ${path} reuses name "${name}", which the saved ${savedType} reserves: JSON and text data with the retired meaning of "${name}" would be read into this field; use a name that was never used and keep "${name}" reserved`;
 }
 
-export function fieldRemovedNotReserved(path: Path, sf: DescField, currentType: string): string {
-  return `field ${path} (${describeField(sf)}) was removed without reserving number ${sf.number}: saved data still carries field ${sf.number}, and a later field that reuses the number would misread it; add reserved ${sf.number} and reserved "${sf.name}" to ${currentType}`;
+/** `holder`: the current field that has the removed field's name now (renumbered), which cannot be reserved. */
+export function fieldRemovedNotReserved(path: Path, sf: DescField, currentType: string, holder: DescField | undefined): string {
+  const advice = holder === undefined ? `add reserved ${sf.number} and reserved "${sf.name}" to ${currentType}` : `add reserved ${sf.number} to ${currentType} (the name "${sf.name}" is field ${holder.number}'s now)`;
+  return `field ${path} (${describeField(sf)}) was removed without reserving number ${sf.number}: saved data still carries field ${sf.number}, and a later field that reuses the number would misread it; ${advice}`;
 }
+
 
 export function fieldNameNotReserved(path: Path, sf: DescField, currentType: string): string {
   return `field ${path} was removed and number ${sf.number} is reserved, but name "${sf.name}" is not: a later field named "${sf.name}" would take over its JSON name; add reserved "${sf.name}" to ${currentType}`;
@@ -182,8 +185,10 @@ export function oneofFieldsMerged(path: Path, oneof: string, other: Path): strin
   return `field ${path} is now in oneof ${oneof} together with field ${other}, which the saved schema did not keep in one oneof: saved data may set both, and the current reader keeps only the last one; keep them in separate oneofs or ${NEW_FIELD}`;
 }
 
-export function enumValueRemoved(path: Path, name: string, number: number, currentEnum: string): string {
-  return `enum value ${path} was removed from ${currentEnum} without reserving number ${number}: saved data may still hold ${number}, which now has no name, and a later value that reuses ${number} would change its meaning; add reserved ${number} and reserved "${name}" to ${currentEnum}`;
+/** `nameInUse`: a current value has the removed value's name (renumbered), which cannot be reserved. */
+export function enumValueRemoved(path: Path, name: string, number: number, currentEnum: string, nameInUse: boolean): string {
+  const advice = nameInUse ? `add reserved ${number} to ${currentEnum} (the name "${name}" is another value's now)` : `add reserved ${number} and reserved "${name}" to ${currentEnum}`;
+  return `enum value ${path} was removed from ${currentEnum} without reserving number ${number}: saved data may still hold ${number}, which now has no name, and a later value that reuses ${number} would change its meaning; ${advice}`;
 }
 
 export function enumValueNameNotReserved(path: Path, names: readonly string[], currentEnum: string): string {
@@ -209,9 +214,10 @@ export function maxDepthLowered(saved: number, current: number): string {
 
 // notes
 
-export function fieldRenamed(path: Path, sf: DescField, cf: DescField): string {
+export function fieldRenamed(path: Path, sf: DescField, cf: DescField, holder: DescField | undefined): string {
   const json = jsonNameOf(sf) === jsonNameOf(cf) ? `its JSON name stays "${jsonNameOf(cf)}"` : `its JSON name changes from "${jsonNameOf(sf)}" to "${jsonNameOf(cf)}"`;
-  return `field ${path} was renamed from ${sf.name}: binary data is unaffected, but code that reads it by name changes and ${json}; update name-based readers and reserve "${sf.name}" if it should not come back`;
+  const advice = holder === undefined ? `update name-based readers and reserve "${sf.name}" if it should not come back` : `update name-based readers ("${sf.name}" is field ${holder.number}'s name now)`;
+  return `field ${path} was renamed from ${sf.name}: binary data is unaffected, but code that reads it by name changes and ${json}; ${advice}`;
 }
 
 export function jsonNameChanged(path: Path, from: string, to: string): string {

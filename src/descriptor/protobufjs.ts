@@ -266,6 +266,7 @@ export function lowerProtobufjsType(input: unknown): DescMessage {
           // extension lives only in its scope): an extension range is EXTENSION_RANGE_DECLARED, a
           // proto2 file SYNTAX_NOT_PROTO3. Only a JSON descriptor can extend a type without a range.
           if ((o.extensions ?? []).some((r) => typeof r !== "string")) continue;
+          refuseProto2(rootName, names, o);
           throw invalid(
             rootName,
             RuleCode.EXTENSION_DECLARED,
@@ -303,6 +304,7 @@ export function lowerProtobufjsType(input: unknown): DescMessage {
       for (const n of o.nestedArray) {
         const kind = n.constructor.className;
         if (kind === "Field" || kind === "MapField") {
+          refuseProto2(rootName, names, o);
           throw invalid(
             rootName,
             RuleCode.EXTENSION_DECLARED,
@@ -608,4 +610,18 @@ function enumProto(e: PbEnum): EnumDescriptorProto {
   if (e.options?.deprecated === true) options.deprecated = true;
   if (Object.keys(options).length > 0) out.options = create(EnumOptionsSchema, options);
   return out;
+}
+
+/**
+ * SYNTAX_NOT_PROTO3 for a message of a proto2 file, before another of its faults (an extension)
+ * is reported: the reason a FileDescriptorSet or DescMessage of the same schema gives first (the
+ * input forms named different codes for one schema).
+ */
+function refuseProto2(rootName: string, names: Names, o: PbObject): void {
+  if (names.edition(o) !== "proto2") return;
+  throw invalid(
+    rootName,
+    RuleCode.SYNTAX_NOT_PROTO3,
+    `${kindOf(o)} ${shortName(names.fullName(o))} is declared in a proto2 file; payload types must be declared in a proto3 file (syntax = "proto3")`,
+  );
 }

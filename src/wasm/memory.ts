@@ -154,6 +154,38 @@ const RELEASE_MIN_BYTES = 16 * 1024 * 1024;
 const RELEASE_FACTOR = 4;
 const RELEASE_AFTER_CALLS = 16;
 
+/**
+ * True while a decoder reads a tape (from its walk until it ends): the tape, text area and input
+ * copy are in the core's memory, which any other core call reuses. Code that a read runs (a
+ * setter on Object.prototype or Array.prototype, a patched Map.prototype.set) and that called
+ * protokeel again overwrote the tape under the read: wrong values, internal errors, the engine's
+ * TypeErrors (and releaseMemory() left the read's views on the old memory).
+ */
+let tapeHeld = false;
+
+/** A decoder starts reading the tape its walk returned (see tapeHeld). */
+export function holdTape(): void {
+  tapeHeld = true;
+}
+
+/** The decoder is done with its tape (or failed reading it). */
+export function endTape(): void {
+  tapeHeld = false;
+}
+
+/** The error of a decode or validate started while another decode reads its tape. */
+export function reentrantDecode(): CodecError {
+  return new CodecError(
+    "REENTRANT_DECODE",
+    "cannot decode or validate here: another decode on this thread is reading its input, and code it ran (a setter or patched method on Object.prototype, Array.prototype or Map.prototype) called protokeel; call it after that decode returns",
+  );
+}
+
+/** Throws REENTRANT_DECODE while a decoder reads a tape (every core call checks first). */
+export function checkTapeFree(): void {
+  if (tapeHeld) throw reentrantDecode();
+}
+
 /** The instance for one call of src/wasm/ops.ts: applies the release rule, then `ready`. */
 export function enter(): CoreExports {
   countCall();
@@ -189,11 +221,14 @@ function countCall(): void {
  * Returns false, with the current instance kept in use, when the engine cannot allocate a fresh
  * one (the old instance's memory is still held while the new one is made: in a process short of
  * address space that fails; a release that failed left every later call failing with it).
- * Values decoded earlier stay valid (they never refer to the core's memory). Do not call it from
- * inside another protokeel call.
+ * Values decoded earlier stay valid (they never refer to the core's memory). Called by code that
+ * a decode runs while it reads its input (a setter on a prototype), it releases nothing and
+ * returns false.
  */
 export function releaseMemory(): boolean {
   if (coreIfStarted() === undefined) return true;
+  // Called by code a decode ran: the read goes on in the current instance.
+  if (tapeHeld) return false;
   quietCalls = 0;
   callNeed = 0;
   let released = true;

@@ -12,7 +12,7 @@
 // file would need the other's private regions.
 import { exactCount } from "../bytes.js";
 import { CodecError } from "../errors.js";
-import { enter, views, ensureMemory, scratchAddress, tableAddress, ctrlIndex, align16 } from "./memory.js";
+import { checkTapeFree, enter, views, ensureMemory, scratchAddress, tableAddress, ctrlIndex, align16 } from "./memory.js";
 import {
   CTRL_COUNT_WORD, CTRL_DEPTH_WORD, CTRL_FIELD_WORD, CTRL_NEED_WORD, CTRL_OFFSET_WORD, CTRL_TEXT_WORD,
   CTRL_TYPE_WORD, CTRL_VALUE_WORD, CTRL_WIRE_WORD,
@@ -106,6 +106,7 @@ const walk = {
 };
 
 function begin(): CoreExports {
+  checkTapeFree();
   calls++;
   return enter();
 }
