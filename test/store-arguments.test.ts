@@ -1,8 +1,10 @@
 // Store paths and options are checked before they reach the file system or lmdb: lmdb maps
 // `mapSize` bytes at once, and -1, 1e30 or 2^48 killed the process (SIGSEGV) with nothing to catch.
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "vitest";
 import { LmdbStore, MemoryStore } from "../src/store/index.js";
+import { StateStoreError } from "../src/index.js";
 import { scratch, specsOf, V1 } from "./support/store.js";
 
 const range = (got: string) => `mapSize of LmdbStore.open must be an integer number of bytes in 1..17592186044416 (16 TiB), got ${got}`;
@@ -43,4 +45,14 @@ test("LmdbStore.open of a path that is not a string is a TypeError", async () =>
   const e = await LmdbStore.open(7 as never, specsOf(V1)).catch((x: unknown) => x);
   expect(e).toBeInstanceOf(TypeError);
   expect((e as Error).message).toBe("the path of LmdbStore.open must be a non-empty string, got number");
+});
+
+// lmdb's own Error came out as it was (MDB_READERS_FULL after ~126 stores of a path left open).
+test("a path lmdb cannot open is STORE_OPEN_FAILED with lmdb's error as the cause", async () => {
+  const file = join(scratch("store-lmdb-options"), "a-file");
+  writeFileSync(file, "not a directory");
+  const e = await LmdbStore.open(join(file, "db"), specsOf(V1)).catch((x: unknown) => x);
+  expect(e).toBeInstanceOf(StateStoreError);
+  expect(e).toMatchObject({ code: "STORE_OPEN_FAILED", message: expect.stringMatching(/^lmdb store .*a-file\/db did not open: .+; check the path and its permissions$/) });
+  expect((e as Error).cause).toBeInstanceOf(Error);
 });

@@ -119,13 +119,22 @@ export class LmdbStore<S extends StateSpecs = StateSpecs> {
     } catch (e) {
       throw new StateStoreError("LMDB_NOT_INSTALLED", "the LMDB backend needs the lmdb package: npm install lmdb@3.5.6", { cause: e });
     }
-    const db = lmdb.open({
-      path,
-      encoding: "binary",
-      keyEncoding: "binary",
-      ...(options.mapSize === undefined ? {} : { mapSize: options.mapSize }),
-      noSync: options.noSync ?? false,
-    });
+    let db: LmdbDatabase;
+    try {
+      db = lmdb.open({
+        path,
+        encoding: "binary",
+        keyEncoding: "binary",
+        ...(options.mapSize === undefined ? {} : { mapSize: options.mapSize }),
+        noSync: options.noSync ?? false,
+      });
+    } catch (e) {
+      // lmdb's own Error (a path it cannot create, MDB_READERS_FULL after ~126 stores of one path
+      // left open in a process), typed with what to do.
+      const why = e instanceof Error ? e.message : String(e);
+      const hint = /READERS_FULL/.test(why) ? "close the stores of this path that are no longer used (store.close())" : "check the path and its permissions";
+      throw new StateStoreError("STORE_OPEN_FAILED", `lmdb store ${path} did not open: ${why}; ${hint}`, { cause: e });
+    }
     const store = new LmdbStore<S>(db);
     try {
       for (const [name, spec] of Object.entries(states)) {
