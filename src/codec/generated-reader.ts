@@ -320,15 +320,8 @@ class GFrame {
   obj: Obj | undefined = undefined;
   /** How many of `plan.props` are set on `obj` (all of them on an object merged into). */
   filled = 0;
-  /**
-   * False while no field with explicit presence is set on `obj`: a new message's until its end, or
-   * until more than PEND_MAX such fields are read (they wait in `pendGs`/`pendV`, see `hold`).
-   */
+  /** False while no field with explicit presence is set on `obj` (a new message's until one is read). */
   present = false;
-  /** Fields with explicit presence read while `present` is false, in wire order, and their values (message objects as read). */
-  readonly pendGs: GSlot[] = [];
-  readonly pendV: unknown[] = [];
-  pn = 0;
   /** True for a map entry (its key and value are in `key`/`value`): a frame with no `obj`. */
   entry = false;
   key: unknown = undefined;
@@ -347,37 +340,7 @@ class GFrame {
     this.entry = obj === undefined;
     this.filled = merged ? plan.props.length : 0;
     this.present = merged;
-    this.pn = 0;
     this.unknown = undefined;
-  }
-
-  /**
-   * Holds the value of field `gs` (explicit presence) until the message ends; false, with nothing
-   * held, when PEND_MAX others wait already. Set at once, such a field made every property after it
-   * be set to its zero first (create's order puts it last), and set again when read: in the 80-deep
-   * chain, a `[]` and two stores per message for the list read after the child.
-   */
-  hold(gs: GSlot, v: unknown): boolean {
-    const n = this.pn;
-    const pendGs = this.pendGs;
-    // A field read again: last one wins, in the place of its first (as protobuf-es sets a property).
-    for (let i = 0; i < n; i++) {
-      if (pendGs[i] === gs) {
-        this.pendV[i] = v;
-        return true;
-      }
-    }
-    if (n === PEND_MAX) return false;
-    pendGs[n] = gs;
-    this.pendV[n] = v;
-    this.pn = n + 1;
-    return true;
-  }
-
-  /** The value held for field `gs`, or undefined. */
-  held(gs: GSlot): unknown {
-    for (let i = 0; i < this.pn; i++) if (this.pendGs[i] === gs) return this.pendV[i];
-    return undefined;
   }
 
   /**
@@ -403,17 +366,12 @@ class GFrame {
 
   /** Drops what the frame holds (after an error mid-way: nothing read is kept alive). */
   free(): void {
-    this.pendV.fill(undefined);
-    this.pn = 0;
     this.obj = undefined;
     this.key = undefined;
     this.value = undefined;
     this.unknown = undefined;
   }
 }
-
-/** Fields with explicit presence held per message until its end (GFrame.hold): a scan of them per such field read. */
-const PEND_MAX = 4;
 
 const EMPTY: GPlan = { desc: undefined, typeName: "", props: [], present: [], slots: [], keyScalar: 0 };
 
@@ -539,7 +497,7 @@ class GeneratedTapeDecoder {
           if (c.case === gs.local) h = c.value;
         } else h = into[gs.local];
         if (h !== undefined) prev = messageOf(gs, h);
-      } else if (gs.prop < 0) prev = parent.held(gs) as Obj | undefined;
+      }
     }
     if (prev === undefined) f.use(child, newMessage(child), false);
     else {
@@ -559,11 +517,10 @@ class GeneratedTapeDecoder {
     const j = gs.prop;
     if (j < 0) {
       // Explicit presence: set after create's properties, as protobuf-es sets a field read.
-      if (!f.present) {
-        if (f.hold(gs, v)) return;
-        this.settleHeld(f);
-      }
-      this.setPresent(o, gs, v);
+      f.complete();
+      f.present = true;
+      if (gs.child === undefined) o[gs.local] = v;
+      else setHeld(o, gs.local, gs, v as Obj, this.defer);
       return;
     }
     const again = f.reach(j);
@@ -589,24 +546,6 @@ class GeneratedTapeDecoder {
     else setHeld(c, "value", gs, v as Obj, this.defer);
   }
 
-  private setPresent(o: Obj, gs: GSlot, v: unknown): void {
-    if (gs.child === undefined) o[gs.local] = v;
-    else setHeld(o, gs.local, gs, v as Obj, this.defer);
-  }
-
-  /** Sets every property of `f`'s message, the fields held (GFrame.hold) last, in the order read. */
-  private settleHeld(f: GFrame): void {
-    f.complete();
-    f.present = true;
-    const o = f.obj!;
-    const n = f.pn;
-    for (let i = 0; i < n; i++) {
-      this.setPresent(o, f.pendGs[i]!, f.pendV[i]);
-      f.pendV[i] = undefined;
-    }
-    f.pn = 0;
-  }
-
   /** The record that the map field `gs` of message frame `f` is held in. */
   private record(f: GFrame, gs: GSlot): Obj {
     const o = f.obj!;
@@ -618,8 +557,7 @@ class GeneratedTapeDecoder {
 
   /** The message of a frame at its end. */
   private close(f: GFrame): Obj {
-    if (f.pn > 0) this.settleHeld(f);
-    else f.complete();
+    f.complete();
     const o = f.obj!;
     const u = f.unknown;
     f.obj = undefined;
