@@ -24,7 +24,7 @@ message OnlyOptional { optional int32 x = 1; L l = 2; optional string s = 3; }
 message OnlyOneof { oneof o { L l = 1; int32 i = 2; string s = 3; } }
 message Mixed { L l = 1; int32 n = 2; optional string s = 3; repeated L list = 4; int32 last = 5; }
 message Root { OnlyMessages m = 1; OnlyOptional o = 2; OnlyOneof one = 3; Mixed mixed = 4; Root self = 5; Many many = 6; }
-// More fields with explicit presence than the reader holds back until a message ends (four).
+// Many fields with explicit presence, read out of declaration order, read again and merged.
 message Many {
   optional int32 a = 1; optional int32 b = 2; L c = 3; optional string d = 4; L e = 5;
   optional int32 f = 6; google.protobuf.Int32Value w = 7; repeated int32 r = 8; int32 z = 9;
@@ -54,11 +54,11 @@ const Many = reg.getMessage("p.Many")!;
 // Each a Many message whose fields come in the order of the parts (one occurrence, not a merge of
 // several: a top-level message's fields are one message whatever their order).
 const MANY_ROWS: [string, Uint8Array][] = [
-  ["five presence fields in reverse order: the fifth sets the four held", merged(Many, { f: 1 }, { e: { a: 1 } }, { d: "x" }, { c: { a: 2 } }, { b: 3 }, { a: 4 })],
-  ["presence fields held, then create's properties after them", merged(Many, { e: { a: 1 } }, { c: { b: 2 } }, { r: [1, 2] }, { z: 5 })],
-  ["a held message read again (merged into the one held) and a held scalar read again", merged(Many, { c: { a: 1, r: [1] } }, { r: [3] }, { a: 7 }, { c: { b: 2, r: [2] } }, { a: 8 }, { z: 1 })],
-  ["a wrapper held, read again, then more than four", merged(Many, { w: 5 }, { f: 2 }, { w: 6 }, { e: { a: 1 } }, { d: "y" }, { b: 1 }, { w: 7 }, { c: { a: 3 } }, { e: { b: 4 } })],
-  ["a message merged after the held ones were set", merged(Many, { c: { a: 1 } }, { f: 1 }, { e: {} }, { d: "" }, { b: 0 }, { c: { b: 2 } }, { a: 0 }, { r: [9] })],
+  ["five presence fields in reverse order", merged(Many, { f: 1 }, { e: { a: 1 } }, { d: "x" }, { c: { a: 2 } }, { b: 3 }, { a: 4 })],
+  ["presence fields, then create's properties after them", merged(Many, { e: { a: 1 } }, { c: { b: 2 } }, { r: [1, 2] }, { z: 5 })],
+  ["a message read again (merged) and a scalar read again", merged(Many, { c: { a: 1, r: [1] } }, { r: [3] }, { a: 7 }, { c: { b: 2, r: [2] } }, { a: 8 }, { z: 1 })],
+  ["a wrapper read again between other presence fields", merged(Many, { w: 5 }, { f: 2 }, { w: 6 }, { e: { a: 1 } }, { d: "y" }, { b: 1 }, { w: 7 }, { c: { a: 3 } }, { e: { b: 4 } })],
+  ["a message merged after other presence fields", merged(Many, { c: { a: 1 } }, { f: 1 }, { e: {} }, { d: "" }, { b: 0 }, { c: { b: 2 } }, { a: 0 }, { r: [9] })],
 ];
 
 const initial = setSmallDecodeThreshold(setSmallDecodeThreshold(0));
