@@ -9,6 +9,7 @@ import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
 import { expect, test } from "vitest";
 import { CodecError, ProtobufType } from "../src/index.js";
 import { compileProtoText } from "./support/buf.js";
+import { thrown } from "./support/thrown.js";
 
 const reg = createFileRegistry(
   fromBinary(FileDescriptorSetSchema, compileProtoText({ "d.proto": 'syntax = "proto3"; package d; message M { string name = 1; repeated string more = 2; int32 n = 3; }' })),
@@ -47,12 +48,7 @@ test.each([
   ["generated toBinary, growing past the slab", () => generated.toBinary(esDetaching(true))],
   ["generated encode", () => generated.encode(esDetaching(false))],
 ])("%s: OUTPUT_DETACHED, and the next write is right", (_name, write) => {
-  let error: unknown;
-  try {
-    write();
-  } catch (e) {
-    error = e;
-  }
+  const error = thrown(write);
   expect(error).toBeInstanceOf(CodecError);
   expect(error).toMatchObject({ code: "OUTPUT_DETACHED", message: MESSAGE, path: "d.M" });
   expect(dynamic.toBinary({ name: "ok", n: 2 })).toEqual(Uint8Array.of(0x0a, 0x02, 0x6f, 0x6b, 0x18, 0x02));
