@@ -101,7 +101,8 @@ export class Arena {
 }
 
 // Pieces of 4-32 KiB (the bench's span and numeric messages, ~17-18 KB) come from 256 KiB chunks
-// (the same 8-16x bound on what one live piece can keep alive as the small tier): a fresh
+// (one live piece keeps its whole chunk alive: 8-64x the largest pieces of a tier, as for the
+// small tier's 64 KiB chunks, and more for tiny ones, up to the chunk size): a fresh
 // Uint8Array per decode or encode of that size is an off-heap allocation, and in Chromium it was
 // the cost that kept span decode under protobufjs (issue 13).
 export const MID_CHUNK = 256 * 1024;
