@@ -187,8 +187,11 @@ async function pump<T>(
   return 0;
 }
 
-/** Lines of UTF-8 text, each at most `max` characters; the line number comes with each. */
-async function* lines(source: AsyncIterable<Uint8Array>, max: number, name: string): AsyncGenerator<[string, number]> {
+/** The longest string V8 makes (2^29 - 24 characters on 64-bit hosts). */
+const MAX_STRING = 2 ** 29 - 24;
+
+/** Lines of UTF-8 text, each at most `max` characters (`what` says it); the line number comes with each. */
+async function* lines(source: AsyncIterable<Uint8Array>, max: number, name: string, what: string): AsyncGenerator<[string, number]> {
   const decoder = new TextDecoder("utf-8", { fatal: true });
   let parts: string[] = [];
   let length = 0;
@@ -202,7 +205,7 @@ async function* lines(source: AsyncIterable<Uint8Array>, max: number, name: stri
   };
   const take = (s: string): void => {
     length += s.length;
-    if (length > max) throw new DataError(`line ${number} of ${name} is longer than ${max} characters (8 × maxMessageBytes); write one message per line`);
+    if (length > max) throw new DataError(`line ${number} of ${name} is longer than ${what}; write one message per line`);
     parts.push(s);
   };
   for await (const chunk of source) {
@@ -230,17 +233,26 @@ export async function encode(path: string | undefined, o: DataOptions, out: Outp
   const ser: ProtobufSerializer = loaded.type.createSerializer();
   const options: JsonReadOptions = { ignoreUnknownFields: o.ignoreUnknown, registry: loaded.registry };
   const input = open(path);
-  const limit = 8 * ser.type.settings.maxMessageBytes;
+  // 8 characters a byte at most, and no more than one string holds (V8: 2^29 - 24 characters; a
+  // longer line or document threw RangeError: Invalid string length at the join).
+  const limit = Math.min(8 * ser.type.settings.maxMessageBytes, MAX_STRING);
+  const what = limit === MAX_STRING ? `${limit} characters (the longest string)` : `${limit} characters (8 × maxMessageBytes)`;
   if (!o.framed) {
     const parts: string[] = [];
-    for await (const [line] of lines(input.source, limit, input.name)) parts.push(line);
+    // Counted as the lines come: all of them were kept, then measured (an endless input grew
+    // without bound, a long one ran out of heap).
+    let total = -1;
+    for await (const [line] of lines(input.source, limit, input.name, what)) {
+      total += line.length + 1;
+      if (total > limit) throw new DataError(`${input.name} is longer than ${what}`);
+      parts.push(line);
+    }
     const text = parts.join("\n");
-    if (text.length > limit) throw new DataError(`${input.name} is longer than ${limit} characters (8 × maxMessageBytes)`);
     await out.stdout(cliCodec(() => ser.toBinary(ser.fromJsonString(text, options))));
     return 0;
   }
   return pump(
-    lines(input.source, limit, input.name),
+    lines(input.source, limit, input.name, what),
     ([line]) => (line.trim() === "" ? undefined : ser.encode(ser.fromJsonString(line, options))),
     ([, number]) => `line ${number}`,
     input,

@@ -179,8 +179,11 @@ export function loadSchema(path: string, message: string | undefined, protoRoot:
     }
     if (saved !== undefined) throw new InputError(`${path} is ${isProto ? ".proto source" : "a descriptor set"}; ${saved}`);
     const { set, registry } = registryOf(bytes, path);
+    const names = messagesOf(set);
+    if (names.length === 0) {
+      throw new InputError(`${path} is ${isProto ? ".proto source" : "a descriptor set"} that declares no message; pass the schema that declares the root message`);
+    }
     if (message === undefined) {
-      const names = messagesOf(set);
       const shown = names.length > 12 ? `${names.slice(0, 12).join(", ")}, … (${names.length} in all)` : names.join(", ");
       throw new InputError(`${path} is ${isProto ? ".proto source" : "a descriptor set"}: name the root message with --message (its messages: ${shown})`);
     }

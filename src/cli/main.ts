@@ -4,10 +4,14 @@
 import { main } from "./cli.js";
 import { processOutput } from "./output.js";
 
-// A closed pipe (`protokeel decode … | head`) ends the output, not the process with a trace.
+// A closed pipe (`protokeel decode … | head`) ends the output, not the process with a trace; the
+// exit code is the command's when it has one (`check … | grep -q` exited 0 for an incompatible
+// change). Any other failure to write (a full disk) is exit 2 with a message, not a stack trace
+// and exit 1, which says "incompatible" or "bad data".
 process.stdout.on("error", (e: NodeJS.ErrnoException) => {
-  if (e.code === "EPIPE") process.exit(0);
-  throw e;
+  if (e.code === "EPIPE") process.exit(typeof process.exitCode === "number" ? process.exitCode : 0);
+  process.stderr.write(`protokeel: cannot write the output: ${e.message}\n`);
+  process.exit(2);
 });
 
 main(process.argv.slice(2), processOutput()).then(

@@ -27,6 +27,8 @@ export function processOutput(): Output {
 }
 
 const BATCH_BYTES = 65536;
+/** The longest a value waits in a batch that is not full. */
+const BATCH_MS = 50;
 
 /**
  * Many small lines or frames, written to stdout in pieces of about 64 KiB: one write per value
@@ -35,6 +37,7 @@ const BATCH_BYTES = 65536;
 export class Batch {
   private parts: (string | Uint8Array)[] = [];
   private size = 0;
+  private timer: ReturnType<typeof setTimeout> | undefined = undefined;
 
   constructor(private readonly out: Output) {}
 
@@ -42,9 +45,22 @@ export class Batch {
     this.parts.push(data);
     this.size += data.length;
     if (this.size >= BATCH_BYTES) await this.flush();
+    // Values of a live stream that stops short of a batch are written after BATCH_MS: they were
+    // held until 64 KiB built up or the input ended (a stream that pauses showed nothing).
+    else if (this.timer === undefined) {
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        void this.flush();
+      }, BATCH_MS);
+      this.timer.unref?.();
+    }
   }
 
   async flush(): Promise<void> {
+    if (this.timer !== undefined) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
     if (this.parts.length === 0) return;
     const parts = this.parts;
     this.parts = [];

@@ -7,10 +7,13 @@ import { exactCount, isBytes, readable } from "../bytes.js";
 export class FrameReader {
   private buf: Uint8Array;
   private pos: number;
+  /** The input's length when it was given: a read checks it still has it (see peekFrame). */
+  private len: number;
 
   constructor(bytes: Uint8Array = new Uint8Array(0)) {
     this.buf = FrameReader.check(bytes);
     this.pos = 0;
+    this.len = this.buf.length;
   }
 
   private static check(bytes: Uint8Array): Uint8Array {
@@ -22,6 +25,7 @@ export class FrameReader {
   reset(bytes: Uint8Array): void {
     this.buf = FrameReader.check(bytes);
     this.pos = 0;
+    this.len = this.buf.length;
   }
 
   /** Byte offset of the next frame. */
@@ -31,12 +35,12 @@ export class FrameReader {
 
   /** Bytes not read yet. */
   get remaining(): number {
-    return this.buf.length - this.pos;
+    return this.len - this.pos;
   }
 
-  /** True while at least one more byte is left to read. */
+  /** True while at least one more byte is left to read (of the input as it was given). */
   hasMore(): boolean {
-    return this.pos < this.buf.length;
+    return this.pos < this.len;
   }
 
   /**
@@ -46,6 +50,16 @@ export class FrameReader {
   peekFrame(typeName: string, maxMessageBytes: number): { body: Uint8Array; bodyAt: number; next: number } {
     const buf = this.buf;
     const start = this.pos;
+    // Its buffer transferred or shrunk since it was given: the loop `while (reader.hasMore())`
+    // ended at once with no error (the rest of the input silently dropped), or a read said the
+    // data was truncated.
+    if (buf.length !== this.len) {
+      throw new CodecError(
+        "NOT_BYTES",
+        `cannot decode ${typeName}: the FrameReader's input was detached or resized before byte ${start} (it had ${this.len} bytes, it has ${buf.length}); keep the input unchanged until the reader is done`,
+        { offset: start, path: typeName },
+      );
+    }
     const prefix = readFramePrefix(buf, start);
     if (prefix === TOO_LONG || prefix === OVERFLOW) {
       const tooLong = prefix === TOO_LONG;

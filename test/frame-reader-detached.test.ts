@@ -1,0 +1,40 @@
+// A FrameReader's input whose buffer is transferred or shrunk while it is read: the usual loop
+// `while (reader.hasMore())` ended at once with no error (the rest of the input silently dropped)
+// and `remaining` went negative, or a read called the data truncated. Now the next read says what
+// happened (NOT_BYTES, as decodeStream does for a chunk detached mid-frame), and hasMore and
+// remaining describe the input as it was given.
+import { expect, test } from "vitest";
+import { CodecError, FrameReader, ProtobufType } from "../src/index.js";
+import { compileProtoText } from "./support/buf.js";
+
+const ser = ProtobufType.of({ fileDescriptorSet: compileProtoText({ "f.proto": 'syntax = "proto3"; package f; message M { string s = 1; }' }), messageName: "f.M" }).createSerializer();
+
+test.each([
+  ["transferred", (b: Uint8Array) => void structuredClone(b.buffer, { transfer: [b.buffer] })],
+  ["shrunk (a resizable buffer)", (b: Uint8Array) => (b.buffer as ArrayBuffer & { resize(n: number): void }).resize(3)],
+])("an input %s after the first frame: the next read is NOT_BYTES, nothing is dropped silently", (_how, change) => {
+  const frames = ser.encodeAll([{ s: "one" }, { s: "two" }, { s: "three" }, { s: "four" }]);
+  const buffer = new (ArrayBuffer as unknown as new (n: number, o: { maxByteLength: number }) => ArrayBuffer)(frames.length, { maxByteLength: frames.length });
+  const input = new Uint8Array(buffer);
+  input.set(frames);
+  const reader = new FrameReader(input);
+  expect(ser.deserialize(reader).get("s")).toBe("one");
+  const at = reader.position;
+  change(input);
+  expect(reader.hasMore()).toBe(true);
+  expect(reader.remaining).toBe(frames.length - at);
+  let error: unknown;
+  try {
+    ser.deserialize(reader);
+  } catch (e) {
+    error = e;
+  }
+  expect(error).toBeInstanceOf(CodecError);
+  expect(error).toMatchObject({ code: "NOT_BYTES", offset: at });
+  expect((error as Error).message).toBe(
+    `cannot decode f.M: the FrameReader's input was detached or resized before byte ${at} (it had ${frames.length} bytes, it has ${input.length}); keep the input unchanged until the reader is done`,
+  );
+  // The position stays: after a reset on good input, reading goes on.
+  reader.reset(frames);
+  expect([...Array(4)].map(() => ser.deserialize(reader).get("s"))).toEqual(["one", "two", "three", "four"]);
+});
