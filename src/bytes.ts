@@ -50,6 +50,15 @@ export function readable(bytes: Uint8Array): Uint8Array {
 const SHARED = (globalThis as { SharedArrayBuffer?: typeof SharedArrayBuffer }).SharedArrayBuffer;
 
 /**
+ * `readable(bytes)` for what may not be a genuine Uint8Array (a Proxy of one passes instanceof):
+ * such a value is returned as it is, for the caller's own check to refuse. For inputs read more
+ * than once that are not on a hot path: descriptor sets, snapshots, transfer forms.
+ */
+export function privateInput(bytes: Uint8Array): Uint8Array {
+  return isBytes(bytes) ? readable(bytes) : bytes;
+}
+
+/**
  * A bytes value (isBytes) as an array whose `length` is its own: the array itself when its length
  * is the engine's (a Uint8Array or Node Buffer without an own `length`), else a Uint8Array over
  * the same memory. The writers size a field by a value's length and copy its bytes: an array whose

@@ -13,7 +13,7 @@ import { resolveSettings, settingsEqual, type Settings } from "./settings.js";
 import { ProtobufSerializer } from "./serializer.js";
 import { CHECK_BYTES, checksOf, hex32, writeCheck } from "./snapshot/crc32c.js";
 import { checkGeneratedNames, checkGeneratedSchema, newGeneratedType, type ProtobufGeneratedType } from "./generated/type.js";
-import { bytesEqual } from "./bytes.js";
+import { bytesEqual, privateInput } from "./bytes.js";
 
 /** Framing version 1: a varint length followed by the message (docs/design.md §8.2). */
 export const FRAMING_VERSION = 1;
@@ -359,8 +359,10 @@ function bad(code: string, detail: string, cause?: unknown): InvalidObjectError 
   );
 }
 
-function readTransfer(bytes: Uint8Array): Transfer {
-  if (!(bytes instanceof Uint8Array)) throw bad("TRANSFER_NOT_BYTES", "expected a Uint8Array");
+function readTransfer(given: Uint8Array): Transfer {
+  if (!(given instanceof Uint8Array)) throw bad("TRANSFER_NOT_BYTES", "expected a Uint8Array");
+  // One private copy of shared memory: the integrity check and the reads after it see the same bytes.
+  const bytes = privateInput(given);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let p = 0;
   // Where the readable bytes end: before the integrity check once it was verified.

@@ -5,12 +5,12 @@
 // 104-byte input), lazy values held lone surrogates, and the generated kind threw the engine's
 // RangeError. Such input is now copied once, privately, before it is read: whatever a decode
 // returns is one state of the input, and its relay is that state.
-import { Worker } from "node:worker_threads";
 import { create, createFileRegistry, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
 import { afterEach, describe, expect, test } from "vitest";
 import { CodecError, DynamicMessage, ProtobufType } from "../src/index.js";
 import { compileProtoText } from "./support/buf.js";
+import { flipper, type Flipper } from "./support/flipper.js";
 
 const PROTO = `syntax = "proto3";
 package shared;
@@ -19,32 +19,7 @@ message M { int64 id = 1; string name = 2; bytes data = 3; repeated int32 nums =
 const reg = createFileRegistry(fromBinary(FileDescriptorSetSchema, compileProtoText({ "shared.proto": PROTO })));
 const M = reg.getMessage("shared.M")!;
 
-/** A worker that writes `a` and `b` over the first bytes of `sab` in turn until told to stop. */
-function flipper(sab: SharedArrayBuffer, a: Uint8Array, b: Uint8Array): { stop: () => Promise<void> } {
-  const off = Math.ceil(Math.max(a.length, b.length) / 4) * 4;
-  const flag = new Int32Array(sab, off, 1);
-  const w = new Worker(
-    `const { workerData: d } = require("node:worker_threads");
-     const v = new Uint8Array(d.sab, 0, d.a.length); const stop = new Int32Array(d.sab, d.off, 1);
-     while (Atomics.load(stop, 0) === 0) { v.set(d.a); v.set(d.b); }`,
-    { eval: true, workerData: { sab, a, b, off } },
-  );
-  return {
-    stop: () => {
-      Atomics.store(flag, 0, 1);
-      return new Promise((resolve) => w.once("exit", () => resolve()));
-    },
-  };
-}
-
-function sharedInput(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const n = Math.max(a.length, b.length);
-  const sab = new SharedArrayBuffer(Math.ceil(n / 4) * 4 + 4);
-  new Uint8Array(sab).set(a);
-  return new Uint8Array(sab, 0, a.length);
-}
-
-let running: { stop: () => Promise<void> } | undefined;
+let running: Flipper | undefined;
 afterEach(async () => {
   await running?.stop();
   running = undefined;
@@ -59,8 +34,8 @@ describe.each([100, 1000, 6000])("a %i-character string rewritten by another thr
     // Every mix of the two states is a valid message: only the letters of one string differ.
     const a = ser.toBinary({ id: 1n, name: "A".repeat(size) });
     const b = ser.toBinary({ id: 1n, name: "B".repeat(size) });
-    const input = sharedInput(a, b);
-    running = flipper(input.buffer as SharedArrayBuffer, a, b);
+    running = flipper(a, b);
+    const input = running.input;
     let differ = 0;
     for (let i = 0; i < ROUNDS; i++) {
       const v = ser.fromBinary(input);
@@ -75,8 +50,8 @@ describe.each([100, 1000, 6000])("a %i-character string rewritten by another thr
     const gser = ProtobufType.ofGenerated(M).createSerializer();
     const a = toBinary(M, create(M, { id: 7n, name: "é".repeat(size / 2), data: new Uint8Array(size).fill(1), nums: [1, 2, 3] }));
     const b = toBinary(M, create(M, { child: { name: "x".repeat(size), nums: [-1] }, data: new Uint8Array(5) }));
-    const input = sharedInput(a, b);
-    running = flipper(input.buffer as SharedArrayBuffer, a, b);
+    running = flipper(a, b);
+    const input = running.input;
     const wrong: string[] = [];
     for (let i = 0; i < ROUNDS; i++) {
       for (const read of [() => ser.fromBinary(input), () => gser.fromBinary(input)]) {

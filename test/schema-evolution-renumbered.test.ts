@@ -48,3 +48,15 @@ test("a field removed and not renumbered: reserve its number and its name, as be
     'field t.Connection.remote_address(3) (string) was removed without reserving number 3: saved data still carries field 3, and a later field that reuses the number would misread it; add reserved 3 and reserved "remote_address" to t.Connection',
   ]);
 });
+
+// protobuf-es keys a message's fields by local name in a plain object: a field named like an
+// Object.prototype method found the inherited method ("is field undefined's now"), and its
+// name-not-reserved note was lost.
+test.each(["hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable", "toLocaleString"])("a removed field named %s gets the usual advice and note", (name) => {
+  const saved = message(`message Connection { string ${name} = 1; string keep = 2; }`);
+  expect(evaluateSchemaChange(saved, message("message Connection { string keep = 2; }")).incompatibilities.map((f) => f.message)).toEqual([
+    `field t.Connection.${name}(1) (string) was removed without reserving number 1: saved data still carries field 1, and a later field that reuses the number would misread it; add reserved 1 and reserved "${name}" to t.Connection`,
+  ]);
+  const reserved = evaluateSchemaChange(saved, message("message Connection { reserved 1; string keep = 2; }"));
+  expect(reserved.notes.map((n) => n.rule)).toEqual(["FIELD_NAME_NOT_RESERVED"]);
+});

@@ -45,3 +45,24 @@ test("a walk's input is not held after the walk ends, or after it fails", async 
   fullGc();
   expect(refs.map((r) => r.deref() === undefined)).toEqual([true, true]);
 });
+
+// One large input every 20 small decodes: each round released the memory (after 16 quiet calls)
+// and grew it back on the next large input, ~5x the cost of a round. A release whose memory is
+// needed again soon doubles the calls the next one waits for.
+test("traffic of one large input every 20 small decodes stops releasing after the first round", () => {
+  releaseMemory();
+  const sizes: number[] = [];
+  for (let round = 0; round < 6; round++) {
+    ser.validate(large);
+    for (let i = 0; i < 20; i++) ser.fromBinary(small);
+    sizes.push(wasmMemoryBytes());
+  }
+  // Released after the first round; from the second on it waits for 32 quiet calls and more.
+  expect(sizes[0]!).toBeLessThan(4 * 1024 * 1024);
+  expect(sizes.slice(1).every((n) => n > 40 * 1024 * 1024)).toBe(true);
+  // An application's release is no sign of the traffic: the rule starts over after it.
+  releaseMemory();
+  ser.validate(large);
+  for (let i = 0; i < 17; i++) ser.fromBinary(small);
+  expect(wasmMemoryBytes()).toBeLessThan(4 * 1024 * 1024);
+});

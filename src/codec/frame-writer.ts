@@ -1,6 +1,8 @@
 // A reusable output buffer for frames (docs/design.md §8): serializers append whole frames; a failed
 // write appends nothing, so the position is unchanged.
 
+import { CodecError } from "../errors.js";
+
 const MIN_CAPACITY = 256;
 
 export class FrameWriter {
@@ -23,23 +25,34 @@ export class FrameWriter {
 
   /** A copy of the bytes written so far. */
   toUint8Array(): Uint8Array {
-    return this.buf.slice(0, this.pos);
+    return this.live().slice(0, this.pos);
   }
 
   /** A view of the bytes written so far, valid until the next write or reset (no copy). */
   view(): Uint8Array {
-    return this.buf.subarray(0, this.pos);
+    return this.live().subarray(0, this.pos);
   }
 
-  /** Forgets the written bytes and keeps the buffer for reuse. */
+  /** The buffer, or OUTPUT_DETACHED when it was detached (a buffer is never empty otherwise). */
+  private live(): Uint8Array {
+    if (this.buf.length === 0) throw detached(this.pos);
+    return this.buf;
+  }
+
+  /** Forgets the written bytes and keeps the buffer for reuse (a fresh one if it was detached). */
   reset(): void {
     this.pos = 0;
+    if (this.buf.length === 0) this.buf = new Uint8Array(MIN_CAPACITY);
   }
 
   /** @internal Room for `n` more bytes; returns the buffer to write into at `length`. */
   reserve(n: number): Uint8Array {
     const need = this.pos + n;
     if (need > this.buf.length) {
+      // A buffer is never empty unless it was detached: `view()`'s buffer transferred (as
+      // postMessage(v, [v.buffer]) does). Its frames are gone; growing from length 0 doubled 0
+      // forever (every later serialize hung).
+      if (this.buf.length === 0) throw detached(this.pos);
       let cap = this.buf.length * 2;
       while (cap < need) cap *= 2;
       const next = new Uint8Array(cap);
@@ -53,4 +66,11 @@ export class FrameWriter {
   commit(n: number): void {
     this.pos += n;
   }
+}
+
+function detached(written: number): CodecError {
+  return new CodecError(
+    "OUTPUT_DETACHED",
+    `cannot use the FrameWriter: its buffer was detached (the .buffer of view() was transferred) and the ${written} bytes written are gone; call reset() to start over, and transfer toUint8Array() copies instead`,
+  );
 }

@@ -730,6 +730,9 @@ function valuesByNumber(desc: DescEnum): readonly EnumNumber[] {
 /** The field of `current` with `sf`'s name (a renumbered field), or undefined. */
 function fieldNamed(current: DescMessage, sf: DescField): DescField | undefined {
   // protobuf-es keys fields by local name, which is a function of the name alone.
-  const f = (current.field as Record<string, DescField | undefined>)[sf.localName];
-  return f !== undefined && f.name === sf.name ? f : undefined;
+  // An own property: `field` is a plain object, whose inherited hasOwnProperty, isPrototypeOf, …
+  // matched fields of those names (a function's `name` is its own).
+  if (!Object.hasOwn(current.field, sf.localName)) return undefined;
+  const f = (current.field as Record<string, DescField>)[sf.localName]!;
+  return f.name === sf.name ? f : undefined;
 }

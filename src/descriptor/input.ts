@@ -1,7 +1,7 @@
 // The three inputs of ProtobufType.of / newBuilder (docs/design.md §4.1), resolved to a root DescMessage.
 import { MESSAGE_BRAND, TYPE_BRAND, hasBrand, isBrandedClass } from "../brand.js";
 import { createFileRegistry, equals, fromBinary, type DescMessage, type FileRegistry } from "@bufbuild/protobuf";
-import { bytesEqual } from "../bytes.js";
+import { bytesEqual, privateInput } from "../bytes.js";
 import { crc32c } from "../snapshot/crc32c.js";
 import {
   FieldDescriptorProto_Label,
@@ -157,7 +157,11 @@ interface ParsedSet {
 }
 const parsedSets: ParsedSet[] = [];
 
-function registryOf(name: string, bytes: Uint8Array): FileRegistry {
+function registryOf(name: string, given: Uint8Array): FileRegistry {
+  // Read three times (the check, the parse, the cache's copy): from shared memory another thread
+  // writes, they were three different sets, and the cache kept a registry under bytes it was not
+  // parsed from (every later call with those bytes got the wrong schema).
+  const bytes = privateInput(given);
   const cacheable = bytes.length <= SET_CACHE_MAX_BYTES;
   const crc = cacheable ? crc32c(bytes) : 0;
   if (cacheable) {

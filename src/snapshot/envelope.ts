@@ -4,6 +4,7 @@
 // version says where the check is, and nothing after it is read unverified. Each class has its own payload reader
 // and version line, so a new snapshot kind adds one entry to PAYLOAD_READERS and nothing else.
 import { SnapshotInput, SnapshotOutput } from "./bytes.js";
+import { privateInput } from "../bytes.js";
 import { argumentKind, DYNAMIC_SNAPSHOT_CLASS, readDynamicPayload } from "./dynamic.js";
 import { GENERATED_SNAPSHOT_CLASS, readGeneratedPayload } from "./generated.js";
 import type { ProtobufGeneratedSerializer } from "../generated/serializer.js";
@@ -59,7 +60,8 @@ export function readSnapshot(bytes: Uint8Array, options: ReadSnapshotOptions = {
     throw new TypeError(`readSnapshot expects the Uint8Array writeSnapshot returned, got ${argumentKind(bytes)}${(bytes as unknown) instanceof ArrayBuffer ? ": wrap it as new Uint8Array(buffer)" : ""}`);
   }
   checkRegistry((options as ReadSnapshotOptions | null)?.registry, options);
-  const input = new SnapshotInput(bytes);
+  // One private copy of shared memory: the integrity check and the reads after it see the same bytes.
+  const input = new SnapshotInput(privateInput(bytes));
   const magic = input.take(MAGIC.length, "the magic");
   if (magic.some((b, i) => b !== MAGIC[i])) {
     input.fail("SNAPSHOT_BAD_MAGIC", 0, 'the bytes do not start with "PKSS"', "pass bytes written by writeSnapshot");

@@ -1,5 +1,5 @@
 // Shared parts of protokeel/store: state declarations, keys and the open-time compatibility rule.
-import { isBytes, isWellFormed } from "../bytes.js";
+import { bytesValue, isBytes, isWellFormed } from "../bytes.js";
 import { CodecError, StateStoreError } from "../errors.js";
 import { isDynamicMessage, type DynamicMessage } from "../message/dynamic-message.js";
 import type { ProtobufSerializer } from "../serializer.js";
@@ -149,7 +149,7 @@ export function checkKey(name: string, key: unknown, what = "key"): asserts key 
 
 /** A key as one self-delimiting byte string: u8 tag (0 string, 1 bytes), u32 length (big-endian), bytes. */
 export function keyBytes(key: StateKey): Uint8Array {
-  const body = typeof key === "string" ? utf8.encode(key) : key;
+  const body = typeof key === "string" ? utf8.encode(key) : bytesValue(key);
   const out = new Uint8Array(5 + body.length);
   out[0] = typeof key === "string" ? 0 : 1;
   new DataView(out.buffer).setUint32(1, body.length);
@@ -161,11 +161,13 @@ export function keyBytes(key: StateKey): Uint8Array {
 export function prefixedKey(prefix: Uint8Array, key: StateKey): Uint8Array {
   const p = prefix.length;
   if (typeof key !== "string") {
-    const out = new Uint8Array(p + 5 + key.length);
+    // Its own length (a key whose `length` said more was stored with zeros after it: another key).
+    const k = bytesValue(key);
+    const out = new Uint8Array(p + 5 + k.length);
     out.set(prefix);
     out[p] = 1;
-    writeU32(out, p + 1, key.length);
-    out.set(key, p + 5);
+    writeU32(out, p + 1, k.length);
+    out.set(k, p + 5);
     return out;
   }
   const out = new Uint8Array(p + 5 + key.length * 3);
@@ -201,8 +203,9 @@ export function readKey(bytes: Uint8Array, at: number): { key: StateKey; end: nu
 /** A Map key for a StateKey (strings and bytes never collide). */
 export function keyId(key: StateKey): string {
   if (typeof key === "string") return `s${key}`;
+  const k = bytesValue(key);
   let s = "b";
-  for (const b of key) s += b.toString(16).padStart(2, "0");
+  for (let i = 0; i < k.length; i++) s += k[i]!.toString(16).padStart(2, "0");
   return s;
 }
 
