@@ -6,6 +6,7 @@
 import { expect, test } from "vitest";
 import { CodecError, FrameReader, ProtobufType } from "../src/index.js";
 import { compileProtoText } from "./support/buf.js";
+import { thrown } from "./support/thrown.js";
 
 const ser = ProtobufType.of({ fileDescriptorSet: compileProtoText({ "f.proto": 'syntax = "proto3"; package f; message M { string s = 1; }' }), messageName: "f.M" }).createSerializer();
 
@@ -23,12 +24,7 @@ test.each([
   change(input);
   expect(reader.hasMore()).toBe(true);
   expect(reader.remaining).toBe(frames.length - at);
-  let error: unknown;
-  try {
-    ser.deserialize(reader);
-  } catch (e) {
-    error = e;
-  }
+  const error = thrown(() => ser.deserialize(reader));
   expect(error).toBeInstanceOf(CodecError);
   expect(error).toMatchObject({ code: "NOT_BYTES", offset: at });
   expect((error as Error).message).toBe(
