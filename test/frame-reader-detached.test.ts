@@ -34,3 +34,15 @@ test.each([
   reader.reset(frames);
   expect([...Array(4)].map(() => ser.deserialize(reader).get("s"))).toEqual(["one", "two", "three", "four"]);
 });
+
+// At the exact end it said "the frame at byte N ends after the input does; the data is truncated".
+test("a read at the end of the input says no frame is left", () => {
+  const reader = new FrameReader(ser.encodeAll([{ s: "one" }]));
+  ser.deserialize(reader);
+  expect(reader.hasMore()).toBe(false);
+  expect(thrown(() => ser.deserialize(reader))).toMatchObject({
+    code: "FRAME_TRUNCATED",
+    offset: 6,
+    message: "cannot decode f.M: no frame is left at byte 6, where the input ends; read while reader.hasMore()",
+  });
+});

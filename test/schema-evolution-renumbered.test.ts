@@ -60,3 +60,12 @@ test.each(["hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable", "toLocaleS
   const reserved = evaluateSchemaChange(saved, message("message Connection { reserved 1; string keep = 2; }"));
   expect(reserved.notes.map((n) => n.rule)).toEqual(["FIELD_NAME_NOT_RESERVED"]);
 });
+
+// The advice named the first name of a removed number only: its aliases came as a second-step note.
+test("a removed number with aliases: every name not in use is to be reserved, the ones in use are named", () => {
+  const saved = message('message Connection { S s = 1; } enum S { option allow_alias = true; S_Z = 0; A = 1; B = 1; C = 1; }');
+  const current = message('message Connection { S s = 1; } enum S { S_Z = 0; A = 2; }');
+  expect(evaluateSchemaChange(saved, current).incompatibilities.map((f) => f.message)).toEqual([
+    'enum value t.Connection.s(1).A(1) was removed from t.S without reserving number 1: saved data may still hold 1, which now has no name, and a later value that reuses 1 would change its meaning; add reserved 1 and reserved "B", "C" to t.S (the name "A" is another value\'s now)',
+  ]);
+});

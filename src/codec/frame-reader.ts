@@ -60,6 +60,13 @@ export class FrameReader {
         { offset: start, path: typeName },
       );
     }
+    if (start === buf.length) {
+      throw new CodecError(
+        "FRAME_TRUNCATED",
+        `cannot decode ${typeName}: no frame is left at byte ${start}, where the input ends; read while reader.hasMore()`,
+        { offset: start, path: typeName },
+      );
+    }
     const prefix = readFramePrefix(buf, start);
     if (prefix === TOO_LONG || prefix === OVERFLOW) {
       const tooLong = prefix === TOO_LONG;

@@ -637,7 +637,7 @@ class Walk {
         // A value renumbered keeps its name: the name cannot be reserved (protoc refuses that).
         const inUse = (currentNames ??= new Set(current.values.map((v) => v.name)));
         if (!reservesNumber(current, sv!.number)) {
-          this.incompatible("ENUM_VALUE_REMOVED_NOT_RESERVED", vpath, enumValueRemoved(vpath, sv!.names[0]!, sv!.number, current.typeName, inUse.has(sv!.names[0]!)));
+          this.incompatible("ENUM_VALUE_REMOVED_NOT_RESERVED", vpath, enumValueRemoved(vpath, sv!.names, sv!.number, current.typeName, inUse));
         } else {
           const unreserved = sv!.names.filter((n) => !reservesName(current, n) && !inUse.has(n));
           if (unreserved.length > 0) {

@@ -185,10 +185,16 @@ export function oneofFieldsMerged(path: Path, oneof: string, other: Path): strin
   return `field ${path} is now in oneof ${oneof} together with field ${other}, which the saved schema did not keep in one oneof: saved data may set both, and the current reader keeps only the last one; keep them in separate oneofs or ${NEW_FIELD}`;
 }
 
-/** `nameInUse`: a current value has the removed value's name (renumbered), which cannot be reserved. */
-export function enumValueRemoved(path: Path, name: string, number: number, currentEnum: string, nameInUse: boolean): string {
-  const advice = nameInUse ? `add reserved ${number} to ${currentEnum} (the name "${name}" is another value's now)` : `add reserved ${number} and reserved "${name}" to ${currentEnum}`;
-  return `enum value ${path} was removed from ${currentEnum} without reserving number ${number}: saved data may still hold ${number}, which now has no name, and a later value that reuses ${number} would change its meaning; ${advice}`;
+/**
+ * `names`: the removed number's names (aliases included); `inUse`: those a current value has
+ * (renumbered), which cannot be reserved.
+ */
+export function enumValueRemoved(path: Path, names: readonly string[], number: number, currentEnum: string, inUse: ReadonlySet<string>): string {
+  const free = names.filter((n) => !inUse.has(n));
+  const taken = names.filter((n) => inUse.has(n));
+  const reserve = free.length === 0 ? `add reserved ${number}` : `add reserved ${number} and reserved ${nameList(free, true)}`;
+  const why = taken.length === 0 ? "" : taken.length === 1 ? ` (the name "${taken[0]}" is another value's now)` : ` (the names ${nameList(taken, true)} are other values' now)`;
+  return `enum value ${path} was removed from ${currentEnum} without reserving number ${number}: saved data may still hold ${number}, which now has no name, and a later value that reuses ${number} would change its meaning; ${reserve} to ${currentEnum}${why}`;
 }
 
 export function enumValueNameNotReserved(path: Path, names: readonly string[], currentEnum: string): string {
