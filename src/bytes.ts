@@ -35,11 +35,7 @@ const hasOwn = Object.prototype.hasOwnProperty;
  * per call costs more, and in Chromium far more.
  */
 export function readable(bytes: Uint8Array): Uint8Array {
-  const proto = Object.getPrototypeOf(bytes) as unknown;
-  const view =
-    (proto === Uint8Array.prototype || proto === BUFFER_PROTO) && !hasOwn.call(bytes, "length") && !hasOwn.call(bytes, "subarray") && !hasOwn.call(bytes, "constructor")
-      ? bytes
-      : new Uint8Array(BUFFER.call(bytes), OFFSET.call(bytes), LENGTH.call(bytes));
+  const view = plainLength(bytes) && !hasOwn.call(bytes, "subarray") && !hasOwn.call(bytes, "constructor") ? bytes : ownView(bytes);
   // Memory another thread may write while the input is read: a private copy, read once. The core
   // validates its own copy of the input, and a relay and a lazy value read the reader's source
   // copy: taken from shared memory, the two were of different bytes (values that broke the
@@ -66,9 +62,13 @@ export function privateInput(bytes: Uint8Array): Uint8Array {
  */
 export function bytesValue(v: Uint8Array): Uint8Array {
   if (plainLength(v)) return v;
-  const n = LENGTH.call(v);
   // A detached buffer reads as empty (as a detached Uint8Array's own length is 0).
-  return n === 0 ? new Uint8Array(0) : new Uint8Array(BUFFER.call(v), OFFSET.call(v), n);
+  return LENGTH.call(v) === 0 ? new Uint8Array(0) : ownView(v);
+}
+
+/** A Uint8Array over `v`'s memory, by the engine's own getters (no code of `v`'s runs). */
+function ownView(v: Uint8Array): Uint8Array {
+  return new Uint8Array(BUFFER.call(v), OFFSET.call(v), LENGTH.call(v));
 }
 
 /** True when `v`'s `length` is the engine's own (bytesValue returns it as it is). */

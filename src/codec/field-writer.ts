@@ -69,7 +69,8 @@ export class FieldWriter extends WireWriter {
    * Starts an output: in the arena's free tail when `lease`, else at 0 of the scratch. A root may
    * not grow past `limit` bytes from `rootBody` (set per root); `sorted` writes maps in key order.
    */
-  protected beginOutput(lease: boolean, limit: number, sorted: boolean): void {
+  protected beginOutput(lease: boolean, limit: number, sorted: boolean, name: string): void {
+    this.outputName = name;
     this.limit = limit;
     this.sorted = sorted;
     this.slots = 0;
@@ -101,8 +102,8 @@ export class FieldWriter extends WireWriter {
     return out;
   }
 
-  /** The type named by errors of this output (set by the writer per call). */
-  protected outputName = "message";
+  /** The type named by errors of this output (set per output by beginOutput). */
+  private outputName = "message";
 
   /** Throws OUTPUT_DETACHED when the arena chunk of this output was detached (a chunk is never empty). */
   private checkOutput(): void {

@@ -49,11 +49,9 @@ export class FrameWriter {
   reserve(n: number): Uint8Array {
     const need = this.pos + n;
     if (need > this.buf.length) {
-      // A buffer is never empty unless it was detached: `view()`'s buffer transferred (as
-      // postMessage(v, [v.buffer]) does). Its frames are gone; growing from length 0 doubled 0
-      // forever (every later serialize hung).
-      if (this.buf.length === 0) throw detached(this.pos);
-      let cap = this.buf.length * 2;
+      // Growing a detached buffer (`view()`'s buffer transferred, as postMessage(v, [v.buffer])
+      // does) from length 0 doubled 0 forever: every later serialize hung.
+      let cap = this.live().length * 2;
       while (cap < need) cap *= 2;
       const next = new Uint8Array(cap);
       next.set(this.buf.subarray(0, this.pos));

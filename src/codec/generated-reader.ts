@@ -18,7 +18,6 @@ import { layoutOf, type MessageLayout } from "./layout.js";
 import { pieceOf, planFor, S_LIST, type ReadPlan, utf8String } from "./read-plan.js";
 import { packedValues, readsSmall, tapeNumber } from "./reader.js";
 import { SmallDecoder, type SmallBuilder } from "./small-reader.js";
-import { core } from "../wasm/instance.js";
 
 type Obj = Record<string, unknown>;
 
@@ -694,7 +693,6 @@ export class GeneratedDecoder {
    */
   private readSmall(body: Uint8Array): Obj | undefined {
     if (!readsSmall(body.length, this.settings)) return undefined;
-    core();
     smallDecode();
     return this.small.read(body, this.readPlan) as Obj | undefined;
   }

@@ -656,8 +656,7 @@ export class GeneratedWriter extends FieldWriter {
 
   begin(c: GConfig, lease: boolean): void {
     this.c = c;
-    this.outputName = c.root.typeName;
-    this.beginOutput(lease, c.maxBytes, c.det);
+    this.beginOutput(lease, c.maxBytes, c.det, c.root.typeName);
   }
 
   override end(): void {

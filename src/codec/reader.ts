@@ -15,7 +15,6 @@ import { EMPTY_BYTES } from "../message/coerce.js";
 import { L_NUMBER, L_STRING } from "../message/field-info.js";
 import type { UnknownField } from "../message/unknown-fields.js";
 import { newCases, newValues, NONE_SET, type Cases } from "../message/values.js";
-import { core } from "../wasm/instance.js";
 import { endTape, holdTape, smallDecode, views } from "../wasm/memory.js";
 import { resumeWalk, tapeText, validateFrames, validateMessage, walkFrames, walkMessage, type TapeResult } from "../wasm/ops.js";
 import {
@@ -460,7 +459,7 @@ export function setLazyDecodeThreshold(bytes: number): number {
 // on, go through the core. Measured (one process, core time / TypeScript time): bench.Small with
 // more tags 91 B 1.39, 174 B 1.28, 534 B 0.98; bench.Classic with longer packed runs 97 B 1.57,
 // 165 B 1.30, 440 B 0.90, 1165 B 0.64 (the core decodes packed runs in bulk).
-// The core is still started first (core(): a no-op once it runs): a decode that worked without it
+// The core is still started first (smallDecode() calls core(): a no-op once it runs): a decode that worked without it
 // for small inputs only would hide a missing initWasm (workerd's default entry) until the first
 // large message in production.
 const SMALL_BELOW_BYTES = 256;
@@ -538,7 +537,6 @@ export class BoundDecoder implements LazySource {
 
   private read(input: Uint8Array, source: SourceRef | undefined): DynamicMessage {
     if (readsSmall(input.length, this.settings)) {
-      core();
       smallDecode();
       source ??= new SourceCopy(input);
       const value = this.small.decode(input, this.plan, source);
@@ -588,7 +586,6 @@ export class BoundDecoder implements LazySource {
     const prefix = readFramePrefix(input, 0);
     if (typeof prefix !== "number" && prefix.bodyAt + prefix.size === input.length) {
       if (readsSmall(prefix.size, this.settings)) {
-        core();
         smallDecode();
         const body = input.subarray(prefix.bodyAt);
         const value = this.small.decode(body, this.plan, new SourceCopy(body));

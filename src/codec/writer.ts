@@ -135,9 +135,8 @@ class Writer extends FieldWriter implements Failer {
   /** Starts an output for a serializer's writes: in the arena's free tail when `lease`. */
   begin(c: WriteConfig, lease: boolean): void {
     this.c = c;
-    this.outputName = c.root.typeName;
     this.sizing = false;
-    this.beginOutput(lease, c.maxBytes, c.det);
+    this.beginOutput(lease, c.maxBytes, c.det, c.root.typeName);
   }
 
   /** Lets go of the output and of any open message (after `finish` or a failure). */

@@ -194,12 +194,14 @@ export function enter(): CoreExports {
 }
 
 /**
- * A decode that the TypeScript reader makes without calling the core (a small message): it counts
- * toward the release rule as a call that needed no memory. Uncounted, a process whose traffic
- * after one large input was all small messages kept the memory the large one grew for good.
+ * A decode that the TypeScript reader makes without calling the core (a small message), after
+ * the core has started: it counts toward the release rule as a call that needed no memory.
+ * Uncounted, a process whose traffic after one large input was all small messages kept the
+ * memory the large one grew for good.
  */
 export function smallDecode(): void {
   countCall();
+  core();
 }
 
 function countCall(): void {
