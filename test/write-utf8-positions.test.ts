@@ -1,5 +1,6 @@
 // The writers' UTF-8 encoding of strings under 128 units (WireWriter.utf8: ASCII four units per
-// step while they last, then one by one): a character of every UTF-8 width, a surrogate pair and
+// step while they last, then one by one; the length byte reserved before the payload, moved up
+// when the length takes two): a character of every UTF-8 width, a surrogate pair and
 // a lone surrogate at every position of strings around every length the loop steps over (4), the
 // one-byte length (43 units) and TextEncoder's threshold (128), on both kinds. The bytes are
 // TextEncoder's (a lone surrogate: create's RangeError, on both kinds).
@@ -15,10 +16,14 @@ const LENGTHS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 16, 17, 41, 42, 43, 44, 
 /** Characters by UTF-8 width: 2 bytes, 3 bytes, 4 (a surrogate pair, two units), and one past the ASCII range's end. */
 const WIDE = [["U+0080", "\u0080"], ["U+07FF", "\u07ff"], ["U+0800", "\u0800"], ["U+FEFF", "\ufeff"], ["U+FFFF", "\uffff"], ["U+1F600", "\u{1f600}"]] as const;
 
-/** Strings of `n` units: ASCII with `c` at each position (and ASCII alone). */
+/**
+ * Strings of `n` units: ASCII with `c` at each position (and ASCII alone), and `c` throughout
+ * (from 43 units on, more than 127 UTF-8 bytes: a length of two bytes under 128 units).
+ */
 function strings(n: number, c: string): string[] {
   const out = ["abcdefghijklmnopqrstuvwxyz0123456789".repeat(4).padEnd(n, "~").slice(0, n)];
   for (let at = 0; at + c.length <= n; at++) out.push(out[0]!.slice(0, at) + c + out[0]!.slice(at + c.length));
+  if (c.length <= n) out.push(c.repeat(Math.floor(n / c.length)).padEnd(n, "a"));
   return out;
 }
 

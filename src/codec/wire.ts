@@ -427,20 +427,30 @@ export class WireWriter {
   /** A length-prefixed UTF-8 string. */
   string(s: string): void {
     const n = s.length;
-    if (n < SHORT_STRING) {
-      // At most 3 bytes per UTF-16 unit: the length fits one byte, written after the payload.
+    if (n < ENCODE_INTO_MIN) {
+      // At most 3 bytes per UTF-16 unit: the length fits one byte under SHORT_STRING units, two
+      // under 128. One byte is reserved and written after the payload, which moves up a byte when
+      // its length takes two: a sizing pass (utf8Length) first was 4% of the span batch's encode.
+      // Room: callers make room for the bound of 5 + 3 bytes per unit (scalarBound).
       const start = this.pos;
       this.pos = start + 1;
       this.utf8(s);
-      this.buf[start] = this.pos - start - 1;
+      const len = this.pos - start - 1;
+      if (len < 0x80) {
+        this.buf[start] = len;
+        return;
+      }
+      const buf = this.buf;
+      buf.copyWithin(start + 2, start + 1, this.pos);
+      buf[start] = (len & 0x7f) | 0x80;
+      buf[start + 1] = len >>> 7;
+      this.pos++;
       return;
     }
     const len = utf8Length(s);
     this.varint32(len);
-    if (n >= ENCODE_INTO_MIN) {
-      encoder.encodeInto(s, this.buf.subarray(this.pos, this.pos + len));
-      this.pos += len;
-    } else this.utf8(s);
+    encoder.encodeInto(s, this.buf.subarray(this.pos, this.pos + len));
+    this.pos += len;
   }
 
   private utf8(s: string): void {
