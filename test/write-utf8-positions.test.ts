@@ -2,7 +2,8 @@
 // step while they last, then one by one; the length byte reserved before the payload, moved up
 // when the length takes two): a character of every UTF-8 width, a surrogate pair and
 // a lone surrogate at every position of strings around every length the loop steps over (4), the
-// one-byte length (43 units) and TextEncoder's threshold (128), on both kinds. The bytes are
+// one-byte length (43 units) and TextEncoder's threshold (128), on both kinds; longer strings
+// where their length's room changes size. The bytes are
 // TextEncoder's (a lone surrogate: create's RangeError, on both kinds).
 import { create, toBinary } from "@bufbuild/protobuf";
 import { describe, expect, test } from "vitest";
@@ -13,6 +14,7 @@ const dynamic = ProtobufType.of(ItemSchema).createSerializer();
 const generated = ProtobufType.ofGenerated(ItemSchema).createSerializer();
 
 const LENGTHS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 16, 17, 41, 42, 43, 44, 45, 126, 127, 128, 129];
+const LONG = [130, 5461, 5462, 5463, 16383, 16384, 16385, 699050, 699051];
 /** Characters by UTF-8 width: 2 bytes, 3 bytes, 4 (a surrogate pair, two units), and one past the ASCII range's end. */
 const WIDE = [["U+0080", "\u0080"], ["U+07FF", "\u07ff"], ["U+0800", "\u0800"], ["U+FEFF", "\ufeff"], ["U+FFFF", "\uffff"], ["U+1F600", "\u{1f600}"]] as const;
 
@@ -34,6 +36,19 @@ describe("strings under 128 units, a wide character at every position", () => {
       expect(generated.toBinary(create(ItemSchema, { sku }))).toEqual(expected);
       expect(dynamic.toBinary(DynamicMessage.create(ItemSchema, { sku }))).toEqual(expected);
       expect(dynamic.toBinary({ sku })).toEqual(expected);
+    }
+  });
+
+  // From 128 units: TextEncoder after room for the longest length (3 bytes a unit), moved down to
+  // the actual length's size. Around where that room grows (3n past 2^14 and 2^21) and where the
+  // actual length does (2^14 bytes): a character at the start, at the end, throughout.
+  test.each(WIDE.flatMap(([name, c]) => LONG.map((n) => [name, n, c] as const)))("%s in %i units: both kinds write protobuf-es' bytes", (_, n, c) => {
+    const ascii = "abcdefghijklmnopqrstuvwxyz0123456789".repeat(Math.ceil(n / 36)).slice(0, n);
+    for (const sku of [ascii, c + ascii.slice(c.length), ascii.slice(c.length) + c, c.repeat(Math.floor(n / c.length)).padEnd(n, "a")]) {
+      const expected = Buffer.from(toBinary(ItemSchema, create(ItemSchema, { sku })));
+      // Buffer.equals: vitest's toEqual walks megabytes element by element.
+      expect(expected.equals(generated.toBinary(create(ItemSchema, { sku }))), "generated").toBe(true);
+      expect(expected.equals(dynamic.toBinary({ sku })), "dynamic").toBe(true);
     }
   });
 

@@ -447,9 +447,15 @@ export class WireWriter {
       this.pos++;
       return;
     }
-    const len = utf8Length(s);
+    // Encoded after room for the longest length (3 bytes per unit), then moved down to its
+    // actual length's size: a sizing pass (utf8Length) first cost ~1 ns per unit, a move is native.
+    const max = 3 * n;
+    const r = varint32Size(max);
+    const start = this.pos;
+    const len = encoder.encodeInto(s, this.buf.subarray(start + r, start + r + max)).written;
+    const m = varint32Size(len);
+    if (m < r) this.buf.copyWithin(start + m, start + r, start + r + len);
     this.varint32(len);
-    encoder.encodeInto(s, this.buf.subarray(this.pos, this.pos + len));
     this.pos += len;
   }
 
