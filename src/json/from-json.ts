@@ -219,8 +219,10 @@ export function messageFromJson(root: DescMessage, json: unknown, ctx: FromJsonC
         else if (v instanceof JsonBigInteger) n = v.value;
         else if (typeof v === "string" && NUMBER_TEXT.test(v)) n = Number(v);
         else return invalid(path, `${name} (a number or a numeric string)`, v);
-        // 1e400 and 400-digit integers read as Infinity: out of range (below), not fractional.
-        if (!Number.isInteger(n) && Number.isFinite(n)) invalid(path, `an integer (${name})`, v);
+        // 1e400 and 400-digit integers read as Infinity: out of range (below), not fractional. NaN
+        // (a parsed value: JSON text has none) fails every comparison, so it is named here: it
+        // was stored, and written as a ten-byte varint of 0.
+        if (Number.isNaN(n) || (!Number.isInteger(n) && Number.isFinite(n))) invalid(path, `an integer (${name})`, v);
         if (unsigned ? n < 0 || n > UINT32_MAX : n < INT32_MIN || n > INT32_MAX) invalid(path, `${name} in ${unsigned ? `0..${UINT32_MAX}` : `${INT32_MIN}..${INT32_MAX}`}`, v);
         return n === 0 ? 0 : n; // -0 is 0 for integers
       }
