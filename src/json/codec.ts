@@ -12,7 +12,7 @@ import { JsonSyntaxError, JsonTooDeep, parseJsonText } from "./parse.js";
 import { MAX_JSON_TEXT, stringifyJson } from "./stringify.js";
 import { FOREIGN_VALUE, messageToJson, type JsonStats, type ToJsonContext } from "./to-json.js";
 
-// Serializers of Any content types, per descriptor instance and limits (the outer serializer's).
+// Serializers of Any content types, per descriptor instance and settings (the outer serializer's).
 const contentSerializers = new WeakMap<DescMessage, Map<string, ProtobufSerializer>>();
 
 /** "cannot write acme.Order to JSON" / "cannot read acme.Order from JSON". */
@@ -21,13 +21,15 @@ function head(ser: ProtobufSerializer, writing: boolean): string {
 }
 
 function contentSerializer(desc: DescMessage, outer: ProtobufSerializer, path: JsonPath, writing: boolean): ProtobufSerializer {
-  const { maxMessageBytes, maxDepth } = outer.type.settings;
-  const key = `${maxMessageBytes}/${maxDepth}`;
+  // The outer serializer's deterministic setting too: Any content it packs is written by this one
+  // (map entries inside an Any kept the JSON text's key order under deterministic).
+  const { maxMessageBytes, maxDepth, deterministic } = outer.type.settings;
+  const key = `${maxMessageBytes}/${maxDepth}/${deterministic}`;
   let byLimits = contentSerializers.get(desc);
   let ser = byLimits?.get(key);
   if (ser === undefined) {
     try {
-      ser = ProtobufType.newBuilder(desc).maxMessageBytes(maxMessageBytes).maxDepth(maxDepth).build().createSerializer();
+      ser = ProtobufType.newBuilder(desc).maxMessageBytes(maxMessageBytes).maxDepth(maxDepth).deterministic(deterministic).build().createSerializer();
     } catch (e) {
       if (!isProtokeelError(e)) throw e;
       throw new CodecError(
