@@ -106,6 +106,28 @@ describe("generated write of objects whose keys are out of field order", () => {
     expect(ser.encodeAll(values)).toEqual(frames(desc, values));
   });
 
+  test("a type declared out of number order is written by number from its first object: each property read once", () => {
+    const r = registryFromDir("fixtures/key-order");
+    const desc = r.getMessage("keyorder.Reversed")!;
+    const ser = ProtobufType.ofGenerated(desc).createSerializer();
+    let reads = 0;
+    const o = create(desc, { z: "zz", a: 1, leaf: { s: "l" } } as never) as Record<string, unknown>;
+    expect(Object.keys(o).slice(1, 3)).toEqual(["z", "a"]);
+    Object.defineProperty(o, "z", { enumerable: true, configurable: true, get: () => (reads++, "zz") });
+    expect(ser.toBinary(o as never)).toEqual(toBinary(desc, create(desc, { z: "zz", a: 1, leaf: { s: "l" } } as never)));
+    expect(reads).toBe(1);
+  });
+
+  test("the first key out of order is read once (its order is known before its value is read)", () => {
+    const s = schemas();
+    const ser = ProtobufType.ofGenerated(s.mid).createSerializer();
+    let leafReads = 0;
+    const o = built(s.mid, { a: "a", n: 2 }) as Record<string, unknown>;
+    Object.defineProperty(o, "leaf", { enumerable: true, configurable: true, get: () => (leafReads++, create(s.leaf, { s: "l" })) });
+    expect(ser.toBinary(o as never)).toEqual(toBinary(s.mid, built(s.mid, { a: "a", n: 2, leaf: create(s.leaf, { s: "l" }) })));
+    expect(leafReads).toBe(1);
+  });
+
   test("a value taken back is read twice at most, and its second reading is the one written", () => {
     const s = schemas();
     const ser = ProtobufType.ofGenerated(s.mid).createSerializer();

@@ -17,9 +17,12 @@
 //
 // Bytes: what protobuf-es' toBinary writes (fields by number, unknown fields last, integer -0 as
 // zero), map entries in key order when deterministic. Payload types are proto3 (docs/design.md §4.2), so
-// protobuf-es keeps no field defaults on a prototype: every property is an own one. Properties
+// protobuf-es keeps no field defaults on a prototype: every property of its objects is an own one
+// (an object made with another prototype is read as protobuf-es reads it: ownKeys). Properties
 // are read by for-in, so a field set as a non-enumerable property (which protobuf-es never makes)
-// is not seen, as the conversion path never saw an undeclared one.
+// is not seen, as the conversion path never saw an undeclared one. A message object's fields are
+// written as its keys are read while they come in number order (`direct`), else read first and
+// written by number (`buffered`).
 //
 // The same walks write the dynamic kind's plain init objects (the shape DynamicMessage.create
 // takes) with init plans (initPlanOf): fields by proto name, a oneof's members as fields, create's
@@ -119,6 +122,12 @@ interface GField {
   /** Index of the oneof in GPlan.oneofs for a member, else -1. */
   readonly oi: number;
   readonly mode: number;
+  /**
+   * A field with explicit presence outside a oneof (a singular message, an `optional` scalar):
+   * protobuf-es' toBinary reads it only as an own property (unsafeIsSet), its other fields through
+   * the prototype chain too.
+   */
+  readonly presence: boolean;
   child: GPlan | undefined;
 }
 
@@ -142,6 +151,8 @@ interface GPlan {
   /** Per oneof, the case read last and its member (a hit skips the map's string hash). */
   readonly lastCase: unknown[];
   readonly lastMember: number[];
+  /** Per oneof, the lowest index in `fields` of its members (direct tests key order before reading one). */
+  readonly oneofLo: readonly number[];
   /** Written by bounded recursion instead of frames: the type nests at most MAX_INLINE levels. */
   readonly inline: boolean;
   /**
@@ -313,6 +324,7 @@ function planFor(desc: DescMessage, init: boolean): GPlan {
       strings: p.kind === K_LIST && p.scalar === ScalarType.STRING,
       oi: f.oneof === undefined ? -1 : desc.oneofs.indexOf(f.oneof),
       mode,
+      presence: f.oneof === undefined && (fi.kind === K_MESSAGE || (singular && fi.explicit)),
       child: undefined,
     };
   });
@@ -344,13 +356,33 @@ function planFor(desc: DescMessage, init: boolean): GPlan {
     members,
     lastCase: desc.oneofs.map(() => undefined),
     lastMember: desc.oneofs.map(() => -1),
+    oneofLo: members.map((m) => {
+      let lo = Infinity;
+      for (const i of m.values()) lo = Math.min(lo, i);
+      return lo;
+    }),
     inline: inlineType(desc),
     init,
     sparse: init && fields.length > SPARSE_SPAN,
-    direct: !init,
+    // Objects protobuf-es makes list their fields in declaration order (those with explicit
+    // presence set later, after them): a type declared out of number order starts written by
+    // number, not taken back on its first object.
+    direct: !init && declaredInOrder(desc, fields),
   };
   (init ? iplans : gplans).set(desc, g);
   return g;
+}
+
+/** True when `desc` declares its fields and oneofs (a oneof at its first member) in number order. */
+function declaredInOrder(desc: DescMessage, fields: readonly GField[]): boolean {
+  const index = new Map(fields.map((g, i) => [g.fi.field, i]));
+  let last = -1;
+  for (const m of desc.members) {
+    const i = index.get(m.kind === "oneof" ? m.fields.reduce((a, b) => (a.number < b.number ? a : b)) : m)!;
+    if (i <= last) return false;
+    last = i;
+  }
+  return true;
 }
 
 function childOf(g: GField): GPlan {
@@ -435,6 +467,34 @@ interface PropsRange {
   propsN: number;
 }
 
+/** Which inherited keys of a message object are read (ownKeys): all of them. */
+const OWN_ANY = 0;
+/** None: Object.prototype is polluted (an enumerable property was added to it). */
+const OWN_ONLY = 1;
+/** Those protobuf-es' toBinary reads: the object's prototype is not Object.prototype. */
+const OWN_AS_ES = 2;
+
+/**
+ * How a message object's inherited keys are read. With Object.prototype polluted, not at all (data
+ * merged into the prototype is not the message's). An object made with another prototype (an
+ * Object.create of a message) as protobuf-es' toBinary reads it (skipsInherited). Objects
+ * protobuf-es makes have Object.prototype (proto3): every key for-in lists is then an own one.
+ */
+function ownKeys(o: Obj, polluted: boolean): number {
+  return polluted ? OWN_ONLY : Object.getPrototypeOf(o) === Object.prototype ? OWN_ANY : OWN_AS_ES;
+}
+
+/**
+ * True for an inherited key that the write skips (ownKeys `own`): any under OWN_ONLY; else one the
+ * type does not declare, `$unknown`, and a field with explicit presence, which protobuf-es reads
+ * only as an own property (unsafeIsSet). It reads other fields through the prototype chain.
+ */
+function skipsInherited(own: number, plan: GPlan, k: string): boolean {
+  if (own === OWN_ONLY) return true;
+  const code = plan.codes.get(k);
+  return code === undefined || code === P_UNKNOWN || (code >= 0 && plan.fields[code]!.presence);
+}
+
 /**
  * Reads the properties of `o`, a message object of `plan`, into `vals` (the field values by index
  * in plan.fields, a oneof's set member included) and returns its `$unknown`; refuses a wrong
@@ -445,7 +505,7 @@ interface PropsRange {
  * properties to find undeclared ones was ~20% more. Objects of one shape list their properties in
  * one order: each name is compared with the last object's at its place.
  */
-function props(o: Obj, plan: GPlan, vals: unknown[], range: PropsRange, polluted: boolean): unknown {
+function props(o: Obj, plan: GPlan, vals: unknown[], range: PropsRange, own: number): unknown {
   const seqKeys = plan.seqKeys;
   const seqCodes = plan.seqCodes;
   let u: unknown = undefined;
@@ -462,7 +522,7 @@ function props(o: Obj, plan: GPlan, vals: unknown[], range: PropsRange, polluted
   // seen before by `learn`, so that this function stays under V8's inlining size limit (460 bytes
   // of bytecode): it is inlined into the writers' loops, not called per message.
   for (const k in o) {
-    if (polluted && !Object.hasOwn(o, k)) continue;
+    if (own !== OWN_ANY && !Object.hasOwn(o, k) && skipsInherited(own, plan, k)) continue;
     const code = seqKeys[at] === k ? seqCodes[at]! : learn(plan, at, k);
     at++;
     const v = o[k];
@@ -685,12 +745,32 @@ export class GeneratedWriter extends FieldWriter {
 
   /** Checks and writes one root value at `pos`, with its length prefix when `framed`. */
   root(value: unknown, framed: boolean): void {
+    const start = this.pos;
+    const from = this.slots;
+    const root = this.c.root;
+    this.polluted = prototypePolluted();
+    this.walk(value, framed, root);
+    // Object.prototype polluted by code the write ran (a getter): objects read before it was took
+    // no inherited key, ones read after did. Init objects: the dynamic writer writes the value,
+    // testing again (create skips inherited keys). protobuf-es objects: written again here, each
+    // object's own keys alone.
+    if (!this.polluted && prototypePolluted()) {
+      if (root.init) throw REFUSED;
+      this.pos = start;
+      this.slots = from;
+      this.polluted = true;
+      this.walk(value, framed, root);
+    }
+    if (this.lone) throw REFUSED;
+    if (this.pos - this.rootBody + this.rootExtra > this.c.maxBytes) throw new SizeOverflow();
+    this.settleLens(from, this.allExtra);
+  }
+
+  /** One walk of root(): the value at `pos`, its long lengths not yet settled. */
+  private walk(value: unknown, framed: boolean, root: GPlan): void {
     this.rootBody = this.pos + (framed ? 1 : 0);
     this.lone = false;
-    this.polluted = prototypePolluted();
-    const from = this.slots;
     this.dirty = true;
-    const root = this.c.root;
     if (root.inline) {
       this.allExtra = this.inline(value, root, 1, framed, -1, 0);
       this.rootExtra = this.inner;
@@ -702,13 +782,6 @@ export class GeneratedWriter extends FieldWriter {
       }
     }
     this.dirty = false;
-    // Object.prototype polluted by code the write ran (a getter): init objects read before it was
-    // took no inherited key, ones read after did (create skips them). The dynamic writer then
-    // writes the value, testing again.
-    if (root.init && !this.polluted && prototypePolluted()) throw REFUSED;
-    if (this.lone) throw REFUSED;
-    if (this.pos - this.rootBody + this.rootExtra > this.c.maxBytes) throw new SizeOverflow();
-    this.settleLens(from, this.allExtra);
   }
 
   /** Checks a message object's depth and $typeName and opens a frame for it. */
@@ -724,7 +797,7 @@ export class GeneratedWriter extends FieldWriter {
     f.items = undefined;
     f.keys = undefined;
     f.u = undefined;
-    f.u = plan.init ? initProps(o, plan, f.vals, f, this.polluted, f.codes) : props(o, plan, f.vals, f, this.polluted);
+    f.u = plan.init ? initProps(o, plan, f.vals, f, this.polluted, f.codes) : props(o, plan, f.vals, f, ownKeys(o, this.polluted));
     f.sparse = plan.sparse && sparseInit(f, f.codes);
     f.i = f.sparse ? 0 : f.propsLo;
     f.entryK = entryK;
@@ -953,16 +1026,25 @@ export class GeneratedWriter extends FieldWriter {
     const seqKeys = plan.seqKeys;
     const seqCodes = plan.seqCodes;
     const fields = plan.fields;
-    const polluted = this.polluted;
+    const own = ownKeys(o, this.polluted);
     let u: unknown = undefined;
     let at = 0;
     let last = -1;
     let typed = false;
     let extra = 0;
     for (const key in o) {
-      if (polluted && !Object.hasOwn(o, key)) continue;
+      if (own !== OWN_ANY && !Object.hasOwn(o, key) && skipsInherited(own, plan, key)) continue;
       const code = seqKeys[at] === key ? seqCodes[at]! : learn(plan, at, key);
       at++;
+      // The order is tested before the value is read (a oneof's by its lowest member), so that the
+      // first key out of order is read once: the keys before it are read again by `buffered`.
+      if (code >= 0 ? code <= last : code <= ONEOF_0 && plan.oneofLo[ONEOF_0 - code]! <= last) {
+        plan.direct = false;
+        this.pos = mark;
+        this.slots = slots;
+        this.lone = lone;
+        return -1;
+      }
       let v = o[key];
       let i = code;
       if (code >= 0) {
@@ -980,13 +1062,6 @@ export class GeneratedWriter extends FieldWriter {
         else if (holdsData(v) && hasOwn.call(o, key)) throw REFUSED;
         continue;
       }
-      if (i <= last) {
-        plan.direct = false;
-        this.pos = mark;
-        this.slots = slots;
-        this.lone = lone;
-        return -1;
-      }
       last = i;
       if (v !== null) extra += this.field(fields[i]!, v, depth, level);
     }
@@ -999,7 +1074,7 @@ export class GeneratedWriter extends FieldWriter {
   private buffered(o: Obj, plan: GPlan, depth: number, level: number): number {
     const vals = (this.inlineVals[level] ??= []);
     const codes = plan.sparse ? (this.inlineCodes[level] ??= []) : NO_CODES;
-    const u = plan.init ? initProps(o, plan, vals, this, this.polluted, codes) : props(o, plan, vals, this, this.polluted);
+    const u = plan.init ? initProps(o, plan, vals, this, this.polluted, codes) : props(o, plan, vals, this, ownKeys(o, this.polluted));
     // t counts places: indexes of plan.fields in [lo, hi), or (sparse) the keys' ones in `codes`.
     const sparse = plan.sparse && sparseInit(this, codes);
     const lo = sparse ? 0 : this.propsLo;
