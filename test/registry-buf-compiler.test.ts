@@ -30,6 +30,17 @@ test.each([["../escape.proto"], ["/etc/passwd"], ["a/../../x.proto"]])("the impo
   expect(e).toMatchObject({ code: "REGISTRY_COMPILE_FAILED", message: `bufCompiler: import path ${JSON.stringify(name)} leaves the source folder` });
 });
 
+// buf reads these as its configuration: a buf.yaml with a dependency and a buf.lock made it fetch
+// the module from buf.build.
+test.each([["buf.yaml"], ["buf.work.yaml"], ["buf.lock"], ["dep/buf.yaml"], ["notes.txt"], ["x.proto/../buf.gen.yaml"]])("the import path %s, not a .proto file, is refused", async (name) => {
+  const e = await Promise.resolve(bufCompiler()({ "main.proto": 'syntax = "proto3";', [name]: "version: v1\ndeps: [buf.build/acme/x]\n" }, "main.proto")).catch((x: unknown) => x);
+  expect(e).toBeInstanceOf(SchemaRegistryError);
+  expect(e).toMatchObject({
+    code: "REGISTRY_COMPILE_FAILED",
+    message: `bufCompiler: import path ${JSON.stringify(name)} does not name a .proto file (buf would read it as its configuration, or not at all); the registry's references must name .proto files`,
+  });
+});
+
 test("text that does not compile rejects with buf's message", async () => {
   const e = await Promise.resolve(bufCompiler()({ "main.proto": 'syntax = "proto3"; message {' }, "main.proto")).catch((x: unknown) => x);
   expect(e).toBeInstanceOf(SchemaRegistryError);

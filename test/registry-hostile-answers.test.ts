@@ -59,6 +59,11 @@ describe("answers in another shape are REGISTRY_RESPONSE_INVALID", () => {
     ["an array", 200, "[]", INVALID("a JSON array where a schema object belongs")],
     ["a schema that is an object", 200, '{"schema":{"a":1},"schemaType":"PROTOBUF"}', INVALID("a schema that is not a string (got object)")],
     ["a schemaType that is a number", 200, '{"schema":"x","schemaType":3}', INVALID("a schemaType that is not a string (got 3)")],
+    // A success whose body is no JSON object (a proxy's login page): not REGISTRY_HTTP_200.
+    ["an HTML page", 200, "<html>proxy login</html>", INVALID('200 with a body that is not a JSON object: "<html>proxy login</html>"')],
+    ["JSON null", 200, "null", INVALID('200 with a body that is not a JSON object: "null"')],
+    ["a JSON string", 200, '"abc"', INVALID('200 with a body that is not a JSON object: "\\"abc\\""')],
+    ["a JSON number, 201", 201, "42", INVALID('201 with a body that is not a JSON object: "42"')],
   ])("%s", async (_name, status, body, message) => {
     const url = await serve((_req, res) => {
       res.writeHead(status, { "content-type": "application/vnd.schemaregistry.v1+json" });
@@ -68,6 +73,44 @@ describe("answers in another shape are REGISTRY_RESPONSE_INVALID", () => {
     expect(e).toBeInstanceOf(SchemaRegistryError);
     expect([e.code, e.message]).toEqual(["REGISTRY_RESPONSE_INVALID", message]);
   });
+});
+
+describe("an answer cut off or undecodable is REGISTRY_UNREACHABLE, and the next call is made afresh", () => {
+  test.each<[string, (req: import("node:http").IncomingMessage, res: import("node:http").ServerResponse) => void]>([
+    ["the connection drops mid-body", (req, res) => {
+      res.writeHead(200, { "content-length": "1000" });
+      res.write('{"schema":"');
+      setTimeout(() => req.socket.destroy(), 20);
+    }],
+    ["an error answer cut off", (req, res) => {
+      res.writeHead(500, { "content-length": "1000" });
+      res.write('{"error_code":500');
+      setTimeout(() => req.socket.destroy(), 20);
+    }],
+    ["a gzip body that does not decode", (_req, res) => {
+      res.writeHead(200, { "content-encoding": "gzip" });
+      res.end(Buffer.from("not gzip at all, but claims to be"));
+    }],
+  ])("%s", async (_name, handler) => {
+    let calls = 0;
+    const url = await serve((req, res) => {
+      if (++calls === 1) return handler(req, res);
+      res.writeHead(200, { "content-type": "application/vnd.schemaregistry.v1+json" });
+      res.end('{"id":7}');
+    });
+    const client = new HttpRegistryClient({ url, timeoutMs: 5000 });
+    const input = { schemaType: "PROTOBUF", schema: "x", references: [] } as const;
+    const e = await rejection<SchemaRegistryError>(client.register("s", input));
+    expect(e).toBeInstanceOf(SchemaRegistryError);
+    expect(e.code).toBe("REGISTRY_UNREACHABLE");
+    expect(e.message).toMatch(/^schema registry POST \/subjects\/s\/versions failed while its answer \((200|500)\) was read: .+; check the registry URL and that it is reachable$/);
+    expect(await client.register("s", input)).toBe(7);
+  });
+});
+
+test("a URL's scheme in capitals is an http URL", async () => {
+  const url = await serve((_req, res) => res.end('{"id":3}'));
+  expect(await new HttpRegistryClient({ url: url.replace("http://", "HTTP://") }).register("s", { schemaType: "PROTOBUF", schema: "x", references: [] })).toBe(3);
 });
 
 test("a corrupt base64 descriptor is named as one, not taken for .proto text", async () => {

@@ -159,10 +159,20 @@ describe("subjects a URL path cannot carry", () => {
     ]) {
       expect(await errorOf(call())).toMatchObject({ name: "TypeError", message });
     }
-    const type = ProtobufType.of({ fileDescriptorSet: compileProtoText({ "a.proto": 'syntax = "proto3"; message A { int32 v = 1; }' }), messageName: "A" });
-    // The serializer refuses an empty subject itself, before the client sees it.
-    const refused = subject === "" ? 'RegistrySerializer: options.subject gave an empty string for topic "t"; it must give a non-empty string' : message;
+    // A type with a reference: its file was registered before the client refused the subject.
+    const type = ProtobufType.of({
+      fileDescriptorSet: compileProtoText({ "a.proto": 'syntax = "proto3"; import "b.proto"; message A { int32 v = 1; B b = 2; }', "b.proto": 'syntax = "proto3"; message B { int32 w = 1; }' }),
+      messageName: "A",
+    });
+    // The serializer refuses these subjects itself, before any request.
+    const got = subject === "" ? "an empty string" : JSON.stringify(subject);
+    const refused = `RegistrySerializer: options.subject gave ${got} for topic "t"; it must give a non-empty string other than "." and ".." (a subject is a segment of the registry's URL paths)`;
     expect(await errorOf(new RegistrySerializer(type, { client, subject }).serialize("t", { v: 1 }))).toMatchObject({ name: "TypeError", message: refused });
+    const byReference = new RegistrySerializer(type, { client, referenceSubject: () => subject });
+    expect(await errorOf(byReference.serialize("t", { v: 1 }))).toMatchObject({
+      name: "TypeError",
+      message: `RegistrySerializer: options.referenceSubject gave ${got} for import path "B.proto"; it must give a non-empty string other than "." and ".." (a subject is a segment of the registry's URL paths)`,
+    });
     expect(paths).toEqual([]);
   });
 

@@ -379,11 +379,11 @@ describe("subject strategies that give no subject", () => {
   // A strategy that returned undefined or a number registered the schema under "undefined" or
   // "5" (String() of it in the request path), where no reader looks.
   test.each<[string, Record<string, unknown>, string]>([
-    ["subject gives undefined", { subject: () => undefined }, "RegistrySerializer: options.subject gave undefined for topic \"orders\"; it must give a non-empty string"],
-    ["subject gives a number", { subject: () => 5 }, "RegistrySerializer: options.subject gave number for topic \"orders\"; it must give a non-empty string"],
-    ["subject gives an empty string", { subject: () => "" }, "RegistrySerializer: options.subject gave an empty string for topic \"orders\"; it must give a non-empty string"],
-    ["subject is an empty string", { subject: "" }, "RegistrySerializer: options.subject gave an empty string for topic \"orders\"; it must give a non-empty string"],
-    ["referenceSubject gives null", { referenceSubject: () => null }, "RegistrySerializer: options.referenceSubject gave null for import path \"acme.Item.proto\"; it must give a non-empty string"],
+    ["subject gives undefined", { subject: () => undefined }, "RegistrySerializer: options.subject gave undefined for topic \"orders\"; it must give a non-empty string other than \".\" and \"..\" (a subject is a segment of the registry's URL paths)"],
+    ["subject gives a number", { subject: () => 5 }, "RegistrySerializer: options.subject gave number for topic \"orders\"; it must give a non-empty string other than \".\" and \"..\" (a subject is a segment of the registry's URL paths)"],
+    ["subject gives an empty string", { subject: () => "" }, "RegistrySerializer: options.subject gave an empty string for topic \"orders\"; it must give a non-empty string other than \".\" and \"..\" (a subject is a segment of the registry's URL paths)"],
+    ["subject is an empty string", { subject: "" }, "RegistrySerializer: options.subject gave an empty string for topic \"orders\"; it must give a non-empty string other than \".\" and \"..\" (a subject is a segment of the registry's URL paths)"],
+    ["referenceSubject gives null", { referenceSubject: () => null }, "RegistrySerializer: options.referenceSubject gave null for import path \"acme.Item.proto\"; it must give a non-empty string other than \".\" and \"..\" (a subject is a segment of the registry's URL paths)"],
   ])("%s: a TypeError, nothing registered", async (_what, options, message) => {
     const client = new MemoryRegistryClient();
     const e = await errorOf(new RegistrySerializer(typeOf(V1), { client, ...options }).serialize("orders", { id: 1n }));

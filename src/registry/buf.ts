@@ -62,8 +62,11 @@ export function bufCompiler(options: BufCompilerOptions = {}): SchemaCompiler {
       const src = join(dir, "src");
       for (const [name, text] of Object.entries(files)) {
         const path = resolve(src, name);
-        // An import path from the registry must stay inside the folder.
+        // An import path from the registry must stay inside the folder, and name a .proto file:
+        // buf reads buf.yaml, buf.work.yaml and buf.lock there as its configuration (a reference
+        // named buf.lock made buf fetch a module from the network).
         if (!path.startsWith(src + sep)) throw failed(`bufCompiler: import path ${quoted(name)} leaves the source folder`);
+        if (!path.endsWith(".proto")) throw failed(`bufCompiler: import path ${quoted(name)} does not name a .proto file (buf would read it as its configuration, or not at all); the registry's references must name .proto files`);
         await mkdir(dirname(path), { recursive: true });
         await writeFile(path, text);
       }

@@ -128,7 +128,8 @@ export class HttpRegistryClient implements SchemaRegistryClient {
   readonly #maxResponseBytes: number;
 
   constructor(options: HttpRegistryOptions) {
-    if (typeof options?.url !== "string" || !/^https?:\/\//.test(options.url)) {
+    // URL schemes are case-insensitive (RFC 3986 §3.1): "HTTP://host" is an http URL.
+    if (typeof options?.url !== "string" || !/^https?:\/\//i.test(options.url)) {
       throw new TypeError(`HttpRegistryClient: url must be an http(s) URL, e.g. http://localhost:8081; got ${String(options?.url)}`);
     }
     this.#base = options.url.replace(/\/+$/, "");
@@ -191,7 +192,15 @@ export class HttpRegistryClient implements SchemaRegistryClient {
         { status: res.status },
       );
     }
-    const text = await this.#body(what, res);
+    let text: string;
+    try {
+      text = await this.#body(what, res);
+    } catch (e) {
+      if (e instanceof SchemaRegistryError) throw e;
+      // The connection dropped mid-answer, or its encoding did not decode (fetch's TypeError
+      // "terminated"): the registry was not reached as a whole, as for a fetch that fails.
+      throw new SchemaRegistryError("REGISTRY_UNREACHABLE", `schema registry ${what} failed while its answer (${res.status}) was read: ${(e as Error)?.message ?? String(e)}; check the registry URL and that it is reachable`, { status: 0, cause: e });
+    }
     let json: unknown;
     try {
       json = text === "" ? {} : JSON.parse(text);
@@ -205,7 +214,12 @@ export class HttpRegistryClient implements SchemaRegistryClient {
       throw registryError(what, res.status, errorCode, message);
     }
     if (json === null || typeof json !== "object") {
-      throw new SchemaRegistryError(`REGISTRY_HTTP_${res.status}`, `schema registry ${what} answered ${res.status} with a body that is not a JSON object: ${text.slice(0, 200)}`, { status: res.status });
+      // A success whose body is no JSON object (a proxy's HTML page): not the REST API's shape.
+      throw new SchemaRegistryError(
+        "REGISTRY_RESPONSE_INVALID",
+        `schema registry ${what} answered ${res.status} with a body that is not a JSON object: ${quoted(text.slice(0, 200))}; check that the URL is a Confluent-compatible schema registry`,
+        { status: res.status },
+      );
     }
     return json as Record<string, unknown>;
   }

@@ -126,9 +126,11 @@ function cachedPromise<K, V>(map: Map<K, Promise<V>>, key: K, make: () => Promis
  * schema under "undefined" or "5", where no reader looks.
  */
 function givenSubject(option: string, s: unknown, of: string): string {
-  if (typeof s === "string" && s !== "") return s;
-  const got = s === "" ? "an empty string" : s === null || s === undefined ? String(s) : typeof s;
-  throw new TypeError(`RegistrySerializer: options.${option} gave ${got} for ${of}; it must give a non-empty string`);
+  // "." and ".." too: a registry's REST paths hold the subject as a segment, which fetch resolves
+  // (HttpRegistryClient refuses them too, but only once the references before were registered).
+  if (typeof s === "string" && s !== "" && s !== "." && s !== "..") return s;
+  const got = s === "" ? "an empty string" : typeof s === "string" ? quoted(s) : s === null || s === undefined ? String(s) : typeof s;
+  throw new TypeError(`RegistrySerializer: options.${option} gave ${got} for ${of}; it must give a non-empty string other than "." and ".." (a subject is a segment of the registry's URL paths)`);
 }
 
 /** Writes values of one type in the Schema Registry wire format. */
