@@ -447,7 +447,8 @@ export function messageFromJson(root: DescMessage, json: unknown, ctx: FromJsonC
     if (!isObject(json)) return void invalid(node.path, "a JSON object for google.protobuf.Any", json);
     const keys = Object.keys(json);
     if (keys.length === 0) return;
-    const url = json["@type"];
+    // An own "@type" only: one inherited from a polluted Object.prototype is no property of the JSON.
+    const url = Object.hasOwn(json, "@type") ? json["@type"] : undefined;
     if (typeof url !== "string" || url === "" || url.endsWith("/")) {
       return void invalid(node.path, 'a google.protobuf.Any with "@type", a type URL such as "type.googleapis.com/acme.Order"', url);
     }
