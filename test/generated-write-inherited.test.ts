@@ -95,4 +95,41 @@ describe("Object.prototype polluted", () => {
       unpollute();
     }
   });
+
+  test.each<[string, () => unknown, number]>([
+    ["a value of the wrong type", () => 5, 67_108_864],
+    ["an object that is no message", () => ({ nope: 1 }), 67_108_864],
+    ["a string past maxMessageBytes", () => "x".repeat(30_000), 1000],
+  ])("during the write, with %s: written as its own keys say, not failed on the polluted one", (_, polluting, maxMessageBytes) => {
+    const t = types();
+    const ser = ProtobufType.newGeneratedBuilder(t.top).maxMessageBytes(maxMessageBytes).build().createSerializer();
+    const clean = hex(toBinary(t.top, create(t.top, { mids: [create(t.mid, { a: "m0", n: 1 }), create(t.mid, { a: "m1", n: 2 })], tail: "t" })));
+    for (const name of ["opt", "leaf"]) {
+      const make = (): object => {
+        const mids = [create(t.mid, { a: "m0", n: 1 }), create(t.mid, { a: "m1", n: 2 })];
+        Object.defineProperty(mids[0], "a", {
+          enumerable: true,
+          configurable: true,
+          get() {
+            if (!Object.hasOwn(Object.prototype, name)) pollute(name, polluting());
+            return "m0";
+          },
+        });
+        return create(t.top, { mids, tail: "t" });
+      };
+      expect(hex(ser.toBinary(make() as never)), name).toBe(clean);
+      delete (Object.prototype as Record<string, unknown>)[name];
+      expect(hex(ser.encodeAll([make() as never]).subarray(1)), `${name}, encodeAll`).toBe(clean);
+      delete (Object.prototype as Record<string, unknown>)[name];
+    }
+  });
+
+  test("before the write, a value's own fault is the one named, not a polluted field it does not have", () => {
+    const t = types();
+    const ser = ProtobufType.ofGenerated(t.top).createSerializer();
+    const value = create(t.top, { mids: [create(t.mid, { a: "x" })] });
+    (value as Record<string, unknown>).tail = 5;
+    pollute("opt", 5);
+    expect(() => ser.toBinary(value)).toThrow(new TypeError("field keyorder.Top.tail(3) expects string, got number 5"));
+  });
 });

@@ -41,6 +41,12 @@ test.each([["buf.yaml"], ["buf.work.yaml"], ["buf.lock"], ["dep/buf.yaml"], ["no
   });
 });
 
+test("an import path the file system refuses is REGISTRY_COMPILE_FAILED, naming it", async () => {
+  const e = await Promise.resolve(bufCompiler()({ "main.proto": 'syntax = "proto3";', "x\u0000.proto": 'syntax = "proto3";' }, "main.proto")).catch((x: unknown) => x);
+  expect(e).toBeInstanceOf(SchemaRegistryError);
+  expect(e).toMatchObject({ code: "REGISTRY_COMPILE_FAILED", message: expect.stringMatching(/^bufCompiler: import path "x\\u0000\.proto" cannot be written as a file: /) });
+});
+
 test("text that does not compile rejects with buf's message", async () => {
   const e = await Promise.resolve(bufCompiler()({ "main.proto": 'syntax = "proto3"; message {' }, "main.proto")).catch((x: unknown) => x);
   expect(e).toBeInstanceOf(SchemaRegistryError);

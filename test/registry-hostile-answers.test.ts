@@ -75,6 +75,31 @@ describe("answers in another shape are REGISTRY_RESPONSE_INVALID", () => {
   });
 });
 
+describe("a compatibility answer without a boolean is_compatible is REGISTRY_RESPONSE_INVALID, not a verdict", () => {
+  const PATH = "POST /compatibility/subjects/s/versions/latest?verbose=true";
+  const INVALID = (why: string) => `schema registry ${PATH} answered ${why}; check that the URL is a Confluent-compatible schema registry`;
+  test.each<[string, number, string, string]>([
+    ["an empty answer", 200, "", INVALID("an is_compatible that is not a boolean (got none)")],
+    ["an empty object", 200, "{}", INVALID("an is_compatible that is not a boolean (got none)")],
+    ["an array", 200, "[]", INVALID("a JSON array where a verdict object belongs")],
+    ["a string", 200, '{"is_compatible":"true"}', INVALID('an is_compatible that is not a boolean (got "true")')],
+    ["a number, 299", 299, '{"is_compatible":1}', INVALID("an is_compatible that is not a boolean (got 1)")],
+  ])("%s", async (_name, status, body, message) => {
+    const url = await serve((_req, res) => {
+      res.writeHead(status, { "content-type": "application/vnd.schemaregistry.v1+json" });
+      res.end(body);
+    });
+    const e = await rejection<SchemaRegistryError>(new HttpRegistryClient({ url }).testCompatibility("s", "latest", { schemaType: "PROTOBUF", schema: "x", references: [] }));
+    expect(e).toBeInstanceOf(SchemaRegistryError);
+    expect([e.code, e.message]).toEqual(["REGISTRY_RESPONSE_INVALID", message]);
+  });
+
+  test("a verdict reads as given", async () => {
+    const url = await serve((_req, res) => res.end('{"is_compatible":false,"messages":["TYPE_CHANGED: id"]}'));
+    expect(await new HttpRegistryClient({ url }).testCompatibility("s", 1, { schemaType: "PROTOBUF", schema: "x", references: [] })).toEqual({ isCompatible: false, messages: ["TYPE_CHANGED: id"] });
+  });
+});
+
 describe("an answer cut off or undecodable is REGISTRY_UNREACHABLE, and the next call is made afresh", () => {
   test.each<[string, (req: import("node:http").IncomingMessage, res: import("node:http").ServerResponse) => void]>([
     ["the connection drops mid-body", (req, res) => {

@@ -17,13 +17,16 @@ const type = ProtobufType.of({
 });
 const ser = type.createSerializer();
 
+/** What the getter pollutes `qty` with: a valid int32, or (a case of its own below) a value create would refuse. */
+let pollutant: unknown = 77;
+
 /** An order whose first item's getter pollutes Object.prototype with `qty` (once). */
 function order(): Record<string, unknown> {
   return {
     items: [
       {
         get sku() {
-          if (!Object.hasOwn(Object.prototype, "qty")) pollute("qty", 77);
+          if (!Object.hasOwn(Object.prototype, "qty")) pollute("qty", pollutant);
           return "a";
         },
       },
@@ -55,4 +58,24 @@ test.each([
   const want = expected();
   expect(ser.fromBinary(want).toObject()).toMatchObject({ items: [{ sku: "a", qty: 0 }, { sku: "b", qty: 0 }], first: { sku: "c", qty: 0 } });
   expect(write()).toEqual(want);
+});
+
+// A polluted value create would refuse, read from the objects after the getter: the write failed
+// on it (TypeError "expects an integer"), where create, skipping inherited keys, builds the order.
+test.each<[string, unknown]>([
+  ["a string", "seventy-seven"],
+  ["a fraction", 7.5],
+])("a polluted value that is %s does not fail the write", (_name, value) => {
+  pollutant = value;
+  try {
+    const want = expected();
+    expect(ser.toBinary(order())).toEqual(want);
+    delete (Object.prototype as Record<string, unknown>).qty;
+    expect(ser.encodeAll([order()]).subarray(1)).toEqual(want);
+    delete (Object.prototype as Record<string, unknown>).qty;
+    // the dynamic writer's turn: a batch that starts with a DynamicMessage
+    expect(ser.encodeAll([DynamicMessage.create(type.descriptor, {}), order()]).subarray(2)).toEqual(want);
+  } finally {
+    pollutant = 77;
+  }
 });

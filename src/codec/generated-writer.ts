@@ -729,7 +729,11 @@ export class GeneratedWriter extends FieldWriter {
 
   override end(): void {
     super.end();
-    // A failed write leaves frames open and values unread; a finished one cleared all.
+    this.clearWalk();
+  }
+
+  /** Clears what a failed walk left: open frames and values unread (a finished one cleared all). */
+  private clearWalk(): void {
     if (this.dirty) {
       for (const vals of this.inlineVals) vals.fill(undefined);
       this.dirty = false;
@@ -749,18 +753,25 @@ export class GeneratedWriter extends FieldWriter {
     const from = this.slots;
     const root = this.c.root;
     this.polluted = prototypePolluted();
-    this.walk(value, framed, root);
+    let failed: unknown = undefined;
+    try {
+      this.walk(value, framed, root);
+    } catch (e) {
+      failed = e;
+    }
     // Object.prototype polluted by code the write ran (a getter): objects read before it was took
-    // no inherited key, ones read after did. Init objects: the dynamic writer writes the value,
-    // testing again (create skips inherited keys). protobuf-es objects: written again here, each
-    // object's own keys alone.
+    // no inherited key, ones read after did, and may have failed on one (a value of the wrong
+    // type, a size past the limit). Init objects: the dynamic writer writes the value, testing
+    // again (create skips inherited keys). protobuf-es objects: written again here, each object's
+    // own keys alone.
     if (!this.polluted && prototypePolluted()) {
       if (root.init) throw REFUSED;
+      this.clearWalk();
       this.pos = start;
       this.slots = from;
       this.polluted = true;
       this.walk(value, framed, root);
-    }
+    } else if (failed !== undefined) throw failed;
     if (this.lone) throw REFUSED;
     if (this.pos - this.rootBody + this.rootExtra > this.c.maxBytes) throw new SizeOverflow();
     this.settleLens(from, this.allExtra);

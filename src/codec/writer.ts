@@ -201,6 +201,8 @@ class Writer extends FieldWriter implements Failer {
     try {
       if (this.enter(value, c.root, c.root, 1, undefined, undefined, -1, framed)) this.run();
     } catch (e) {
+      // An inherited key that a mid-write pollution (below) made the write read may be what failed.
+      if (this.polluted === 0 && prototypePolluted()) throw NEEDS_CREATE;
       throw this.rooted(e);
     }
     // Object.prototype polluted by code the write ran (a getter) after the first init object was

@@ -13,6 +13,7 @@ import { isWrapperDesc } from "@bufbuild/protobuf/wkt";
 import { bytesValue, isBytes, MAX_FIELD_NUMBER, varintBytes } from "../bytes.js";
 import { CodecError } from "../errors.js";
 import { coerceValueField, describeValue, listForWrite, mapInput, rooted } from "../message/coerce.js";
+import { prototypePolluted } from "../message/create.js";
 import { DynamicMessage } from "../message/dynamic-message.js";
 import { K_LIST, K_MAP, K_MESSAGE, messageInfo, type FieldInfo } from "../message/field-info.js";
 import type { UnknownField } from "../message/unknown-fields.js";
@@ -31,6 +32,8 @@ interface FieldPlan {
   /** The oneof's local name for a member, else undefined. */
   readonly oneof: string | undefined;
   readonly message: number;
+  /** Explicit presence outside a oneof: read as an own property only (as the writer and protobuf-es read it). */
+  readonly presence: boolean;
   /** `.name(number)`, for error paths. */
   readonly seg: string;
   child: GenPlan | undefined;
@@ -76,6 +79,7 @@ export function genPlanOf(desc: DescMessage): GenPlan {
         local: f.localName,
         oneof: f.oneof?.localName,
         message: fi.elemKind === K_MESSAGE ? messageMode(f) : M_PLAIN,
+        presence: f.oneof === undefined && (fi.kind === K_MESSAGE || (fi.kind < K_MESSAGE && fi.explicit)),
         seg: `.${fi.name}(${fi.number})`,
         child: undefined,
       };
@@ -187,7 +191,7 @@ function open(obj: unknown, plan: GenPlan, t: Trail, depth: number, maxDepth: nu
   }
   // Own properties with a value: $typeName, $unknown and the declared ones, counted to skip the
   // search for undeclared properties when there can be none.
-  let present = o.$unknown === undefined ? 1 : 2;
+  let present = ownUnknown(o) === undefined ? 1 : 2;
   const oneofs = plan.oneofs;
   for (let i = 0; i < oneofs.length; i++) {
     const c = o[oneofs[i]!];
@@ -203,7 +207,12 @@ function close(task: Task, t: Trail): DynamicMessage {
   const o = task.o;
   const plan = task.plan;
   if (Object.keys(o).length !== task.present) undeclared(o, plan, t);
-  return DynamicMessage._fromDecoded(plan.desc, task.values, unknownFromEs(t, o.$unknown, plan.typeName), undefined);
+  return DynamicMessage._fromDecoded(plan.desc, task.values, unknownFromEs(t, ownUnknown(o), plan.typeName), undefined);
+}
+
+/** `$unknown` as an own property only (the generated writer never reads an inherited one). */
+function ownUnknown(o: Record<string, unknown>): unknown {
+  return Object.hasOwn(o, "$unknown") ? o.$unknown : undefined;
 }
 
 /**
@@ -256,7 +265,7 @@ function element(t: Trail, task: Task, fp: FieldPlan, v: unknown, depth: number,
 export function fromGenerated(obj: unknown, plan: GenPlan, t: Trail, maxDepth: number): DynamicMessage {
   const stack: Task[] = [open(obj, plan, t, 1, maxDepth)];
   try {
-    return convert(stack, t, maxDepth);
+    return convert(stack, t, maxDepth, prototypePolluted());
   } catch (e) {
     // A value error names the type its field is declared in: it gets the path of the object.
     if (stack.length < 2) throw e;
@@ -266,7 +275,7 @@ export function fromGenerated(obj: unknown, plan: GenPlan, t: Trail, maxDepth: n
 }
 
 /** The conversion of fromGenerated, from its stack of open objects. */
-function convert(stack: Task[], t: Trail, maxDepth: number): DynamicMessage {
+function convert(stack: Task[], t: Trail, maxDepth: number, polluted: boolean): DynamicMessage {
   for (;;) {
     const task = stack[stack.length - 1]!;
     if (task.items !== undefined) {
@@ -303,13 +312,17 @@ function convert(stack: Task[], t: Trail, maxDepth: number): DynamicMessage {
     for (; i < fields.length; i++) {
       const fp = fields[i]!;
       let raw: unknown;
+      // Inherited values as the generated writer reads them (its ownKeys): with Object.prototype
+      // polluted none, and a field with explicit presence only as an own property. (This path
+      // names the fault of a value the writer refused: an inherited value it skipped was named.)
       if (fp.oneof !== undefined) {
+        if (polluted && !Object.hasOwn(o, fp.oneof)) continue;
         const c = o[fp.oneof] as { case?: unknown; value?: unknown } | undefined;
         if (c === undefined || c === null || c.case !== fp.local) continue;
         raw = c.value;
       } else {
         raw = o[fp.local];
-        if (raw === undefined) continue;
+        if (raw === undefined || ((fp.presence || polluted) && !Object.hasOwn(o, fp.local))) continue;
         present++;
       }
       if (raw === null) continue;

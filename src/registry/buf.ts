@@ -67,8 +67,13 @@ export function bufCompiler(options: BufCompilerOptions = {}): SchemaCompiler {
         // named buf.lock made buf fetch a module from the network).
         if (!path.startsWith(src + sep)) throw failed(`bufCompiler: import path ${quoted(name)} leaves the source folder`);
         if (!path.endsWith(".proto")) throw failed(`bufCompiler: import path ${quoted(name)} does not name a .proto file (buf would read it as its configuration, or not at all); the registry's references must name .proto files`);
-        await mkdir(dirname(path), { recursive: true });
-        await writeFile(path, text);
+        try {
+          await mkdir(dirname(path), { recursive: true });
+          await writeFile(path, text);
+        } catch (e) {
+          // A name the file system refuses (a NUL character, a part named as an existing file).
+          throw failed(`bufCompiler: import path ${quoted(name)} cannot be written as a file: ${(e as Error)?.message ?? String(e)}`);
+        }
       }
       const out = join(dir, "set.binpb");
       await run([...buf, "build", src, "--path", resolve(src, main), "--as-file-descriptor-set", "--exclude-source-info", "-o", out], timeoutMs);

@@ -285,7 +285,13 @@ export class HttpRegistryClient implements SchemaRegistryClient {
   }
 
   async testCompatibility(subject: string, version: number | "latest", schema: SchemaInput): Promise<CompatibilityVerdict> {
-    const r = await this.#call("POST", `/compatibility/subjects/${subjectSegment(subject)}/versions/${version}?verbose=true`, schemaBody(schema));
-    return { isCompatible: r.is_compatible === true, messages: Array.isArray(r.messages) ? r.messages.map(String) : [] };
+    const path = `/compatibility/subjects/${subjectSegment(subject)}/versions/${version}?verbose=true`;
+    const r = await this.#call("POST", path, schemaBody(schema));
+    // An answer without a boolean is_compatible is no verdict: read as "incompatible", an empty
+    // body or a proxy's [] refused every schema silently.
+    if (Array.isArray(r) || typeof r.is_compatible !== "boolean") {
+      throw malformed(`POST ${path}`, Array.isArray(r) ? "a JSON array where a verdict object belongs" : `an is_compatible that is not a boolean (got ${shown(r.is_compatible)})`);
+    }
+    return { isCompatible: r.is_compatible, messages: Array.isArray(r.messages) ? r.messages.map(String) : [] };
   }
 }
