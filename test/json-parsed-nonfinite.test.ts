@@ -7,6 +7,7 @@ import { fromJson } from "@bufbuild/protobuf";
 import { describe, expect, test } from "vitest";
 import { CodecError, ProtobufType } from "../src/index.js";
 import { registryFromDir } from "./support/buf.js";
+import { thrown } from "./support/thrown.js";
 
 const registry = registryFromDir("fixtures/all-types");
 const All = registry.getMessage("alltypes.AllTypes")!;
@@ -28,14 +29,11 @@ const INT32_FIELDS: [string, (v: number) => unknown, string, string][] = [
   ["wktUint32", (v) => v, "alltypes.AllTypes.wkt_uint32(151)", "uint32"],
 ];
 
+/** The CodecError `run` throws. */
 function caught(run: () => unknown): CodecError {
-  try {
-    run();
-  } catch (e) {
-    if (e instanceof CodecError) return e;
-    throw e;
-  }
-  throw new Error("expected a CodecError");
+  const e = thrown(run);
+  expect(e).toBeInstanceOf(CodecError);
+  return e as CodecError;
 }
 
 describe("fromJson of parsed numbers JSON cannot hold", () => {

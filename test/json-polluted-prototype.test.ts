@@ -5,6 +5,7 @@ import { describe, expect, test } from "vitest";
 import { CodecError, ProtobufType } from "../src/index.js";
 import { registryFromDir } from "./support/buf.js";
 import { pollute, polluting } from "./support/pollute.js";
+import { thrown } from "./support/thrown.js";
 
 polluting();
 
@@ -16,12 +17,7 @@ const LEAF_URL = "type.googleapis.com/alltypes.Leaf";
 describe('an inherited "@type"', () => {
   test("an Any object without its own is refused as one without a type URL", () => {
     pollute("@type", LEAF_URL);
-    let e: unknown;
-    try {
-      ser.fromJson({ wktAny: { name: "x" } }, { registry });
-    } catch (x) {
-      e = x;
-    }
+    const e = thrown(() => ser.fromJson({ wktAny: { name: "x" } }, { registry }));
     expect(e).toBeInstanceOf(CodecError);
     expect((e as CodecError).code).toBe("JSON_INVALID_VALUE");
     expect((e as CodecError).path).toBe("alltypes.AllTypes.wkt_any(143)");

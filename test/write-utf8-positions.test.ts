@@ -9,6 +9,7 @@ import { create, toBinary } from "@bufbuild/protobuf";
 import { describe, expect, test } from "vitest";
 import { DynamicMessage, ProtobufType } from "../src/index.js";
 import { ItemSchema } from "./fixtures/generated-es/gen/es_fixtures_pb.js";
+import { thrown } from "./support/thrown.js";
 
 const dynamic = ProtobufType.of(ItemSchema).createSerializer();
 const generated = ProtobufType.ofGenerated(ItemSchema).createSerializer();
@@ -56,12 +57,7 @@ describe("strings under 128 units, a wide character at every position", () => {
     for (const lone of ["\ud800", "\udfff"]) {
       for (const sku of strings(n, lone).slice(1)) {
         for (const write of [() => generated.toBinary(create(ItemSchema, { sku })), () => dynamic.toBinary({ sku })]) {
-          let err: unknown;
-          try {
-            write();
-          } catch (e) {
-            err = e;
-          }
+          const err = thrown(write);
           expect(err).toBeInstanceOf(RangeError);
           expect((err as RangeError).message).toBe("field esfix.Item.sku(1) expects a well-formed string, got one with a lone surrogate; strings are written as UTF-8");
         }
