@@ -366,8 +366,8 @@ function planFor(desc: DescMessage, init: boolean): GPlan {
     sparse: init && fields.length > SPARSE_SPAN,
     // Objects protobuf-es makes list their fields in declaration order (those with explicit
     // presence set later, after them): a type declared out of number order starts written by
-    // number, not taken back on its first object.
-    direct: !init && declaredInOrder(desc, fields),
+    // number, not taken back on its first object. Init objects list what their author wrote.
+    direct: init || declaredInOrder(desc, fields),
   };
   (init ? iplans : gplans).set(desc, g);
   return g;
@@ -1015,7 +1015,7 @@ export class GeneratedWriter extends FieldWriter {
       this.ensure(1);
       k = this.openLen();
     }
-    let extra = plan.direct ? this.direct(obj as Obj, plan, depth, level) : -1;
+    let extra = !plan.direct ? -1 : plan.init ? this.directInit(obj as Obj, plan, depth, level) : this.direct(obj as Obj, plan, depth, level);
     if (extra < 0) extra = this.buffered(obj as Obj, plan, depth, level);
     this.inner = extra;
     if (k >= 0) extra += this.closeLenLater(k, extra);
@@ -1078,6 +1078,53 @@ export class GeneratedWriter extends FieldWriter {
     }
     if (!typed && o.$typeName !== plan.typeName) throw REFUSED;
     if (u !== undefined) this.unknown(u, plan.plan);
+    return extra;
+  }
+
+  /**
+   * `direct` for an init object (initProps' checks): its keys written as read while they come in
+   * field-number order (an object written in declaration order), else -1 with nothing written.
+   * Visits the keys alone, so a few fields of a wide type cost what they hold (sparseInit's
+   * concern). Encode from plain against the values-array walk alone (A/B, one process): classic
+   * +5%, the span batch +15% (its objects in field order), small +0-7%, numeric unchanged.
+   */
+  private directInit(o: Obj, plan: GPlan, depth: number, level: number): number {
+    if (!isPlainObject(o)) throw REFUSED;
+    const mark = this.pos;
+    const slots = this.slots;
+    const lone = this.lone;
+    const seqKeys = plan.seqKeys;
+    const seqCodes = plan.seqCodes;
+    const fields = plan.fields;
+    const polluted = this.polluted;
+    let at = 0;
+    let last = -1;
+    let oneofs = 0;
+    let extra = 0;
+    for (const key in o) {
+      if (polluted && !Object.hasOwn(o, key)) continue;
+      const code = seqKeys[at] === key ? seqCodes[at]! : learn(plan, at, key);
+      if (code < 0) throw REFUSED;
+      at++;
+      if (code <= last) {
+        plan.direct = false;
+        this.pos = mark;
+        this.slots = slots;
+        this.lone = lone;
+        return -1;
+      }
+      const v = o[key];
+      if (v === undefined) continue;
+      last = code;
+      const g = fields[code]!;
+      if (v === null) continue;
+      const oi = g.oi;
+      if (oi >= 0) {
+        if (oi > 30 || (oneofs & (1 << oi)) !== 0) throw REFUSED;
+        oneofs |= 1 << oi;
+      }
+      extra += this.field(g, v, depth, level);
+    }
     return extra;
   }
 
