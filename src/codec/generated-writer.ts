@@ -1049,13 +1049,7 @@ export class GeneratedWriter extends FieldWriter {
       at++;
       // The order is tested before the value is read (a oneof's by its lowest member), so that the
       // first key out of order is read once: the keys before it are read again by `buffered`.
-      if (code >= 0 ? code <= last : code <= ONEOF_0 && plan.oneofLo[ONEOF_0 - code]! <= last) {
-        plan.direct = false;
-        this.pos = mark;
-        this.slots = slots;
-        this.lone = lone;
-        return -1;
-      }
+      if (code >= 0 ? code <= last : code <= ONEOF_0 && plan.oneofLo[ONEOF_0 - code]! <= last) return this.takeBack(plan, mark, slots, lone);
       let v = o[key];
       let i = code;
       if (code >= 0) {
@@ -1079,6 +1073,19 @@ export class GeneratedWriter extends FieldWriter {
     if (!typed && o.$typeName !== plan.typeName) throw REFUSED;
     if (u !== undefined) this.unknown(u, plan.plan);
     return extra;
+  }
+
+  /**
+   * Takes back what `direct` or `directInit` wrote of a message (from `mark`, its length slots from
+   * `slots`, the lone-surrogate flag as it was) and makes its type written by `buffered` from now
+   * on; returns -1, their answer for "nothing written".
+   */
+  private takeBack(plan: GPlan, mark: number, slots: number, lone: boolean): number {
+    plan.direct = false;
+    this.pos = mark;
+    this.slots = slots;
+    this.lone = lone;
+    return -1;
   }
 
   /**
@@ -1106,13 +1113,7 @@ export class GeneratedWriter extends FieldWriter {
       const code = seqKeys[at] === key ? seqCodes[at]! : learn(plan, at, key);
       if (code < 0) throw REFUSED;
       at++;
-      if (code <= last) {
-        plan.direct = false;
-        this.pos = mark;
-        this.slots = slots;
-        this.lone = lone;
-        return -1;
-      }
+      if (code <= last) return this.takeBack(plan, mark, slots, lone);
       const v = o[key];
       if (v === undefined) continue;
       last = code;
