@@ -324,7 +324,7 @@ function planFor(desc: DescMessage, init: boolean): GPlan {
       strings: p.kind === K_LIST && p.scalar === ScalarType.STRING,
       oi: f.oneof === undefined ? -1 : desc.oneofs.indexOf(f.oneof),
       mode,
-      presence: f.oneof === undefined && (fi.kind === K_MESSAGE || (singular && fi.explicit)),
+      presence: fi.explicit && fi.oneof < 0,
       child: undefined,
     };
   });

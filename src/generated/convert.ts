@@ -79,7 +79,7 @@ export function genPlanOf(desc: DescMessage): GenPlan {
         local: f.localName,
         oneof: f.oneof?.localName,
         message: fi.elemKind === K_MESSAGE ? messageMode(f) : M_PLAIN,
-        presence: f.oneof === undefined && (fi.kind === K_MESSAGE || (fi.kind < K_MESSAGE && fi.explicit)),
+        presence: fi.explicit && fi.oneof < 0,
         seg: `.${fi.name}(${fi.number})`,
         child: undefined,
       };
