@@ -238,6 +238,11 @@ function walkPacked(tbl: usize, T: usize, base: usize, at: usize, p: usize, end:
           // Nine bytes: the eight loaded plus the ninth's 7 bits on top (63-bit values).
           v = (packVarint8(x) | (<u64>load<u8>(s, 8) << 56));
           s += 9;
+        } else if (ce - s >= 10 && load<u8>(s, 9) <= 1) {
+          // Ten bytes (a negative int64/int32: every one is ten bytes), its last carrying bit 63
+          // only (anything else is readVarint's overflow error, found by the slow path).
+          v = packVarint8(x) | (<u64>(load<u8>(s, 8) & 0x7f) << 56) | (<u64>load<u8>(s, 9) << 63);
+          s += 10;
         } else {
           s = readVarint(s, ce);
           if (s == 0) return fail(stop(failStatus, failAt, base, num, wt, levels, T, tbl));
@@ -267,6 +272,11 @@ function walkPacked(tbl: usize, T: usize, base: usize, at: usize, p: usize, end:
           // Nine bytes: the eight loaded plus the ninth's 7 bits on top (63-bit values).
           v = <u32>(packVarint8(x) | (<u64>load<u8>(s, 8) << 56));
           s += 9;
+        } else if (ce - s >= 10 && load<u8>(s, 9) <= 1) {
+          // Ten bytes: a negative int32 is written as its 64-bit sign extension. The low 32 bits
+          // are in the first five bytes; the tenth must carry bit 63 only, as readVarint checks.
+          v = <u32>packVarint8(x);
+          s += 10;
         } else {
           s = readVarint(s, ce);
           if (s == 0) return fail(stop(failStatus, failAt, base, num, wt, levels, T, tbl));

