@@ -19,6 +19,21 @@ const RECORD = Uint8Array.of(0, 0, 0, 0, 1, 0, 0x08, 0x07); // schema 1, message
 
 const serve = localServers();
 
+/** A registry answering every request with `status` and `body` as the registry's JSON type. */
+function answering(status: number, body: string): Promise<string> {
+  return serve((_req, res) => {
+    res.writeHead(status, { "content-type": "application/vnd.schemaregistry.v1+json" });
+    res.end(body);
+  });
+}
+
+/** Expects `p` to fail with REGISTRY_RESPONSE_INVALID and exactly `message`. */
+async function expectInvalid(p: Promise<unknown>, message: string): Promise<void> {
+  const e = await rejection<SchemaRegistryError>(p);
+  expect(e).toBeInstanceOf(SchemaRegistryError);
+  expect([e.code, e.message]).toEqual(["REGISTRY_RESPONSE_INVALID", message]);
+}
+
 async function rejection<E>(p: Promise<unknown>): Promise<E> {
   try {
     await p;
@@ -65,13 +80,8 @@ describe("answers in another shape are REGISTRY_RESPONSE_INVALID", () => {
     ["a JSON string", 200, '"abc"', INVALID('200 with a body that is not a JSON object: "\\"abc\\""')],
     ["a JSON number, 201", 201, "42", INVALID('201 with a body that is not a JSON object: "42"')],
   ])("%s", async (_name, status, body, message) => {
-    const url = await serve((_req, res) => {
-      res.writeHead(status, { "content-type": "application/vnd.schemaregistry.v1+json" });
-      res.end(body);
-    });
-    const e = await rejection<SchemaRegistryError>(new HttpRegistryClient({ url }).getById(1));
-    expect(e).toBeInstanceOf(SchemaRegistryError);
-    expect([e.code, e.message]).toEqual(["REGISTRY_RESPONSE_INVALID", message]);
+    const url = await answering(status, body);
+    await expectInvalid(new HttpRegistryClient({ url }).getById(1), message);
   });
 });
 
@@ -85,13 +95,8 @@ describe("a compatibility answer without a boolean is_compatible is REGISTRY_RES
     ["a string", 200, '{"is_compatible":"true"}', INVALID('an is_compatible that is not a boolean (got "true")')],
     ["a number, 299", 299, '{"is_compatible":1}', INVALID("an is_compatible that is not a boolean (got 1)")],
   ])("%s", async (_name, status, body, message) => {
-    const url = await serve((_req, res) => {
-      res.writeHead(status, { "content-type": "application/vnd.schemaregistry.v1+json" });
-      res.end(body);
-    });
-    const e = await rejection<SchemaRegistryError>(new HttpRegistryClient({ url }).testCompatibility("s", "latest", { schemaType: "PROTOBUF", schema: "x", references: [] }));
-    expect(e).toBeInstanceOf(SchemaRegistryError);
-    expect([e.code, e.message]).toEqual(["REGISTRY_RESPONSE_INVALID", message]);
+    const url = await answering(status, body);
+    await expectInvalid(new HttpRegistryClient({ url }).testCompatibility("s", "latest", { schemaType: "PROTOBUF", schema: "x", references: [] }), message);
   });
 
   test("a verdict reads as given", async () => {
