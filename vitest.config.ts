@@ -5,6 +5,9 @@
 // - "small-decode", "core-decode": the codec, decode, adversarial and differential tests again
 //   with every bare message and single frame read by the TypeScript reader of small messages, and
 //   with none (src/codec/small-reader.ts; the default threshold splits them by size).
+// - "dataview-int64": the differential, round-trip and plain-write tests again with 64-bit integers
+//   read and written through DataView, as on JavaScriptCore (src/int64-access.ts), every decode
+//   through the core's tape.
 // - "dist-esm", "dist-cjs": the adversarial suite (test/adversarial/**), the conformance replay and the differential
 //   properties over random schemas (test/differential-*.test.ts) against the built package
 //   (issue 11, "The built package"): their imports of src/index.js resolve to dist/index.js (ESM)
@@ -154,6 +157,25 @@ export default defineConfig({
       },
       smallProject("small-decode", "test/support/small-everywhere.ts"),
       smallProject("core-decode", "test/support/small-nowhere.ts"),
+      {
+        extends: true,
+        test: {
+          name: "dataview-int64",
+          include: [
+            "test/differential-*.test.ts",
+            "test/decode-differential.test.ts",
+            "test/writer-differential.test.ts",
+            "test/generated-differential.test.ts",
+            "test/generated-read.test.ts",
+            "test/serializer-roundtrip.test.ts",
+            "test/write-plain.test.ts",
+            "test/write-init-direct.test.ts",
+            "test/adversarial/js-number-range.test.ts",
+            "test/stream-decode.test.ts",
+          ],
+          setupFiles: ["test/support/int64-dataview.ts"],
+        },
+      },
       distProject("dist-esm", "dist/index.js", "esm"),
       distProject("dist-cjs", "test/support/dist-cjs.ts", "cjs"),
     ],

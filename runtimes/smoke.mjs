@@ -102,6 +102,46 @@ const CHECKS = {
     }
   },
 
+  "64-bit integers: every kind at every range boundary, exact bits on each read and write path"(pk, { v1 }) {
+    // JavaScriptCore reads and writes 64-bit integers through DataView, V8 through typed-array
+    // elements (src/int64-access.ts): the bytes must be the protobuf encoding (computed here with
+    // bigint arithmetic) and the values the same bigints, bare (under 256 bytes: the TypeScript
+    // reader), long (the core's tape; over 4 KiB: the lazy path), framed, and the generated kind.
+    const type = pk.ProtobufType.of({ ...v1, messageName: "smoke.Numbers64" });
+    const ser = type.createSerializer();
+    const gen = pk.ProtobufType.ofGenerated(type.descriptor).createSerializer();
+    const signed = [0n, 1n, -1n, 127n, 128n, 2n ** 31n, -(2n ** 31n) - 1n, 2n ** 32n, 2n ** 53n - 1n, -(2n ** 53n), 2n ** 62n, 2n ** 63n - 1n, -(2n ** 63n)];
+    const unsigned = [0n, 1n, 128n, 2n ** 32n - 1n, 2n ** 32n, 2n ** 53n, 2n ** 63n, 2n ** 64n - 1n];
+    const KINDS = [["a", "ra", "varint", signed], ["b", "rb", "zigzag", signed], ["c", "rc", "fixed", signed], ["d", "rd", "varint", unsigned], ["e", "re", "fixed", unsigned]];
+    for (const times of [0, 1, 12, 60]) {
+      const init = {};
+      const singular = [];
+      const packed = [];
+      KINDS.forEach(([one, many, enc, values], i) => {
+        init[one] = values[values.length - 1];
+        singular.push(...int64Field(i + 1, enc, [init[one]], false));
+        init[many] = Array.from({ length: times }, () => values).flat();
+        packed.push(...int64Field(i + 6, enc, init[many], true));
+      });
+      const want = [...singular, ...packed];
+      const bytes = ser.toBinary(init);
+      eq(hex(bytes), hex(new Uint8Array(want)));
+      eq(hex(ser.toBinary(pk.DynamicMessage.create(type.descriptor, init))), hex(bytes));
+      const back = ser.fromBinary(bytes);
+      const esBack = gen.fromBinary(bytes);
+      for (const [one, many] of KINDS) {
+        eq(back.get(one), init[one]);
+        eq(esBack[one], init[one]);
+        eq(json(back.get(many)), json(init[many]));
+        eq(json(esBack[many]), json(init[many]));
+      }
+      eq(hex(ser.toBinary(back)), hex(bytes));
+      eq(hex(gen.toBinary(esBack)), hex(bytes));
+      const frames = ser.decodeAll(ser.encodeAll([init, init]));
+      eq(json(frames[1].toObject()), json(back.toObject()));
+    }
+  },
+
   "relay keeps unknown fields byte for byte"(pk, { type }) {
     const ser = type.createSerializer();
     const bare = ser.toBinary(pk.DynamicMessage.create(type.descriptor, ORDER));
@@ -292,6 +332,30 @@ function wideSet(members, oneofs) {
     str(12, "proto3");
   });
   return new Uint8Array(out);
+}
+
+/** A 64-bit field's encoding (`enc`: varint, zigzag or fixed), packed when `packed`, with bigint arithmetic only. */
+function int64Field(no, enc, values, packed) {
+  const body = [];
+  for (const v of values) {
+    let u = BigInt.asUintN(64, enc === "zigzag" ? (v << 1n) ^ (v >> 63n) : v);
+    if (enc === "fixed") for (let i = 0; i < 8; i++, u >>= 8n) body.push(Number(u & 0xffn));
+    else {
+      for (; u > 0x7fn; u >>= 7n) body.push(Number(u & 0x7fn) | 0x80);
+      body.push(Number(u));
+    }
+  }
+  if (!packed) return values[0] === 0n ? [] : [(no << 3) | (enc === "fixed" ? 1 : 0), ...body];
+  if (body.length === 0) return [];
+  const len = [];
+  for (let n = body.length; ; n >>>= 7) {
+    if (n < 0x80) {
+      len.push(n);
+      break;
+    }
+    len.push((n & 0x7f) | 0x80);
+  }
+  return [(no << 3) | 2, ...len, ...body];
 }
 
 function thrown(fn) {

@@ -5,6 +5,7 @@
 // only, never descriptors.
 
 import { copyBytes } from "../bytes.js";
+import { int64ViaDataView } from "../int64-access.js";
 import { floatOverflows, INT64_MAX, INT64_MIN, UINT64_MAX } from "../message/coerce.js";
 
 const TWO32 = 4294967296;
@@ -113,12 +114,15 @@ export class WireWriter {
   private readonly big32 = new Uint32Array(this.big64.buffer);
   private readonly f32 = new Float32Array(this.big64.buffer);
   private readonly f64 = new Float64Array(this.big64.buffer);
+  // The same 8 bytes, for engines that store a bigint faster through DataView (int64-access.ts).
+  private readonly big64dv = new DataView(this.big64.buffer);
   private packScratch = new Uint8Array(8192);
 
   /** Splits a 64-bit integer held as bigint, decimal string or number (per jstype) into lo/hi. */
   split64(v: unknown): void {
     if (typeof v === "bigint") {
-      this.big64[0] = v;
+      if (int64ViaDataView) this.big64dv.setBigInt64(0, v, LITTLE_ENDIAN);
+      else this.big64[0] = v;
       this.lo = this.big32[LO_WORD]!;
       this.hi = this.big32[HI_WORD]!;
     } else if (typeof v === "number" && Number.isSafeInteger(v)) {
@@ -269,8 +273,17 @@ export class WireWriter {
       }
       default: {
         bytes = this.scratchBytes(n * 8);
-        const a = new BigInt64Array(bytes.buffer, 0, n);
-        for (let i = 0; i < n; i++) a[i] = list[i] as bigint;
+        if (typed) {
+          // A BigInt64Array or BigUint64Array (create keeps them as given): the same 64 bits either way.
+          const t = list as unknown as BigInt64Array;
+          bytes.set(new Uint8Array(t.buffer, t.byteOffset, n * 8));
+        } else if (int64ViaDataView) {
+          const dv = new DataView(bytes.buffer, 0, n * 8);
+          for (let i = 0; i < n; i++) dv.setBigInt64(8 * i, list[i] as bigint, true);
+        } else {
+          const a = new BigInt64Array(bytes.buffer, 0, n);
+          for (let i = 0; i < n; i++) a[i] = list[i] as bigint;
+        }
       }
     }
     this.copyFixed(kind, n);
@@ -317,14 +330,23 @@ export class WireWriter {
         a[i] = x;
       }
     } else {
-      const a = new BigInt64Array(bytes.buffer, 0, n);
       const min = unsigned ? 0n : INT64_MIN;
       const max = unsigned ? UINT64_MAX : INT64_MAX;
-      for (let i = 0; i < n; i++) {
-        const x = list[i];
-        if (typeof x !== "bigint" || x < min || x > max) return false;
-        // A fixed64 past 2^63 is stored as its two's complement: the same 64 bits.
-        a[i] = x;
+      if (int64ViaDataView) {
+        const dv = new DataView(bytes.buffer, 0, n * 8);
+        for (let i = 0; i < n; i++) {
+          const x = list[i];
+          if (typeof x !== "bigint" || x < min || x > max) return false;
+          dv.setBigInt64(8 * i, x, true);
+        }
+      } else {
+        const a = new BigInt64Array(bytes.buffer, 0, n);
+        for (let i = 0; i < n; i++) {
+          const x = list[i];
+          if (typeof x !== "bigint" || x < min || x > max) return false;
+          // A fixed64 past 2^63 is stored as its two's complement: the same 64 bits.
+          a[i] = x;
+        }
       }
     }
     this.copyFixed(kind, n);
@@ -353,12 +375,16 @@ export class WireWriter {
     const big32 = this.big32;
     const min = unsigned ? 0n : INT64_MIN;
     const max = unsigned ? UINT64_MAX : INT64_MAX;
+    const dv = this.big64dv;
+    const viaDataView = int64ViaDataView;
     let pos = this.pos;
     for (let i = from; i < to; i++) {
       const x = list[i];
       if (check && (typeof x !== "bigint" || x < min || x > max)) return false;
-      // A uint64 past 2^63 is stored as its two's complement: the same 64 bits.
-      big64[0] = x as bigint;
+      // A uint64 past 2^63 is stored as its two's complement: the same 64 bits (either way: both
+      // wrap a bigint to 64 bits natively).
+      if (viaDataView) dv.setBigInt64(0, x as bigint, LITTLE_ENDIAN);
+      else big64[0] = x as bigint;
       let lo = big32[LO_WORD]!;
       let hi = big32[HI_WORD]!;
       if (zigzag) {
