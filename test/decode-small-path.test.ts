@@ -144,6 +144,7 @@ const Edge = pbjsType(
     int64 js = 43 [jstype = JS_STRING]; repeated uint64 jrs = 44 [jstype = JS_STRING];
     oneof one { int32 oa = 45; string ob2 = 46; Leaf oc = 47; }
     oneof two { bool ta = 48; Leaf tb = 49; }
+    repeated E re = 50;
     int32 far = 100000; string farther = 536870911;
   }`,
   "M",
@@ -226,6 +227,18 @@ const CASES: [string, number[], "ts" | "core" | "error"][] = [
     ...ld(27, [0, 1, ...varint(2n ** 40n)]), ...ld(28, [...varint(2n ** 64n - 1n)]), ...ld(29, [...fixed32(0xbf800000)]),
     ...ld(30, [...fixed64(-1n)]), ...tag(27, 0), 0, ...tag(28, 0), 0,
   ], "ts"],
+  // Packed int32 and enum elements of up to four bytes are read without the varint loop unless
+  // fewer than four bytes of the run are left: every length, alone, after a one-byte element, and
+  // with one-byte elements after it; non-minimal forms; and runs cut inside their last element.
+  ...[22, 50].flatMap((no) =>
+    [0n, 1n, 127n, 128n, 16383n, 16384n, 2n ** 21n - 1n, 2n ** 21n, 2n ** 28n - 1n, 2n ** 28n, 2n ** 31n - 1n, -1n, -(2n ** 31n)].flatMap((x) => {
+      const e = varint(u64(x));
+      return [e, [1, ...e], [...e, 1], [...e, 1, 1, 1], [2, ...e, 3, ...e]].map((run): [string, number[], "ts"] => [`packed ${no === 22 ? "int32" : "enum"} ${x} (${e.length} bytes) in [${run.join(",")}]`, ld(no, run), "ts"]);
+    }),
+  ),
+  ["packed int32: non-minimal elements", [...ld(22, [0x81, 0x00, 0x80, 0x80, 0x00, 0x80, 0x80, 0x80, 0x00, 0xff, 0xff, 0xff, 0x7f, 0x81, 0x80, 0x80, 0x80, 0x70, 5])], "ts"],
+  ["packed int32: run cut after a continuation byte of 2-4", [...ld(22, [5, 0x80, 0x80, 0x80]), ...tag(1, 0), 1], "error"],
+  ["packed enum: run cut after two continuation bytes", [...ld(50, [0x80, 0x81]), ...tag(1, 0), 1], "error"],
   ["packed fixed32 length not a multiple of 4", [...ld(25, [1, 2, 3])], "error"],
   ["packed double length not a multiple of 8", [...ld(26, [1, 2, 3, 4])], "error"],
   ["packed varint cut at the run's end", [...ld(22, [1, 0x80]), 1], "error"],

@@ -568,16 +568,39 @@ export class SmallDecoder {
         break;
       case KIND_INT32:
       case KIND_ENUM:
-        // The common packed kinds get a loop of their own (no per-element switch).
+        // The common packed kinds get a loop of their own (no per-element switch), and elements
+        // of up to four bytes (values below 2^28) are read here without varint()'s loop; longer
+        // ones (negative values take ten) and any near the run's end go to varint(). bench.Inner
+        // with the classic fixture's 8 values: 0.239 -> 0.212-0.226 µs a decode (A/B, 3 runs).
         while (s < pend) {
           const b = buf[s]!;
           if (b < 0x80) {
             out.push(b);
             s++;
-          } else {
-            s = this.varint(s, pend);
-            out.push(this.lo | 0);
+            continue;
           }
+          if (pend - s >= 4) {
+            const b1 = buf[s + 1]!;
+            if (b1 < 0x80) {
+              out.push((b & 0x7f) | (b1 << 7));
+              s += 2;
+              continue;
+            }
+            const b2 = buf[s + 2]!;
+            if (b2 < 0x80) {
+              out.push((b & 0x7f) | ((b1 & 0x7f) << 7) | (b2 << 14));
+              s += 3;
+              continue;
+            }
+            const b3 = buf[s + 3]!;
+            if (b3 < 0x80) {
+              out.push((b & 0x7f) | ((b1 & 0x7f) << 7) | ((b2 & 0x7f) << 14) | (b3 << 21));
+              s += 4;
+              continue;
+            }
+          }
+          s = this.varint(s, pend);
+          out.push(this.lo | 0);
         }
         break;
       default:
