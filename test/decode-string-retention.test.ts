@@ -30,8 +30,15 @@ test.each([
   ["decodeAll", () => (dynamic.decodeAll(frames)[5000]!.get("items") as { get(n: string): string }[])[0]!.get("id")],
 ])("a 40-character string kept from each of four %s calls holds at most ~64 KiB", (_name, keep) => {
   // Four decodes, one string kept of each: a heap measure has some slack (arena pieces, memos);
-  // four windows of 1 MiB held ~1.6 MB.
-  const { value, bytes } = retainedBy(() => [keep(), keep(), keep(), keep()]);
-  expect(value.map((s) => s.length)).toEqual([40, 40, 40, 40]);
-  expect(bytes / 4).toBeLessThan(128 * 1024);
+  // four windows of 1 MiB held ~1.6 MB. The least of three measures: heapUsed after the full GCs
+  // also counts garbage not yet swept, which in a loaded run added up to 60 KB per string (one
+  // measure read 12,972 to 133,462 bytes per string over 16 runs of the decode projects); what a
+  // kept string holds is in every measure.
+  let least = Infinity;
+  for (let i = 0; i < 3; i++) {
+    const { value, bytes } = retainedBy(() => [keep(), keep(), keep(), keep()]);
+    expect(value.map((s) => s.length)).toEqual([40, 40, 40, 40]);
+    least = Math.min(least, bytes / 4);
+  }
+  expect(least).toBeLessThan(128 * 1024);
 });

@@ -370,6 +370,10 @@ export class WireWriter {
    * checked list skips the test: it cost a built value's numeric-batch encode 11-17%.
    */
   packedVarint64(list: readonly unknown[], from: number, to: number, zigzag: boolean, unsigned: boolean, check: boolean): boolean {
+    if (ArrayBuffer.isView(list)) {
+      this.packedVarint64Typed(list as unknown as BigInt64Array, from, to, zigzag);
+      return true;
+    }
     const buf = this.buf;
     const big64 = this.big64;
     const big32 = this.big32;
@@ -416,6 +420,33 @@ export class WireWriter {
     }
     this.pos = pos;
     return true;
+  }
+
+  /**
+   * packedVarint64 for a BigInt64Array or BigUint64Array (what typedFits lets through for the
+   * field's kind, so every element is in range): each element's two 32-bit halves are read as
+   * numbers, without making a bigint per element (a BigInt64Array element read costs ~5 ns in
+   * Node and ~20 ns in Bun, two Uint32Array reads ~1).
+   */
+  private packedVarint64Typed(list: BigInt64Array, from: number, to: number, zigzag: boolean): void {
+    const buf = this.buf;
+    const w = new Uint32Array(list.buffer, list.byteOffset + 8 * from, 2 * (to - from));
+    let pos = this.pos;
+    for (let i = 0; i < w.length; i += 2) {
+      let lo = w[i + LO_WORD]!;
+      let hi = w[i + HI_WORD]!;
+      if (zigzag) {
+        const sign = hi >> 31;
+        hi = (((hi << 1) | (lo >>> 31)) ^ sign) >>> 0;
+        lo = ((lo << 1) ^ sign) >>> 0;
+      }
+      for (; hi !== 0 || lo > 0x7f; hi >>>= 7) {
+        buf[pos++] = (lo & 0x7f) | 0x80;
+        lo = ((lo >>> 7) | (hi << 25)) >>> 0;
+      }
+      buf[pos++] = lo;
+    }
+    this.pos = pos;
   }
 
   /**
