@@ -274,7 +274,8 @@ export class WireWriter {
       default: {
         bytes = this.scratchBytes(n * 8);
         if (typed) {
-          // A BigInt64Array or BigUint64Array (create keeps them as given): the same 64 bits either way.
+          // A BigInt64Array or BigUint64Array from an init object (listForWrite passes a fitting
+          // typed array as it is; create copies it to an array): the same 64 bits either way.
           const t = list as unknown as BigInt64Array;
           bytes.set(new Uint8Array(t.buffer, t.byteOffset, n * 8));
         } else if (int64ViaDataView) {
