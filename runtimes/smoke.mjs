@@ -284,13 +284,7 @@ const CHECKS = {
  */
 function wideSet(members, oneofs) {
   const out = [];
-  const varint = (v) => {
-    while (v > 0x7f) {
-      out.push((v & 0x7f) | 0x80);
-      v = Math.floor(v / 128);
-    }
-    out.push(v);
-  };
+  const varint = (v) => pushVarint(out, v);
   const text = (s) => Array.from(s, (c) => c.charCodeAt(0));
   // A length-delimited field whose body `fill` writes.
   const len = (no, fill) => {
@@ -347,15 +341,18 @@ function int64Field(no, enc, values, packed) {
   }
   if (!packed) return values[0] === 0n ? [] : [(no << 3) | (enc === "fixed" ? 1 : 0), ...body];
   if (body.length === 0) return [];
-  const len = [];
-  for (let n = body.length; ; n >>>= 7) {
-    if (n < 0x80) {
-      len.push(n);
-      break;
-    }
-    len.push((n & 0x7f) | 0x80);
+  const out = [(no << 3) | 2];
+  pushVarint(out, body.length);
+  return [...out, ...body];
+}
+
+/** Appends the varint of a non-negative integer number to `out`. */
+function pushVarint(out, v) {
+  while (v > 0x7f) {
+    out.push((v & 0x7f) | 0x80);
+    v = Math.floor(v / 128);
   }
-  return [(no << 3) | 2, ...len, ...body];
+  out.push(v);
 }
 
 function thrown(fn) {
