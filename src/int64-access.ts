@@ -3,8 +3,8 @@
 // in opposite directions (1,000 elements of mixed magnitude, ns per element, one machine):
 //
 //                                  Node 20 (V8 11.3)   Deno 2.9 (V8 14)   Bun 1.4 (JavaScriptCore)
-//   read, BigInt64Array element          5.3                 —                  20.5
-//   read, DataView.getBigInt64          16.6                 —                   5.0
+//   read, BigInt64Array element          5.3                4.3                 20.5
+//   read, DataView.getBigInt64          16.6                4.3                  5.0
 //   write, BigInt64Array element         1.4                1.2                 10.5
 //   write, DataView.setBigInt64         10.4                1.2                  1.7
 //
