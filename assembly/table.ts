@@ -3,12 +3,14 @@
 // its word offset from the table base; the walker never sees a descriptor.
 //
 // Type record at word offset t:
-//   t+0  slot count (fields the type declares; informational)
+//   t+0  byte offset of the tag actions from the record's start (4 * (4 + 2*(D+1) + 4*S))
 //   t+1  denseMax D: numbers 1..D are looked up directly (one load), D >= 0
 //   t+2  sparse count S: declared numbers above D, looked up by binary search
-//   t+3  record length in words (4 + 2*(D+1) + 4*S)
+//   t+3  record length in words (4 + 2*(D+1) + 4*S + 2*max(D+1, 16))
 //   t+4 + 2n, t+5 + 2n   dense entry for number n (0 <= n <= D): word A, word B; A = 0 = undeclared
 //   t+4 + 2(D+1) + 4i .. +3   sparse entry i, ascending by number: number, word A, word B, 0
+//   then the tag actions: one byte per tag (n << 3) | wire type for n < max(D+1, 16), so every
+//   one-byte tag has one: what validate's lean loop does with a record of that tag (ACT_*).
 //
 // Word A (0 = the number is not declared):
 //   bits 0-4   kind, numbered as FieldDescriptorProto.Type: 1 double, 2 float, 3 int64,
@@ -27,7 +29,7 @@
 // The dense part covers small, dense numbers with one load; the sparse part keeps numbers up
 // to 536,870,911 correct without a table of that size.
 
-export const T_SLOTS_BYTE: usize = 0;
+export const T_ACTIONS_BYTE: usize = 0;
 export const T_DENSE_MAX_BYTE: usize = 4;
 export const T_SPARSE_COUNT_BYTE: usize = 8;
 export const T_LENGTH_BYTE: usize = 12;
@@ -40,6 +42,19 @@ export const A_STRING: u32 = 1 << 9;
 export const A_MESSAGE: u32 = 1 << 10;
 export const A_REPEATED: u32 = 1 << 11;
 export const A_SLOT_SHIFT: u32 = 12;
+
+// Tag actions. A field's declared (unpacked) wire type gets the action of its kind; every other
+// byte is ACT_SLOW: number 0, undeclared numbers, other wire types (packed runs too) and 64-bit
+// fields held as JS numbers (word B = B_JS_NUMBER), whose values are checked. One load then
+// replaces the entry's load and the declared-wire-type and word-B tests (src/codec/layout.ts
+// tagAction writes them).
+export const ACT_SLOW: u32 = 0;
+export const ACT_VARINT: u32 = 1;
+export const ACT_FIXED64: u32 = 2;
+export const ACT_FIXED32: u32 = 3;
+export const ACT_LEN: u32 = 4;
+export const ACT_STRING: u32 = 5;
+export const ACT_MESSAGE: u32 = 6;
 
 /** Word B of a 64-bit field held as a JS number (jstype = JS_NUMBER). */
 export const B_JS_NUMBER: u32 = 1;

@@ -7,7 +7,7 @@ import { layoutOf } from "../src/codec/layout.js";
 import { CodecError } from "../src/errors.js";
 import { validateFrames, validateMessage, walkFrames, walkMessage, type ReadLimits } from "../src/wasm/ops.js";
 import { ready, scratchAddress, tableAddress, views } from "../src/wasm/memory.js";
-import { tableLength } from "../src/wasm/table.js";
+import { ACT_VARINT, A_WIRE_SHIFT, tableLength } from "../src/wasm/table.js";
 import { registryFromDir } from "./support/buf.js";
 import { varint } from "./support/wire-scramble.js";
 
@@ -192,6 +192,25 @@ describe("validate matches walk where its fast loop hands over", () => {
     const inner = [...tag(9, 2), ...varint(BigInt(n - 2 - varint(BigInt(Math.max(0, n - 3))).length + 1)), ...ascii(Math.max(0, n - 3))].slice(0, n);
     cases.push([`nested message of ${n} bytes`, Scalars, [...tag(11, 2), ...varint(BigInt(inner.length)), ...inner]]);
   }
+  // A string's last block loads bytes past its end: the record after it has every high bit set.
+  for (const n of [0, 1, 5, 15, 16, 17, 30, 31, 32, 33]) {
+    cases.push([`string of ${n} ASCII bytes, then a two-byte tag and a sfixed64 of 0xff`, Scalars, [...tag(9, 2), n, ...ascii(n), ...tag(16, 1), ...Array(8).fill(0xff)]]);
+    cases.push([`string of ${n} ASCII bytes, then a bytes field of 0x80`, Scalars, [...tag(9, 2), n, ...ascii(n), ...tag(12, 2), 20, ...Array(20).fill(0x80)]]);
+  }
+  // A nested message that ends inside a record's tag or length: the bytes after it (the
+  // parent's) would read as the length it lacks.
+  for (const [name, inner] of [
+    ["a string tag", [...tag(9, 2)]],
+    ["a message tag", [...tag(11, 2)]],
+    ["a bytes tag", [...tag(12, 2)]],
+    ["the first byte of a two-byte length", [...tag(9, 2), 0x81]],
+    ["the first byte of a two-byte tag", [0x80 | 0x40]],
+    ["a varint's first byte", [...tag(5, 0), 0x81]],
+    ["a fixed64", [...tag(6, 1), 1, 2, 3]],
+  ] as const) {
+    cases.push([`nested message ending in ${name}, the parent's bytes after it`, Scalars, [...tag(11, 2), inner.length, ...inner, ...tag(9, 2), 1, 0x61, ...tag(5, 0), 0]]);
+    cases.push([`nested message ending in ${name}, then a zero byte`, Scalars, [...tag(11, 2), inner.length, ...inner, 0]]);
+  }
   // Packed runs.
   cases.push(["packed int32", Repeated, [...tag(1, 2), 4, 1, 0x96, 0x01, 3]]);
   cases.push(["packed int32 cut in a varint", Repeated, [...tag(1, 2), 2, 1, 0x96]]);
@@ -206,6 +225,57 @@ describe("validate matches walk where its fast loop hands over", () => {
     same(desc, Uint8Array.from([...tag(5, 0), 7, ...record]));
     const cuts = full.length <= 64 ? [...Array(full.length).keys()] : [1, 2, 3, 4, full.length - 3, full.length - 2, full.length - 1];
     for (const k of cuts) same(desc, full.subarray(0, k));
+  });
+
+  // The lean loop reads a record's tag and length before it knows the record's end: inputs that
+  // end at the last byte of linear memory inside a record are checked without a trap.
+  test.each([
+    ["a string tag", [...tag(9, 2)], -1],
+    ["a string tag and the first byte of a two-byte length", [...tag(9, 2), 0x81], -1],
+    ["a message tag", [...tag(11, 2)], -1],
+    ["the first byte of a two-byte tag", [0xc8], -1],
+    ["a varint's first byte", [...tag(4, 0), 0x81], -1],
+    ["a fixed64 cut short", [...tag(6, 1), 1, 2, 3], -1],
+    ["a whole string of 3", [...tag(9, 2), 3, 0x61, 0x62, 0x63], 0],
+  ] as const)("a message ending at the last byte of memory in %s", (_name, msg, want) => {
+    const type = layoutOf(Scalars).typeOffset;
+    const e = ready();
+    const stack = scratchAddress();
+    const tape = stack + 1024;
+    const end = views.u8.length;
+    for (const before of [[], [...tag(5, 0), 7]]) {
+      const m = Uint8Array.from([...before, ...msg]);
+      const base = end - m.length;
+      views.u8.set(m, base);
+      const walked = e.walk(tableAddress(), tableLength(), type, base, m.length, 1 << 20, 10, stack, tape, tape + 4096, tape + 4096, tape + 4096 + m.length + 16);
+      expect(walked).toBe(want);
+      expect(e.validate(tableAddress(), tableLength(), type, base, m.length, 1 << 20, 10, stack)).toBe(walked);
+    }
+  });
+
+  // Tag actions cover one-byte tags and the dense numbers' tags; a two-byte tag past them must
+  // not be looked up. A table built here puts bytes that read as ACT_MESSAGE right after the
+  // actions of a type with dense numbers 0-16, and undeclared fields 17 and 18 in the input.
+  test.each([
+    ["17, length-delimited", [0x8a, 0x01, 3, 0xff, 0xfe, 0xfd]],
+    ["18, varint", [0x90, 0x01, 0x96, 0x01]],
+    ["17, fixed32", [0x8d, 0x01, 1, 2, 3, 4]],
+  ] as const)("a two-byte tag past the dense numbers (undeclared %s) is skipped, not looked up", (_name, record) => {
+    const e = ready();
+    const dmax = 16;
+    const actions = 4 + 2 * (dmax + 1);
+    const words = new Uint32Array(actions + 2 * (dmax + 1) + 16);
+    words.set([actions * 4, dmax, 0, words.length]);
+    words[4 + 2 * 1] = 5 | (0 << A_WIRE_SHIFT); // int32 a = 1
+    words[actions + 2] = ACT_VARINT; // tag 8: field 1, varint
+    words.fill(0x06060606, actions + 2 * (dmax + 1));
+    const tbl = scratchAddress();
+    const stack = tbl + words.length * 4 + 64;
+    const base = stack + 1024;
+    views.u32.set(words, tbl >>> 2);
+    const msg = Uint8Array.from([0x08, 1, ...record, 0x08, 2]);
+    views.u8.set(msg, base);
+    expect(e.validate(tbl, words.length, 0, base, msg.length, 1 << 20, 10, stack)).toBe(0);
   });
 
   // The lean loop skips a varint with one 8-byte load: put one at the very end of linear memory.

@@ -15,8 +15,8 @@ import { InvalidDescriptorError } from "../errors.js";
 import { holdsJsNumber } from "../message/field-info.js";
 import {
   A_MESSAGE, A_PACKABLE, A_REPEATED, B_JS_NUMBER, A_SLOT_SHIFT, A_STRING, A_WIRE_SHIFT, DENSE_ENTRY_WORDS,
-  KIND_BYTES, KIND_ENUM, KIND_MESSAGE, KIND_STRING, MAX_SLOTS, SPARSE_ENTRY_WORDS, T_DENSE_MAX_WORD,
-  T_HEADER_WORDS, T_SLOTS_WORD, T_SPARSE_COUNT_WORD, T_LENGTH_WORD, allocTypeRecord, freeTypeRecord, tableWords,
+  KIND_BYTES, KIND_ENUM, KIND_MESSAGE, KIND_STRING, MAX_SLOTS, WIRE_FIXED32, WIRE_FIXED64, WIRE_VARINT, SPARSE_ENTRY_WORDS, T_DENSE_MAX_WORD,
+  T_HEADER_WORDS, T_ACTIONS_WORD, TAG_ACTION_WORDS, ACT_SLOW, ACT_VARINT, ACT_FIXED64, ACT_FIXED32, ACT_LEN, ACT_STRING, ACT_MESSAGE, T_SPARSE_COUNT_WORD, T_LENGTH_WORD, allocTypeRecord, freeTypeRecord, tableWords,
   typeNames, wireTypeOf, writeTypeRecord, type TypeNames,
 } from "../wasm/table.js";
 import { MAX_FIELD_NUMBER } from "../bytes.js";
@@ -211,14 +211,20 @@ function makeNode(target: Target, jsNumbers: boolean): Node {
   const sorted = [...plans].sort((a, b) => a.number - b.number);
   const denseMax = chooseDenseMax(sorted);
   const sparse = sorted.filter((p) => p.number > denseMax);
-  const words = T_HEADER_WORDS + DENSE_ENTRY_WORDS * (denseMax + 1) + SPARSE_ENTRY_WORDS * sparse.length;
+  const words = T_HEADER_WORDS + DENSE_ENTRY_WORDS * (denseMax + 1) + SPARSE_ENTRY_WORDS * sparse.length + tagActionWords(denseMax);
   return { target, fullName, plans, denseMax, sparse, words, jsNumbers, children: [], layout: undefined };
+}
+
+/** Tag actions cover every one-byte tag (numbers 0-15) and every tag of a dense number. */
+function tagActionWords(denseMax: number): number {
+  return TAG_ACTION_WORDS * Math.max(denseMax + 1, 16);
 }
 
 /** The table words of a node's record; nested types as their offsets, `offsetOf` gives them. */
 function recordOf(node: Node, offsetOf: (child: Node | MessageLayout) => number): Int32Array {
   const record = new Int32Array(node.words);
-  record[T_SLOTS_WORD] = node.plans.length;
+  const actions = T_HEADER_WORDS + DENSE_ENTRY_WORDS * (node.denseMax + 1) + SPARSE_ENTRY_WORDS * node.sparse.length;
+  record[T_ACTIONS_WORD] = actions << 2;
   record[T_DENSE_MAX_WORD] = node.denseMax;
   record[T_SPARSE_COUNT_WORD] = node.sparse.length;
   record[T_LENGTH_WORD] = node.words;
@@ -233,6 +239,9 @@ function recordOf(node: Node, offsetOf: (child: Node | MessageLayout) => number)
     const child = node.children[slot];
     const b = child !== undefined ? offsetOf(child) : node.jsNumbers && p.entryPart === undefined && holdsJsNumber(p.field) ? B_JS_NUMBER : 0;
     if (p.number <= node.denseMax) {
+      const act = tagAction(p, b);
+      const t = (p.number << 3) | wireTypeOf(p.kind);
+      record[actions + (t >> 2)] |= act << ((t & 3) << 3);
       record[T_HEADER_WORDS + DENSE_ENTRY_WORDS * p.number] = a;
       record[T_HEADER_WORDS + DENSE_ENTRY_WORDS * p.number + 1] = b;
     } else {
@@ -243,6 +252,22 @@ function recordOf(node: Node, offsetOf: (child: Node | MessageLayout) => number)
     }
   });
   return record;
+}
+
+/**
+ * What validateFast does with a record of field `p` in its declared (unpacked) wire type: the
+ * checks every record of that tag needs beyond its bytes' bounds, decided once here.
+ */
+function tagAction(p: FieldPlan, b: number): number {
+  if (p.kind === KIND_MESSAGE) return ACT_MESSAGE;
+  if (p.kind === KIND_STRING) return ACT_STRING;
+  if (b !== 0) return ACT_SLOW;
+  switch (wireTypeOf(p.kind)) {
+    case WIRE_VARINT: return ACT_VARINT;
+    case WIRE_FIXED64: return ACT_FIXED64;
+    case WIRE_FIXED32: return ACT_FIXED32;
+    default: return ACT_LEN;
+  }
 }
 
 function namesOf(node: Node): TypeNames {

@@ -2,7 +2,8 @@
 // master copy in JS that only grows, uploaded into linear memory before each core call that
 // reads it (again in full after initWasm replaces the instance).
 
-export const T_SLOTS_WORD = 0;
+/** The byte offset (from the record's start) where its tag actions begin (assembly/table.ts). */
+export const T_ACTIONS_WORD = 0;
 export const T_DENSE_MAX_WORD = 1;
 export const T_SPARSE_COUNT_WORD = 2;
 export const T_LENGTH_WORD = 3;
@@ -12,6 +13,15 @@ export const DENSE_ENTRY_WORDS = 2;
 /** Word B of a 64-bit field held as a JS number (jstype = JS_NUMBER). */
 export const B_JS_NUMBER = 1;
 export const SPARSE_ENTRY_WORDS = 4;
+/** Words of tag actions per dense number: one byte for each of its 8 wire types. */
+export const TAG_ACTION_WORDS = 2;
+export const ACT_SLOW = 0;
+export const ACT_VARINT = 1;
+export const ACT_FIXED64 = 2;
+export const ACT_FIXED32 = 3;
+export const ACT_LEN = 4;
+export const ACT_STRING = 5;
+export const ACT_MESSAGE = 6;
 
 export const A_KIND_MASK = 31;
 export const A_WIRE_SHIFT = 5;
