@@ -6,11 +6,12 @@
 //   t+0  byte offset of the tag actions from the record's start (4 * (4 + 2*(D+1) + 4*S))
 //   t+1  denseMax D: numbers 1..D are looked up directly (one load), D >= 0
 //   t+2  sparse count S: declared numbers above D, looked up by binary search
-//   t+3  record length in words (4 + 2*(D+1) + 4*S + 2*max(D+1, 16))
+//   t+3  record length in words (4 + 2*(D+1) + 4*S + 2*min(max(D+1, 16), 2048))
 //   t+4 + 2n, t+5 + 2n   dense entry for number n (0 <= n <= D): word A, word B; A = 0 = undeclared
 //   t+4 + 2(D+1) + 4i .. +3   sparse entry i, ascending by number: number, word A, word B, 0
-//   then the tag actions: one byte per tag (n << 3) | wire type for n < max(D+1, 16), so every
-//   one-byte tag has one: what validate's lean loop does with a record of that tag (ACT_*).
+//   then the tag actions: one byte per tag (n << 3) | wire type for n < min(max(D+1, 16), 2048),
+//   so every one-byte tag has one and so has every two-byte tag of a dense number: what
+//   validate's lean loop does with a record of that tag (ACT_*).
 //
 // Word A (0 = the number is not declared):
 //   bits 0-4   kind, numbered as FieldDescriptorProto.Type: 1 double, 2 float, 3 int64,

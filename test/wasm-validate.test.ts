@@ -7,7 +7,8 @@ import { layoutOf } from "../src/codec/layout.js";
 import { CodecError } from "../src/errors.js";
 import { validateFrames, validateMessage, walkFrames, walkMessage, type ReadLimits } from "../src/wasm/ops.js";
 import { ready, scratchAddress, tableAddress, views } from "../src/wasm/memory.js";
-import { ACT_VARINT, A_WIRE_SHIFT, tableLength } from "../src/wasm/table.js";
+import { ACT_VARINT, A_WIRE_SHIFT, T_DENSE_MAX_WORD, T_LENGTH_WORD, tableLength, tableWords } from "../src/wasm/table.js";
+import { acme, messageOf, scalar, T } from "./support/descriptors.js";
 import { registryFromDir } from "./support/buf.js";
 import { varint } from "./support/wire-scramble.js";
 
@@ -276,6 +277,47 @@ describe("validate matches walk where its fast loop hands over", () => {
     const msg = Uint8Array.from([0x08, 1, ...record, 0x08, 2]);
     views.u8.set(msg, base);
     expect(e.validate(tbl, words.length, 0, base, msg.length, 1 << 20, 10, stack)).toBe(0);
+  });
+
+  // A type dense past 2047: its two-byte tags (numbers up to 2047) have actions, longer tags go
+  // to the full loop; strings, bytes, messages and scalars at the edges of both.
+  describe("a type with fields 1-2100", () => {
+    const fields = Array.from({ length: 2100 }, (_, i) => {
+      const n = i + 1;
+      if (n % 4 === 0) return scalar(`s${n}`, n, T.STRING);
+      if (n % 4 === 1) return scalar(`m${n}`, n, T.MESSAGE, { typeName: ".acme.Wide" });
+      if (n % 4 === 2) return scalar(`b${n}`, n, T.BYTES);
+      return scalar(`v${n}`, n, T.SINT64);
+    });
+    const Wide = messageOf([acme({ messageType: [{ name: "Wide", field: fields }] })], "acme.Wide");
+    test("its record holds 2,048 numbers of actions, not 2,101", () => {
+      const l = layoutOf(Wide);
+      const w = tableWords();
+      expect(w[l.typeOffset + T_DENSE_MAX_WORD]).toBe(2100);
+      expect(w[l.typeOffset + T_LENGTH_WORD]).toBe(4 + 2 * 2101 + 2 * 2048);
+    });
+    const rec = (n: number, body: number[]) => [...tag(n, n % 4 === 3 ? 0 : 2), ...body];
+    const bodyOf = (n: number): number[] => {
+      switch (n % 4) {
+        case 0: return [3, 0x61, 0x62, 0x63];
+        case 1: return [2, ...tag(3, 0), 0x05];
+        case 2: return [2, 0xff, 0x00];
+        default: return [0x96, 0x01];
+      }
+    };
+    const numbers = [1, 2, 3, 4, 15, 16, 17, 2044, 2045, 2046, 2047, 2048, 2049, 2050, 2051, 2100];
+    test.each(numbers)("field %i, alone, after field 2047 and inside field 2045's message", (n) => {
+      const r = rec(n, bodyOf(n));
+      same(Wide, Uint8Array.from(r));
+      same(Wide, Uint8Array.from([...rec(2047, bodyOf(2047)), ...r]));
+      same(Wide, Uint8Array.from([...tag(2045, 2), r.length, ...r]));
+      const full = Uint8Array.from(r);
+      for (let k = 0; k < full.length; k++) same(Wide, full.subarray(0, k));
+    });
+    test.each([2044, 2048, 2052])("a string of field %i with 0xff is refused by both", (n) => {
+      expect(same(Wide, Uint8Array.from([...tag(n, 2), 2, 0x61, 0xff]))[0]).toMatchObject({ code: "INVALID_UTF8" });
+      expect(same(Wide, Uint8Array.from([...tag(n, 2), 2, 0x61, 0x62]))[0]).toBe("ok");
+    });
   });
 
   // The lean loop skips a varint with one 8-byte load: put one at the very end of linear memory.

@@ -215,9 +215,15 @@ function makeNode(target: Target, jsNumbers: boolean): Node {
   return { target, fullName, plans, denseMax, sparse, words, jsNumbers, children: [], layout: undefined };
 }
 
-/** Tag actions cover every one-byte tag (numbers 0-15) and every tag of a dense number. */
+/**
+ * Tag actions cover every one-byte tag (numbers 0-15) and the two-byte tags of dense numbers
+ * (up to 2047: validate's lean loop takes no longer tag, so a type dense past it stores none).
+ */
+function tagActionNumbers(denseMax: number): number {
+  return Math.min(Math.max(denseMax + 1, 16), 2048);
+}
 function tagActionWords(denseMax: number): number {
-  return TAG_ACTION_WORDS * Math.max(denseMax + 1, 16);
+  return TAG_ACTION_WORDS * tagActionNumbers(denseMax);
 }
 
 /** The table words of a node's record; nested types as their offsets, `offsetOf` gives them. */
@@ -239,9 +245,12 @@ function recordOf(node: Node, offsetOf: (child: Node | MessageLayout) => number)
     const child = node.children[slot];
     const b = child !== undefined ? offsetOf(child) : node.jsNumbers && p.entryPart === undefined && holdsJsNumber(p.field) ? B_JS_NUMBER : 0;
     if (p.number <= node.denseMax) {
-      const act = tagAction(p, b);
-      const t = (p.number << 3) | wireTypeOf(p.kind);
-      record[actions + (t >> 2)] |= act << ((t & 3) << 3);
+      // Only a dense number has an action: the lean loop reads a message's type from the
+      // dense entry (numbers 0-18 are always dense, see chooseDenseMax).
+      if (p.number < tagActionNumbers(node.denseMax)) {
+        const t = (p.number << 3) | wireTypeOf(p.kind);
+        record[actions + (t >> 2)] |= tagAction(p, b) << ((t & 3) << 3);
+      }
       record[T_HEADER_WORDS + DENSE_ENTRY_WORDS * p.number] = a;
       record[T_HEADER_WORDS + DENSE_ENTRY_WORDS * p.number + 1] = b;
     } else {
