@@ -58,7 +58,6 @@ const input = Batch.encode(Batch.fromObject({ spans })).finish();
 
 // --- the layout table (assembly/table.ts), built by hand for this schema ------------------
 const K = { double: 1, int64: 3, int32: 5, fixed64: 6, bool: 8, string: 9, message: 11, bytes: 12 };
-const WIRE = { 1: 1, 3: 0, 5: 0, 6: 1, 8: 0, 9: 2, 11: 2, 12: 2 };
 const types = {
   Batch: [[1, "message", "Span", true]],
   Span: [[1, "bytes"], [2, "bytes"], [3, "string"], [4, "fixed64"], [5, "fixed64"], [6, "message", "Attr", true], [7, "int32"], [8, "message", "Status"], [9, "bytes"]],
@@ -66,27 +65,44 @@ const types = {
   Value: [[1, "string"], [2, "int64"], [3, "double"], [4, "bool"]],
   Status: [[1, "string"], [2, "int32"]],
 };
-const offsets = {};
-let words = 0;
-for (const [name, fields] of Object.entries(types)) {
-  offsets[name] = words;
-  words += 4 + 2 * (Math.max(...fields.map((f) => f[0])) + 1);
+/**
+ * A layout table (assembly/table.ts) for `types`: name -> [number, kind (FieldDescriptorProto
+ * type), nested type name, repeated][]; returns the words and each type's word offset.
+ */
+function layoutTable(types) {
+  const WIRE_OF = (k) => (k === 1 || k === 6 || k === 16 ? 1 : k === 2 || k === 7 || k === 15 ? 5 : k === 9 || k === 11 || k === 12 ? 2 : 0);
+  // Tag actions (validate's lean loop): one byte per tag of numbers 0..max(dmax, 15).
+  const actionOf = (k) => (k === 11 ? 6 : k === 9 ? 5 : k === 12 ? 4 : [1, 2, 0, 0, 0, 3][WIRE_OF(k)]);
+  const actionNumbers = (dmax) => Math.min(Math.max(dmax + 1, 16), 2048);
+  const offsets = {};
+  let words = 0;
+  for (const [name, fields] of Object.entries(types)) {
+    offsets[name] = words;
+    const dmax = Math.max(...fields.map((f) => f[0]));
+    words += 4 + 2 * (dmax + 1) + 2 * actionNumbers(dmax);
+  }
+  const table = new Int32Array(words);
+  for (const [name, fields] of Object.entries(types)) {
+    const t = offsets[name];
+    const dmax = Math.max(...fields.map((f) => f[0]));
+    const actions = 4 + 2 * (dmax + 1);
+    table.set([actions * 4, dmax, 0, actions + 2 * actionNumbers(dmax)], t);
+    fields.forEach(([n, k, sub, repeated], slot) => {
+      let a = k | (WIRE_OF(k) << 5) | (slot << 12);
+      if (k === 9) a |= 1 << 9;
+      if (k === 11) a |= 1 << 10;
+      if (repeated) a |= 1 << 11;
+      table[t + 4 + 2 * n] = a;
+      table[t + 5 + 2 * n] = sub ? offsets[sub] : 0;
+      const tag = (n << 3) | WIRE_OF(k);
+      table[t + actions + (tag >> 2)] |= actionOf(k) << ((tag & 3) << 3);
+    });
+  }
+  return { table, offsets };
 }
-const table = new Int32Array(words);
-for (const [name, fields] of Object.entries(types)) {
-  const t = offsets[name];
-  const dmax = Math.max(...fields.map((f) => f[0]));
-  table.set([fields.length, dmax, 0, 4 + 2 * (dmax + 1)], t);
-  fields.forEach(([n, kind, sub, repeated], slot) => {
-    const k = K[kind];
-    let a = k | (WIRE[k] << 5) | (slot << 12);
-    if (k === 9) a |= 1 << 9;
-    if (k === 11) a |= 1 << 10;
-    if (repeated) a |= 1 << 11;
-    table[t + 4 + 2 * n] = a;
-    table[t + 5 + 2 * n] = sub ? offsets[sub] : 0;
-  });
-}
+const { table, offsets } = layoutTable(
+  Object.fromEntries(Object.entries(types).map(([name, fields]) => [name, fields.map(([n, kind, sub, rep]) => [n, K[kind], sub, rep])])),
+);
 
 // --- WASM: one instance, the table uploaded once, cached views ----------------------------
 const wasm = new WebAssembly.Instance(new WebAssembly.Module(wasmBytes), {}).exports;
@@ -252,14 +268,7 @@ const small = {
   // repeated string tags, Tier tier (enum), sint32 delta.
   fields: [[1, 4, 0], [2, 9, 2], [3, 9, 2], [4, 5, 0], [5, 8, 0], [6, 1, 1], [7, 9, 2, true], [8, 14, 0], [9, 17, 0]],
 };
-const smallTable = new Int32Array(4 + 2 * 10);
-smallTable.set([9, 9, 0, 4 + 2 * 10], 0);
-small.fields.forEach(([n, k, w, rep], slot) => {
-  let a = k | (w << 5) | (slot << 12);
-  if (k === 9) a |= 1 << 9;
-  if (rep) a |= 1 << 11;
-  smallTable[4 + 2 * n] = a;
-});
+const smallTable = layoutTable({ Small: small.fields.map(([n, k, _w, rep]) => [n, k, undefined, rep]) }).table;
 const fixtures = buildFixtures(compileFixtures().registry);
 const framesInput = fixtures.find((f) => f.id === "frames").bytes;
 const smallInput = fixtures.find((f) => f.id === "small").bytes;
