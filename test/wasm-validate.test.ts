@@ -82,6 +82,33 @@ describe("validate matches walk", () => {
     expect(validateMessage(layoutOf(Node).typeOffset, bytes(), { maxMessageBytes: 1 << 20, maxDepth: 100 })).toBe(height);
   });
 
+  // The height is counted from the frames a call opened, which it clears when it returns: a
+  // call that failed deep down, a walk, or a batch of frames before must not add to it.
+  test.each([
+    ["a validate that failed 6 levels down", () => {
+      const bad = nested(6);
+      bad[bad.length - 2] = 0xff;
+      expect(outcome(() => validateMessage(layoutOf(Node).typeOffset, bad, limitSets[0]!))).toMatchObject({ code: "INVALID_UTF8" });
+    }],
+    ["a validate that hit the depth limit", () => {
+      expect(outcome(() => validateMessage(layoutOf(Node).typeOffset, nested(6), { maxMessageBytes: 1 << 20, maxDepth: 4 }))).toMatchObject({ code: "DEPTH_LIMIT_EXCEEDED" });
+    }],
+    ["a walk of 6 levels", () => {
+      walkMessage(layoutOf(Node).typeOffset, nested(6), limitSets[0]!);
+    }],
+    ["validateFrames of a deep frame, then a frame that fails", () => {
+      const deep = nested(6);
+      const frames = Uint8Array.from([...varint(BigInt(deep.length)), ...deep, 3, 0x12, 1, 0xff]);
+      expect(outcome(() => validateFrames(layoutOf(Node).typeOffset, frames, limitSets[0]!))).toMatchObject({ code: "INVALID_UTF8" });
+    }],
+  ] as const)("the height after %s is the next message's own", (_name, before) => {
+    const t = layoutOf(Node).typeOffset;
+    before();
+    expect(validateMessage(t, toBinary(Node, create(Node, { name: "x", v: 1 })), limitSets[0]!)).toBe(1);
+    before();
+    expect(validateMessage(t, nested(2), limitSets[0]!)).toBe(3);
+  });
+
   test("a map entry counts as a level of the height (as for maxDepth)", () => {
     const b = toBinary(Maps, create(Maps, { nodeById: { 3: { name: "x", v: 1 } } }));
     expect(validateMessage(layoutOf(Maps).typeOffset, b, { maxMessageBytes: 1 << 20, maxDepth: 100 })).toBe(3);
