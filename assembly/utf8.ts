@@ -108,8 +108,7 @@ export function checkUtf8Tail(p: usize, end: usize): u32 {
     // Up to 32 bytes from two v128 loads and one mask, as in walk: validateFrames of 1000
     // bench.Small frames (emails of 17-32 bytes) 61.1-65.0 -> 58.9-60.2 µs (same process,
     // min of 100 interleaved rounds).
-    let bits = <u64>(<u32>i8x16.bitmask(v128.load(p)) | (<u32>i8x16.bitmask(v128.load(p, 16)) << 16));
-    if ((bits & ((<u64>1 << <u64>n) - 1)) == 0) return 1;
+    if (ascii32(p, n)) return 1;
     return checkUtf8Tail(p, end);
   }
   if (n <= 16 && p <= safe) {
@@ -118,6 +117,15 @@ export function checkUtf8Tail(p: usize, end: usize): u32 {
     return checkUtf8Tail(p, end);
   }
   return checkUtf8Long(p, end, safe);
+}
+
+/**
+ * Whether the n <= 32 bytes at p are ASCII, from two v128 loads and one mask: the 32 bytes at p
+ * must lie inside linear memory (p <= safeLoadEnd() - 16); the bytes past p + n are ignored.
+ */
+@inline export function ascii32(p: usize, n: usize): bool {
+  let bits = <u64>(<u32>i8x16.bitmask(v128.load(p)) | (<u32>i8x16.bitmask(v128.load(p, 16)) << 16));
+  return (bits & ((<u64>1 << <u64>n) - 1)) == 0;
 }
 
 /** The highest address where a v128 load stays inside linear memory (computed in 64 bits: at
