@@ -262,6 +262,11 @@ export class FieldWriter extends WireWriter {
   protected tag(p: FieldPlan): void {
     // tag (≤ 5) and the reserved length byte
     this.ensure(6);
+    this.putTag(p);
+  }
+
+  /** `p`'s tag at `pos` (room made by the caller). */
+  protected putTag(p: FieldPlan): void {
     if (p.tagSize === 1) this.buf[this.pos++] = p.tag;
     else this.varint32(p.tag);
   }
@@ -315,8 +320,7 @@ export class FieldWriter extends WireWriter {
   protected scalarField(p: FieldPlan, v: unknown): void {
     // tag (≤ 5) + a varint (≤ 10), or the string/bytes bound
     this.ensure(5 + this.boundOf(p.scalar, v));
-    if (p.tagSize === 1) this.buf[this.pos++] = p.tag;
-    else this.varint32(p.tag);
+    this.putTag(p);
     this.scalar(p.scalar, v);
   }
 
@@ -327,8 +331,7 @@ export class FieldWriter extends WireWriter {
   protected shortStringField(p: FieldPlan, s: string): void {
     // tag (≤ 5), the length byte, at most 3 bytes per unit
     this.ensure(6 + 3 * SHORT_STRING);
-    if (p.tagSize === 1) this.buf[this.pos++] = p.tag;
-    else this.varint32(p.tag);
+    this.putTag(p);
     this.string(s);
   }
 

@@ -1024,19 +1024,13 @@ export class GeneratedWriter extends FieldWriter {
   /** Room for a tag and a number (at most 10 bytes), and the tag. */
   private head(p: FieldPlan): void {
     this.ensure(15);
-    if (p.tagSize === 1) this.buf[this.pos++] = p.tag;
-    else this.varint32(p.tag);
+    this.putTag(p);
   }
 
   /** A field that holds no message: a scalar or enum, a list or a map of them. */
   private plain(g: GField, v: unknown, depth: number): void {
     const p = g.p;
-    // A short string (690 of the span batch's ~1,200 fields) skips scalarState's and scalar()'s
-    // switches and the size bound: its length takes one byte (WireWriter.string).
-    if (g.check === C_STRING && typeof v === "string" && v.length < SHORT_STRING) {
-      if (v.length > 0 || !g.implicit) this.shortStringField(p, v);
-      return;
-    }
+    // (A short string of a singular field never gets here: scalarFast writes it.)
     if (p.kind <= K_ENUM) {
       const state = scalarState(g.check, v, g.implicit);
       if (state === S_SKIP) return;
