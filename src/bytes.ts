@@ -35,12 +35,27 @@ const hasOwn = Object.prototype.hasOwnProperty;
  * per call costs more, and in Chromium far more.
  */
 export function readable(bytes: Uint8Array): Uint8Array {
-  const view = plainLength(bytes) && !hasOwn.call(bytes, "subarray") && !hasOwn.call(bytes, "constructor") ? bytes : ownView(bytes);
-  // Memory another thread may write while the input is read: a private copy, read once. The core
-  // validates its own copy of the input, and a relay and a lazy value read the reader's source
-  // copy: taken from shared memory, the two were of different bytes (values that broke the
-  // schema, relays of bytes never validated).
-  return SHARED !== undefined && BUFFER.call(view) instanceof SHARED ? view.slice() : view;
+  return unshared(readableView(bytes));
+}
+
+/**
+ * `readable` without the private copy of shared memory: for a reader that copies the input once
+ * before it reads any of it, and passes it through `unshared` on every other path (BoundDecoder's
+ * small path; asking the engine for a view's buffer is a native call, ~5% of a small decode).
+ */
+export function readableView(bytes: Uint8Array): Uint8Array {
+  return plainLength(bytes) && !hasOwn.call(bytes, "subarray") && !hasOwn.call(bytes, "constructor") ? bytes : ownView(bytes);
+}
+
+/**
+ * A view (from readableView) in memory another thread may write while it is read, as a private
+ * copy, read once; any other view as it is. The core validates its own copy of the input, and a
+ * relay and a lazy value read the reader's source copy: taken from shared memory, the two were
+ * of different bytes (values that broke the schema, relays of bytes never validated). A new
+ * Uint8Array, not `view.slice()`: a Node Buffer's slice is a view of the same shared memory.
+ */
+export function unshared(view: Uint8Array): Uint8Array {
+  return SHARED !== undefined && BUFFER.call(view) instanceof SHARED ? new Uint8Array(view) : view;
 }
 
 const SHARED = (globalThis as { SharedArrayBuffer?: typeof SharedArrayBuffer }).SharedArrayBuffer;

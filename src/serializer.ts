@@ -1,7 +1,7 @@
 // ProtobufSerializer (docs/design.md §8): the JS writer (src/codec/writer.ts) and the WASM tape reader
 // (src/codec/reader.ts) bound to one ProtobufType.
 import type { DescMessage } from "@bufbuild/protobuf";
-import { isBytes, isDetached, NOT_GENUINE_BYTES, readable } from "./bytes.js";
+import { isBytes, isDetached, NOT_GENUINE_BYTES, readableView, unshared } from "./bytes.js";
 import { FrameReader, readFramePrefix } from "./codec/frame-reader.js";
 import { FrameWriter } from "./codec/frame-writer.js";
 import { BoundDecoder } from "./codec/reader.js";
@@ -98,7 +98,7 @@ export class ProtobufSerializer {
 
   /** The value of exactly one frame; the result carries this serializer's descriptor instance. */
   decode(frame: Uint8Array): DynamicMessage {
-    const bytes = checkBytes(frame, this.#root);
+    const bytes = checkView(frame, this.#root);
     try {
       return this.#dec.oneFrame(bytes);
     } catch (e) {
@@ -128,7 +128,7 @@ export class ProtobufSerializer {
 
   /** Reads a bare message. */
   fromBinary(bytes: Uint8Array): DynamicMessage {
-    const input = checkBytes(bytes, this.#root);
+    const input = checkView(bytes, this.#root);
     try {
       return this.#dec.message(input);
     } catch (e) {
@@ -155,7 +155,8 @@ export class ProtobufSerializer {
    * or a bare message passed to decode/decodeAll/validateAll. Only failures pay for the check.
    */
   #mixUp(e: unknown, bytes: Uint8Array, expected: "bare" | "frame"): unknown {
-    return this._mixUp(e, bytes, expected);
+    // fromBinary's and decode's input may be shared memory (checkView): the hint is of one state.
+    return this._mixUp(e, unshared(bytes), expected);
   }
 
   /** @internal #mixUp for the generated serializer of the same type, whose reads fail alike. */
@@ -414,8 +415,17 @@ export function batchOf<T>(values: Iterable<T>, api: string): readonly T[] {
   return [...values];
 }
 
-/** @internal */
+/** @internal A read's input as `readable` gives it (see checkView). */
 export function checkBytes(bytes: unknown, root: DescMessage): Uint8Array {
+  return unshared(checkView(bytes, root));
+}
+
+/**
+ * @internal The checks of checkBytes, with the input as `readableView` gives it: it may be in
+ * shared memory, for a reader that copies it once before reading it or calls `unshared` first
+ * (BoundDecoder.message and oneFrame).
+ */
+export function checkView(bytes: unknown, root: DescMessage): Uint8Array {
   if (!isBytes(bytes)) {
     const got = bytes instanceof Uint8Array ? NOT_GENUINE_BYTES : bytes === null ? "null" : typeof bytes;
     throw new CodecError("NOT_BYTES", `cannot decode ${root.typeName}: expected a Uint8Array, got ${got}`, {
@@ -431,6 +441,6 @@ export function checkBytes(bytes: unknown, root: DescMessage): Uint8Array {
       { path: root.typeName },
     );
   }
-  return readable(bytes);
+  return readableView(bytes);
 }
 

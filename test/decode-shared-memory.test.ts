@@ -8,7 +8,7 @@
 import { create, createFileRegistry, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
 import { afterEach, describe, expect, test } from "vitest";
-import { CodecError, DynamicMessage, ProtobufType } from "../src/index.js";
+import { CodecError, DynamicMessage, ProtobufType, type DynamicInit } from "../src/index.js";
 import { compileProtoText } from "./support/buf.js";
 import { flipper, type Flipper } from "./support/flipper.js";
 
@@ -29,16 +29,28 @@ const ROUNDS = 3000;
 
 // Sizes for each read path: the TypeScript small reader, the core's tape, lazy values.
 describe.each([100, 1000, 6000])("a %i-character string rewritten by another thread", (size) => {
-  test("a dynamic value's relay is the state it was read from", async () => {
-    const ser = ProtobufType.of(M).createSerializer();
+  // The input as a Uint8Array and as a Node Buffer over the shared memory (a Buffer's slice() is
+  // a view of the same memory, not a copy); read as a bare message and as one frame; with the
+  // default settings and with bytes aliased (views of the caller's input).
+  test.each([
+    ["a Uint8Array", "fromBinary", 0],
+    ["a Node Buffer", "fromBinary", 0],
+    ["a Uint8Array", "decode", 0],
+    ["a Node Buffer", "decode", 0],
+    ["a Uint8Array", "fromBinary", 1],
+    ["a Node Buffer", "decode", 1],
+  ] as const)("a dynamic value's relay is the state it was read from: %s, %s, aliasThreshold %i", async (form, read, aliasThreshold) => {
+    const ser = ProtobufType.newBuilder(M).aliasThreshold(aliasThreshold).build().createSerializer();
     // Every mix of the two states is a valid message: only the letters of one string differ.
-    const a = ser.toBinary({ id: 1n, name: "A".repeat(size) });
-    const b = ser.toBinary({ id: 1n, name: "B".repeat(size) });
+    const encode = read === "fromBinary" ? (v: DynamicInit) => ser.toBinary(v) : (v: DynamicInit) => ser.encode(v);
+    const a = encode({ id: 1n, name: "A".repeat(size), data: new Uint8Array([1, 2]) });
+    const b = encode({ id: 1n, name: "B".repeat(size), data: new Uint8Array([1, 2]) });
     running = flipper(a, b);
-    const input = running.input;
+    const shared = running.input;
+    const input = form === "a Node Buffer" ? Buffer.from(shared.buffer, shared.byteOffset, shared.length) : shared;
     let differ = 0;
     for (let i = 0; i < ROUNDS; i++) {
-      const v = ser.fromBinary(input);
+      const v = read === "fromBinary" ? ser.fromBinary(input) : ser.decode(input);
       const relayed = ser.toBinary(v);
       if (ser.fromBinary(relayed).get("name") !== v.get("name")) differ++;
     }
@@ -52,9 +64,11 @@ describe.each([100, 1000, 6000])("a %i-character string rewritten by another thr
     const b = toBinary(M, create(M, { child: { name: "x".repeat(size), nums: [-1] }, data: new Uint8Array(5) }));
     running = flipper(a, b);
     const input = running.input;
+    // The same memory as a Node Buffer, whose slice() is a view, not a copy.
+    const buffer = Buffer.from(input.buffer, input.byteOffset, input.length);
     const wrong: string[] = [];
     for (let i = 0; i < ROUNDS; i++) {
-      for (const read of [() => ser.fromBinary(input), () => gser.fromBinary(input)]) {
+      for (const read of [() => ser.fromBinary(input), () => gser.fromBinary(input), () => ser.fromBinary(buffer), () => gser.fromBinary(buffer)]) {
         let v: unknown;
         try {
           v = read();

@@ -109,7 +109,10 @@ function handled(type: ProtobufType | ProtobufGeneratedType<DescMessage>, input:
   if (type instanceof ProtobufGeneratedType) {
     return new SmallDecoder(s.maxDepth, s.aliasThreshold, GENERATED_SMALL).read(input, planFor(layoutOf(type.descriptor, false))) !== undefined;
   }
-  return new SmallDecoder(s.maxDepth, s.aliasThreshold).decode(input, planFor(layoutOf(type.descriptor)), new SourceCopy(input)) !== undefined;
+  // As BoundDecoder reads: from the source copy, or from the input with aliasing on.
+  const sc = new SourceCopy(input);
+  const [buf, start] = s.aliasThreshold === 0 ? [sc.store, sc.base] : [input, 0];
+  return new SmallDecoder(s.maxDepth, s.aliasThreshold).decode(buf, start, input.length, planFor(layoutOf(type.descriptor)), sc) !== undefined;
 }
 
 const SAFE = 2n ** 53n - 1n;

@@ -10,6 +10,7 @@
 import { ScalarType, type DescMessage } from "@bufbuild/protobuf";
 import { int64ViaDataView } from "../int64-access.js";
 import { internalError, sourceDetached } from "../errors.js";
+import { unshared } from "../bytes.js";
 import type { Settings } from "../settings.js";
 import { DynamicMessage, type LazySource } from "../message/dynamic-message.js";
 import { EMPTY_BYTES } from "../message/coerce.js";
@@ -512,16 +513,26 @@ export class BoundDecoder implements LazySource {
     this.small = new SmallDecoder(settings.maxDepth, settings.aliasThreshold);
   }
 
+  /**
+   * A bare message. `input` may be in shared memory (checkView): every path reads one private
+   * copy of it, taken once (the small path its source copy, the others what `unshared` gives).
+   */
   message(input: Uint8Array): DynamicMessage {
+    const alias = this.settings.aliasThreshold;
     // With aliasing on, bytes fields must be views into the caller's input while everything else
     // is a copy (decode-aliasing tests): a lazy value, which reads its own copy later, cannot
     // give both, so aliasing serializers decode eagerly.
-    if (input.length >= lazy.min && this.settings.aliasThreshold === 0) {
+    if (input.length >= lazy.min && alias === 0) {
+      input = unshared(input);
       const height = validateMessage(this.layout.typeOffset, input, this.settings);
       const sc = new SourceCopy(input);
       return accepted(DynamicMessage._lazyAt(this.plan.desc!, sc.store, sc.base, input.length, this), height);
     }
-    return this.read(input, undefined);
+    // Without aliasing nothing the value keeps points into the input, so the small path reads the
+    // source copy the value keeps instead of the input: the input is read once, by the copy, and
+    // whether it is shared memory (a native call to ask) does not matter.
+    if (alias === 0 && readsSmall(input.length, this.settings)) return this.readCopy(new SourceCopy(input), input.length);
+    return this.read(unshared(input), undefined);
   }
 
   /**
@@ -542,16 +553,36 @@ export class BoundDecoder implements LazySource {
   materialize(store: Uint8Array, off: number, len: number): DynamicMessage {
     // A detached store reads as empty (its subarray throws the engine's TypeError).
     if (store.length < off + len) throw sourceDetached(this.plan.desc!.typeName);
-    return this.read(store.subarray(off, off + len), { store, base: off });
+    return this.readCopy({ store, base: off }, len);
   }
 
+  /**
+   * The value of the `len` bytes at `source.base` in `source.store`: memory of the decoder's own
+   * that the value keeps (never the caller's, whose bytes fields aliasing makes views of).
+   */
+  private readCopy(source: SourceRef, len: number): DynamicMessage {
+    const { store, base } = source;
+    if (readsSmall(len, this.settings)) {
+      smallDecode();
+      const value = this.small.decode(store, base, len, this.plan, source);
+      if (value !== undefined) return value;
+    }
+    return this.core(store.subarray(base, base + len), source);
+  }
+
+  /** The value of `input` (not shared memory); `source` as readCopy's, or undefined for a copy of its own. */
   private read(input: Uint8Array, source: SourceRef | undefined): DynamicMessage {
     if (readsSmall(input.length, this.settings)) {
       smallDecode();
       source ??= new SourceCopy(input);
-      const value = this.small.decode(input, this.plan, source);
+      const value = this.small.decode(input, 0, input.length, this.plan, source);
       if (value !== undefined) return value;
     }
+    return this.core(input, source);
+  }
+
+  /** The value of `input` read by the core's walk and its tape. */
+  private core(input: Uint8Array, source: SourceRef | undefined): DynamicMessage {
     const tape = walkMessage(this.layout.typeOffset, input, this.settings);
     const dec = this.dec;
     dec.begin(input, source, tape);
@@ -593,17 +624,26 @@ export class BoundDecoder implements LazySource {
    * or NOT_ONE_FRAME (4 million empty frames cost a validate pass, not 4 million values).
    */
   oneFrame(input: Uint8Array): DynamicMessage {
+    // `input` may be in shared memory (checkView), as message's: only the small path reads it
+    // as it is, through one copy of the body (the prefix decides the path, not the value).
     const prefix = readFramePrefix(input, 0);
     if (typeof prefix !== "number" && prefix.bodyAt + prefix.size === input.length) {
       if (readsSmall(prefix.size, this.settings)) {
         smallDecode();
         const body = input.subarray(prefix.bodyAt);
-        const value = this.small.decode(body, this.plan, new SourceCopy(body));
+        let value: DynamicMessage | undefined;
+        if (this.settings.aliasThreshold === 0) {
+          const source = new SourceCopy(body);
+          value = this.small.decode(source.store, source.base, body.length, this.plan, source);
+        } else {
+          const own = unshared(body);
+          value = this.small.decode(own, 0, own.length, this.plan, new SourceCopy(own));
+        }
         if (value !== undefined) return value;
       }
-      return this.frames(input)[0]!;
+      return this.frames(unshared(input))[0]!;
     }
-    const count = validateFrames(this.layout.typeOffset, input, this.settings);
+    const count = validateFrames(this.layout.typeOffset, unshared(input), this.settings);
     const name = this.plan.desc!.typeName;
     throw new CodecError(
       "NOT_ONE_FRAME",

@@ -170,8 +170,10 @@ export class SmallDecoder {
   /** Height and unknown fields of the last message body read. */
   private h = 1;
   private unknown: unknown[] | undefined = undefined;
-  /** The input as one char per byte, made for the first ASCII string of a read. */
+  /** The read's bytes, `buf[textAt .. textEnd)`, as one char per byte, made for its first ASCII string. */
   private text: string | undefined = undefined;
+  private textAt = 0;
+  private textEnd = 0;
   /** The input's source copy while `decode` reads, where bytes and unknown fields are cut from (pieceOf). */
   private cut: Uint8Array | undefined = undefined;
   private cutAt = 0;
@@ -185,26 +187,28 @@ export class SmallDecoder {
   }
 
   /**
-   * The DynamicMessage of `input` (a bare message of `root`), or undefined when the WASM path
-   * must read it. `source` is where the input's copy lives (a lazy value's store, or a SourceCopy
-   * the caller made, which the WASM path then uses too): the value keeps it, and bytes and
-   * unknown fields are cut from it.
+   * The DynamicMessage of `buf[start .. start + len)` (a bare message of `root`), or undefined
+   * when the WASM path must read it. `source` is where the input's copy lives (a lazy value's
+   * store, or a SourceCopy the caller made, which the WASM path then uses too): the value keeps
+   * it, and bytes and unknown fields are cut from it. `buf` may be that copy itself (`start` =
+   * `source.base`), never with aliasing on: aliased bytes are views of `buf`.
    */
-  decode(input: Uint8Array, root: ReadPlan, source: SourceRef): DynamicMessage | undefined {
+  decode(buf: Uint8Array, start: number, len: number, root: ReadPlan, source: SourceRef): DynamicMessage | undefined {
     this.cut = cutStore(source);
-    this.cutAt = source.base;
-    const values = this.top(input, root);
+    // pieceOf cuts at cutAt + a position in buf.
+    this.cutAt = source.base - start;
+    const values = this.top(buf, start, start + len, root);
     if (values === undefined) return undefined;
     const unknown = this.unknown as UnknownField[] | undefined;
     this.unknown = undefined;
     // An empty message is the default instance, as the core's path gives (reader.ts).
-    if (input.length === 0) return accepted(DynamicMessage._defaultOf(root.desc!), 1);
-    return accepted(DynamicMessage._fromDecodedAt(root.desc!, values, unknown, source.store, source.base, input.length), this.h);
+    if (len === 0) return accepted(DynamicMessage._defaultOf(root.desc!), 1);
+    return accepted(DynamicMessage._fromDecodedAt(root.desc!, values, unknown, source.store, source.base, len), this.h);
   }
 
   /** The value of `input` as the builder makes it, or undefined when the WASM path must read it. */
   read(input: Uint8Array, root: ReadPlan): unknown {
-    const values = this.top(input, root);
+    const values = this.top(input, 0, input.length, root);
     if (values === undefined) return undefined;
     const unknown = this.unknown;
     this.unknown = undefined;
@@ -212,13 +216,15 @@ export class SmallDecoder {
   }
 
   /** The root's values, or undefined on giving up; leaves its height and unknown fields in h and unknown. */
-  private top(input: Uint8Array, root: ReadPlan): unknown[] | undefined {
+  private top(buf: Uint8Array, start: number, end: number, root: ReadPlan): unknown[] | undefined {
     // A read of this decoder in progress (code it ran, a setter on Array.prototype, decoded with
     // the same serializer): its state is this object's.
     if (this.buf !== EMPTY) throw reentrantDecode();
-    this.buf = input;
+    this.buf = buf;
+    this.textAt = start;
+    this.textEnd = end;
     try {
-      return this.body(root, 0, input.length, 0);
+      return this.body(root, start, end, 0);
     } catch (e) {
       this.unknown = undefined;
       if (e === GIVE_UP) return undefined;
@@ -490,8 +496,10 @@ export class SmallDecoder {
       // that one string is a TextDecoder call (browsers), short strings are
       // built here instead (asciiString: 71 against ~280 ns for 29 bytes in Chromium).
       if (!NATIVE_LATIN1 && len <= SHORT_ASCII) return asciiString(buf, off, len);
-      const text = (this.text ??= latin1Text(buf, 0, buf.length));
-      return text.substring(off, end);
+      // The text is of the read's bytes only: buf may be a 64 KiB arena chunk holding its copy.
+      const at = this.textAt;
+      const text = (this.text ??= latin1Text(buf, at, this.textEnd));
+      return text.substring(off - at, end - at);
     }
     while (i < end) {
       const b = buf[i]!;
