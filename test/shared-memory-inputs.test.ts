@@ -30,13 +30,16 @@ test("the two sets are of one length and differ", () => {
   expect(shapeOf(A)).not.toBe(shapeOf(B));
 });
 
-test("ProtobufType.of a set in shared memory: the cache keeps each registry under the bytes it was parsed from", async () => {
+// The shared memory as a Uint8Array and as a Node Buffer (whose slice() is a view, not a copy).
+test.each(["a Uint8Array", "a Node Buffer"])("ProtobufType.of a set in shared memory (%s): the cache keeps each registry under the bytes it was parsed from", async (form) => {
   running = flipper(A, B);
+  const shared = running.input;
+  const input = form === "a Node Buffer" ? Buffer.from(shared.buffer, shared.byteOffset, shared.length) : shared;
   for (let i = 0; i < 300; i++) {
     try {
       // One copy of racing memory may be a mix of the two (a valid set, or a typed refusal): it is
       // what is parsed, checked and cached, as one.
-      ProtobufType.of({ fileDescriptorSet: running.input, messageName: "s.M" });
+      ProtobufType.of({ fileDescriptorSet: input, messageName: "s.M" });
     } catch (e) {
       expect(e).toMatchObject({ name: "InvalidDescriptorError" });
     }

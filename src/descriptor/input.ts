@@ -174,7 +174,8 @@ function registryOf(name: string, given: Uint8Array): FileRegistry {
   }
   const registry = parseSet(name, bytes);
   if (cacheable) {
-    parsedSets.unshift({ crc, bytes: bytes.slice(), registry });
+    // A copy the caller cannot write to: a Node Buffer's slice() would be a view of its memory.
+    parsedSets.unshift({ crc, bytes: new Uint8Array(bytes), registry });
     let total = 0;
     for (let i = 0; i < parsedSets.length; i++) {
       total += parsedSets[i]!.bytes.length;

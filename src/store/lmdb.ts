@@ -282,7 +282,8 @@ export class LmdbStore<S extends StateSpecs = StateSpecs> {
       if (r === undefined) continue;
       const raw = k.subarray(prefix.length, r.end);
       if (last !== undefined && bytesEqual(last, raw)) continue;
-      last = raw.slice();
+      // A copy: lmdb's keys are Node Buffers, whose slice() is a view of the same memory.
+      last = new Uint8Array(raw);
       out.push(r.key);
     }
     return out;
