@@ -365,9 +365,11 @@ export function readPayloadBody(input: SnapshotInput, generated: boolean): Paylo
   }
 
   // The set is copied out of the caller's buffer, so later changes to that buffer cannot alter
-  // the snapshot; its size was checked against the input above.
+  // the snapshot; its size was checked against the input above. Not set.slice(): from a Node
+  // Buffer (a file read, a pooled socket chunk) that is a view of the caller's memory, and a
+  // snapshot read from one restored whatever schema the buffer held later.
   return {
-    parts: { settings: { maxMessageBytes, maxDepth, deterministic, aliasThreshold }, fullName, normalizedDescriptorSet: set.slice() },
+    parts: { settings: { maxMessageBytes, maxDepth, deterministic, aliasThreshold }, fullName, normalizedDescriptorSet: new Uint8Array(set) },
     digest,
     generatedTypeName,
   };
