@@ -1,10 +1,16 @@
 // Inputs held as Node Buffers that the caller overwrites after the call returns (a pooled read
 // buffer, a reused scratch): what protokeel keeps must be its own copy. A Buffer's slice() is a
 // view of the same memory, not a copy, so every "copy" taken with slice() kept the caller's
-// memory: a snapshot read from a Buffer restored whatever schema the buffer held later.
-import { describe, expect, test } from "vitest";
-import { ProtobufType, readSnapshot, writeSnapshot, type ProtobufDynamicSerializerSnapshot } from "../src/index.js";
+// memory: a snapshot read from a Buffer restored whatever schema the buffer held later. And
+// what is read after the call returns must have been copied at the call: a registry record read
+// after an await, a pool's queued chunk cloned when a worker takes it.
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { FileDescriptorSetSchema, UninterpretedOptionSchema } from "@bufbuild/protobuf/wkt";
+import { afterAll, describe, expect, test } from "vitest";
+import { DynamicMessage, ProtobufType, readSnapshot, writeSnapshot, type ProtobufDynamicSerializerSnapshot } from "../src/index.js";
+import { MemoryRegistryClient, RegistryDeserializer, RegistrySerializer } from "../src/registry/index.js";
 import { compileProtoText } from "./support/buf.js";
+import { poolOf } from "./support/pool.js";
 
 const SET_A = compileProtoText({ "r.proto": 'syntax = "proto3"; package r; message M { int32 aa = 1; string bb = 2; }' });
 const SET_B = compileProtoText({ "r.proto": 'syntax = "proto3"; package r; message M { int64 aa = 1; bytes bb = 2; }' });
@@ -48,5 +54,66 @@ describe("a descriptor set passed as a Buffer the caller then overwrites", () =>
     expect(shape(ProtobufType.of({ fileDescriptorSet: buf, messageName: "r.M" }))).toBe(shape(typeB));
     expect(shape(ProtobufType.of({ fileDescriptorSet: SET_A.slice(), messageName: "r.M" }))).toBe(shape(typeA));
     expect(shape(ProtobufType.of({ fileDescriptorSet: SET_B.slice(), messageName: "r.M" }))).toBe(shape(typeB));
+  });
+});
+
+describe("descriptor objects of a set passed as a Buffer the caller then overwrites", () => {
+  // An option the compiler left uninterpreted: its string_value is a bytes field of the set.
+  const set = fromBinary(FileDescriptorSetSchema, SET_A);
+  const opt = create(UninterpretedOptionSchema, { name: [{ namePart: "my_opt", isExtension: true }], stringValue: new TextEncoder().encode("original") });
+  set.file[0]!.options = { $typeName: "google.protobuf.FileOptions", uninterpretedOption: [opt] } as never;
+  const bytes = toBinary(FileDescriptorSetSchema, set);
+  const optionText = (t: ProtobufType) => new TextDecoder().decode(t.descriptor.file.proto.options!.uninterpretedOption[0]!.stringValue);
+
+  test("keep the bytes they were parsed from, for this call and for later calls the cache serves", () => {
+    const buf = pooled(bytes);
+    const t = ProtobufType.of({ fileDescriptorSet: buf, messageName: "r.M" });
+    expect(optionText(t)).toBe("original");
+    buf.fill(0x41);
+    expect(optionText(t)).toBe("original");
+    expect(optionText(ProtobufType.of({ fileDescriptorSet: bytes.slice(), messageName: "r.M" }))).toBe("original");
+  });
+});
+
+describe("RegistryDeserializer.deserialize of a Buffer the caller overwrites once the call returns", () => {
+  test("reads the record it was given, with a known schema id and with one to look up", async () => {
+    for (const warm of [true, false]) {
+      const client = new MemoryRegistryClient();
+      const ser = new RegistrySerializer(typeA, { client });
+      const des = new RegistryDeserializer(typeA, { client });
+      const a = await ser.serialize("orders", DynamicMessage.create(typeA.descriptor, { aa: 1, bb: "record-A" }));
+      const b = await ser.serialize("orders", DynamicMessage.create(typeA.descriptor, { aa: 2, bb: "record-B" }));
+      expect(a.length).toBe(b.length);
+      if (warm) await des.deserialize("orders", a);
+      const buf = pooled(a);
+      const pending = des.deserialize("orders", buf);
+      buf.set(b);
+      const v = await pending;
+      expect([v.get("aa"), v.get("bb")]).toEqual([1, "record-A"]);
+    }
+  });
+});
+
+describe("pool.encode of init objects whose bytes the caller overwrites once the call returns", () => {
+  const P = compileProtoText({ "p.proto": 'syntax = "proto3"; package p; message M { bytes data = 1; string name = 2; }' });
+  const type = ProtobufType.of({ fileDescriptorSet: P, messageName: "p.M" });
+  const ser = type.createSerializer();
+  const pool = poolOf({ type, size: 1 });
+  afterAll(() => pool.close());
+
+  test("a chunk queued behind a busy worker writes the values as they were at the call", async () => {
+    // The one worker busy with a batch, so that the encode's chunk waits in the queue.
+    const busy = pool.decode(ser.encodeAll(Array.from({ length: 20000 }, (_, i) => ({ name: `n${i}`, data: new Uint8Array(50) }))));
+    const mem = Buffer.alloc(96);
+    mem.fill(7, 32, 64);
+    const init = { data: mem.subarray(32, 64), name: "kept" };
+    const pending = pool.encode([init], { form: "bare" });
+    mem.fill(0);
+    init.name = "changed";
+    const [out] = await pending;
+    await busy;
+    const v = ser.fromBinary(out!);
+    expect([...(v.get("data") as Uint8Array)]).toEqual(new Array(32).fill(7));
+    expect(v.get("name")).toBe("kept");
   });
 });

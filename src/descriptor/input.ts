@@ -172,10 +172,15 @@ function registryOf(name: string, given: Uint8Array): FileRegistry {
       return hit.registry;
     }
   }
-  const registry = parseSet(name, bytes);
+  // Parsed from a copy of its own, which the cache keeps: the parse's bytes fields
+  // (UninterpretedOption.string_value) are views of the bytes it read, and the registry (what
+  // type.descriptor exposes, and what later calls get from the cache) outlives the call. Parsed
+  // from the caller's array, they changed when the caller reused it. Not bytes.slice(): a Node
+  // Buffer's is a view of the same memory.
+  const own = new Uint8Array(bytes);
+  const registry = parseSet(name, own);
   if (cacheable) {
-    // A copy the caller cannot write to: a Node Buffer's slice() would be a view of its memory.
-    parsedSets.unshift({ crc, bytes: new Uint8Array(bytes), registry });
+    parsedSets.unshift({ crc, bytes: own, registry });
     let total = 0;
     for (let i = 0; i < parsedSets.length; i++) {
       total += parsedSets[i]!.bytes.length;

@@ -292,6 +292,18 @@ export class CodecPool<R extends ResultForm = "object"> {
       this.#pending.add(batch);
       this.#enqueue(batch);
       this.#dispatch();
+      // A chunk no worker took yet is cloned when one does, after this call returned: encode's
+      // init objects (their Uint8Arrays) may hold other data by then. Those are cloned now, as
+      // posting would (one that cannot be is refused when posted, as a posted one is).
+      for (let i = batch.next; i < batch.chunks.length; i++) {
+        const c = batch.chunks[i]!;
+        if (c.task.op !== "encode") continue;
+        try {
+          batch.chunks[i] = { ...c, task: { ...c.task, values: structuredClone(c.task.values) } };
+        } catch {
+          // left for #post to refuse
+        }
+      }
     });
   }
 

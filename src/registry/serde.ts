@@ -290,7 +290,10 @@ export class RegistryDeserializer {
 
   /** The value of a record written in the Schema Registry wire format; `topic` is not needed to read and may be undefined. */
   async deserialize(_topic: string | undefined, bytes: Uint8Array): Promise<DynamicMessage> {
-    const input = checkBytes(bytes, this.type.descriptor);
+    // A private copy before the first await: the call returns at it, and a consumer that reuses
+    // its buffer then (a pooled Buffer) had record A's header and verdict applied to record B's
+    // body. Not input.slice(): a Node Buffer's is a view of the same memory.
+    const input = new Uint8Array(checkBytes(bytes, this.type.descriptor));
     const header = readHeader(input);
     const writer = await this.#writer(header.schemaId, header.messageIndexes);
     if (writer.result !== undefined && !writer.result.compatible) {
