@@ -81,6 +81,11 @@ export function bytesValue(v: Uint8Array): Uint8Array {
   return LENGTH.call(v) === 0 ? new Uint8Array(0) : ownView(v);
 }
 
+/** The length of a genuine Uint8Array (isBytes) by the engine's own getter: no code of `v`'s runs. */
+export function byteLength(v: Uint8Array): number {
+  return LENGTH.call(v);
+}
+
 /** A Uint8Array over `v`'s memory, by the engine's own getters (no code of `v`'s runs). */
 function ownView(v: Uint8Array): Uint8Array {
   return new Uint8Array(BUFFER.call(v), OFFSET.call(v), LENGTH.call(v));

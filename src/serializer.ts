@@ -1,7 +1,7 @@
 // ProtobufSerializer (docs/design.md §8): the JS writer (src/codec/writer.ts) and the WASM tape reader
 // (src/codec/reader.ts) bound to one ProtobufType.
 import type { DescMessage } from "@bufbuild/protobuf";
-import { isBytes, isDetached, NOT_GENUINE_BYTES, readableView, unshared } from "./bytes.js";
+import { isBytes, isDetached, NOT_GENUINE_BYTES, readable, readableView, unshared } from "./bytes.js";
 import { FrameReader, readFramePrefix } from "./codec/frame-reader.js";
 import { FrameWriter } from "./codec/frame-writer.js";
 import { BoundDecoder } from "./codec/reader.js";
@@ -70,12 +70,13 @@ export class ProtobufSerializer {
 
   // Built on first write of an init object: a serializer that never gets one (the generated
   // kind's inner serializer, one that only decodes) builds no init plan.
-  get #direct(): GeneratedMessageWriter {
+  // Methods, not private getters: a private getter is looked up by a runtime call each time (~2 ns).
+  #direct(): GeneratedMessageWriter {
     return (this.#directWriter ??= new GeneratedMessageWriter(this.#root, this.type.settings, true));
   }
 
   // Built on first decode: compiling the layout needs the WASM core, encoding does not.
-  get #dec(): BoundDecoder {
+  #dec(): BoundDecoder {
     return (this.#decoder ??= new BoundDecoder(this.#root, this.type.settings));
   }
 
@@ -87,7 +88,7 @@ export class ProtobufSerializer {
   encode(value: DynamicMessage | DynamicInit): Uint8Array {
     if (isPlainObject(value)) {
       try {
-        return this.#direct.encodeFrame(value);
+        return this.#direct().encodeFrame(value);
       } catch (e) {
         // The dynamic writer's turn (see #direct).
         return this.#afterDirect(e, [value], (vs) => this.#writer.encodeFrame(vs[0]));
@@ -100,7 +101,7 @@ export class ProtobufSerializer {
   decode(frame: Uint8Array): DynamicMessage {
     const bytes = checkView(frame, this.#root);
     try {
-      return this.#dec.oneFrame(bytes);
+      return this.#dec().oneFrame(bytes);
     } catch (e) {
       throw this.#mixUp(e, bytes, "frame");
     }
@@ -110,7 +111,7 @@ export class ProtobufSerializer {
   toBinary(value: DynamicMessage | DynamicInit): Uint8Array {
     if (isPlainObject(value)) {
       try {
-        return this.#direct.toBinary(value);
+        return this.#direct().toBinary(value);
       } catch (e) {
         return this.#afterDirect(e, [value], (vs) => this.#writer.toBinary(vs[0]));
       }
@@ -128,9 +129,9 @@ export class ProtobufSerializer {
 
   /** Reads a bare message. */
   fromBinary(bytes: Uint8Array): DynamicMessage {
-    const input = checkView(bytes, this.#root);
+    const input = checkInput(bytes, this.#root);
     try {
-      return this.#dec.message(input);
+      return this.#dec().message(input);
     } catch (e) {
       throw this.#mixUp(e, input, "bare");
     }
@@ -141,12 +142,12 @@ export class ProtobufSerializer {
    * and a hint there would come and go with where the chunks are cut.
    */
   _fromBody(bytes: Uint8Array): DynamicMessage {
-    return this.#dec.message(checkBytes(bytes, this.#root));
+    return this.#dec().message(checkBytes(bytes, this.#root));
   }
 
   /** @internal decodeAll without the mix-up hint (see _fromBody). */
   _fromFrames(bytes: Uint8Array): DynamicMessage[] {
-    return this.#dec.frames(checkBytes(bytes, this.#root));
+    return this.#dec().frames(checkBytes(bytes, this.#root));
   }
 
   /**
@@ -155,8 +156,9 @@ export class ProtobufSerializer {
    * or a bare message passed to decode/decodeAll/validateAll. Only failures pay for the check.
    */
   #mixUp(e: unknown, bytes: Uint8Array, expected: "bare" | "frame"): unknown {
-    // fromBinary's and decode's input may be shared memory (checkView): the hint is of one state.
-    return this._mixUp(e, unshared(bytes), expected);
+    // fromBinary's and decode's input may be shared memory or a subclass with getters of its
+    // own (checkInput, checkView): the hint is of one state, read without running its code.
+    return this._mixUp(e, readable(bytes), expected);
   }
 
   /** @internal #mixUp for the generated serializer of the same type, whose reads fail alike. */
@@ -191,7 +193,7 @@ export class ProtobufSerializer {
     const list = batchOf(values, "serializer.encodeAll");
     if (list.length > 0 && isPlainObject(list[0])) {
       try {
-        return this.#direct.encodeAll(list);
+        return this.#direct().encodeAll(list);
       } catch (e) {
         // The whole batch, so that nothing is returned when a value fails, and a batch that
         // mixes init objects and values is written whole.
@@ -244,7 +246,7 @@ export class ProtobufSerializer {
   decodeAll(bytes: Uint8Array): DynamicMessage[] {
     const input = checkBytes(bytes, this.#root);
     try {
-      return this.#dec.frames(input);
+      return this.#dec().frames(input);
     } catch (e) {
       throw this.#mixUp(e, input, "frame");
     }
@@ -329,7 +331,7 @@ export class ProtobufSerializer {
     if (!(writer instanceof FrameWriter)) throw new TypeError("serialize expects a FrameWriter");
     if (isPlainObject(value)) {
       try {
-        this.#direct.writeFrame(value, writer);
+        this.#direct().writeFrame(value, writer);
       } catch (e) {
         // The FrameWriter is unchanged.
         this.#afterDirect(e, [value], (vs) => this.#writer.writeFrame(vs[0], writer));
@@ -346,7 +348,7 @@ export class ProtobufSerializer {
     const { body, bodyAt, next } = reader.peekFrame(root.typeName, this.type.settings.maxMessageBytes);
     let value: DynamicMessage;
     try {
-      value = this.#dec.message(body);
+      value = this.#dec().message(body);
     } catch (e) {
       throw shifted(e, bodyAt);
     }
@@ -389,7 +391,7 @@ export class ProtobufSerializer {
    * may reference or write it). Read on first access, on this thread.
    */
   _lazyBodies(store: Uint8Array, bodies: ArrayLike<number>): DynamicMessage[] {
-    return this.#dec.lazyBodies(store, bodies);
+    return this.#dec().lazyBodies(store, bodies);
   }
 
   /** @internal The number of evaluator calls so far (accepted-pair cache misses). */
@@ -423,9 +425,19 @@ export function checkBytes(bytes: unknown, root: DescMessage): Uint8Array {
 /**
  * @internal The checks of checkBytes, with the input as `readableView` gives it: it may be in
  * shared memory, for a reader that copies it once before reading it or calls `unshared` first
- * (BoundDecoder.message and oneFrame).
+ * (BoundDecoder.oneFrame).
  */
 export function checkView(bytes: unknown, root: DescMessage): Uint8Array {
+  return readableView(checkInput(bytes, root));
+}
+
+/**
+ * @internal The checks of checkBytes, the array returned as given: a genuine, attached
+ * Uint8Array, which may be a subclass whose getters run code or memory another thread writes.
+ * For a reader that reads it only through the engine's internal slots or through `readable`
+ * (BoundDecoder.message).
+ */
+export function checkInput(bytes: unknown, root: DescMessage): Uint8Array {
   if (!isBytes(bytes)) {
     const got = bytes instanceof Uint8Array ? NOT_GENUINE_BYTES : bytes === null ? "null" : typeof bytes;
     throw new CodecError("NOT_BYTES", `cannot decode ${root.typeName}: expected a Uint8Array, got ${got}`, {
@@ -441,6 +453,6 @@ export function checkView(bytes: unknown, root: DescMessage): Uint8Array {
       { path: root.typeName },
     );
   }
-  return readableView(bytes);
+  return bytes;
 }
 

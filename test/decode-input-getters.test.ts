@@ -17,6 +17,9 @@ const gen = ProtobufType.ofGenerated(AllTypesSchema).createSerializer();
 const values = Array.from({ length: 30 }, (_, i) => ({ f_int32: i, f_string: `item-${i}`, r_int32: [i, -i, 300], children: [{ f_string: "c".repeat(i * 40) }] }));
 const batch = ser.encodeAll(values as never);
 const one = ser.toBinary(values[7] as never);
+// Under the small-read threshold (256 B): fromBinary copies it without reading its properties.
+const oneSmall = ser.toBinary(values[1] as never);
+const otherSmall = ser.toBinary({ f_string: "X".repeat(100), f_int32: -1 } as never);
 const otherBatch = ser.encodeAll(Array.from({ length: 30 }, () => ({ f_string: "OTHER", f_int32: 99 })) as never);
 const otherOne = ser.toBinary({ f_string: "O".repeat(9000), r_int32: [9, 9, 9] } as never);
 
@@ -72,6 +75,8 @@ const showGen = (vs: readonly object[]) => JSON.stringify(vs, (_k, x: unknown) =
 const reads: [string, Uint8Array, (input: Uint8Array) => string][] = [
   ["decodeAll", batch, (b) => show(ser.decodeAll(b))],
   ["fromBinary", one, (b) => show([ser.fromBinary(b)])],
+  ["fromBinary of a small message", oneSmall, (b) => show([ser.fromBinary(b)])],
+  ["fromBinary of a small message, then its relay", oneSmall, (b) => JSON.stringify([...ser.toBinary(ser.fromBinary(b))])],
   ["decode (one frame)", batch.subarray(0, frameEnd(batch)), (b) => show([ser.decode(b)])],
   ["validate", one, (b) => (ser.validate(b), "valid")],
   ["validateAll", batch, (b) => (ser.validateAll(b), "valid")],
@@ -116,6 +121,32 @@ test("decodeStream: chunks whose length runs a decodeAll of other bytes", async 
   const got = [];
   for await (const v of ser.decodeStream(source())) got.push(v);
   expect(show(got)).toBe(want);
+});
+
+test.each([
+  ["fromBinary of a small message", oneSmall],
+  ["fromBinary", one],
+])("%s: a length getter that lies (1, or 2x) is not what is read", (_read, bytes) => {
+  const want = show([ser.fromBinary(bytes)]);
+  for (const lie of [1, 2 * bytes.length]) {
+    class Liar extends Uint8Array {
+      override get length(): number {
+        return lie;
+      }
+    }
+    // Decoded, then other bytes: a copy sized by the lie would have taken less room in the read
+    // arena than it filled, and the next copy would have overwritten the first value's source
+    // (what its relay writes).
+    const first = ser.fromBinary(new Liar(bytes));
+    ser.fromBinary(new Liar(otherSmall));
+    expect(show([first])).toBe(want);
+    expect([...ser.toBinary(first)]).toEqual([...bytes]);
+  }
+});
+
+test("the small message is under the small-read threshold, the other over it", () => {
+  expect(oneSmall.length).toBeLessThan(256);
+  expect(one.length).toBeGreaterThan(256);
 });
 
 test("an input of a plain class (Uint8Array, Buffer) is read in place, not copied to a view first", async () => {

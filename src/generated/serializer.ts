@@ -41,7 +41,7 @@ export class ProtobufGeneratedSerializer<Desc extends DescMessage = DescMessage>
   }
 
   // Built on first decode: compiling the layout needs the WASM core, encoding does not.
-  get #dec(): GeneratedDecoder {
+  #dec(): GeneratedDecoder {
     return (this.#decoder ??= new GeneratedDecoder(this.type.descriptor, this.type.settings));
   }
 
@@ -83,7 +83,7 @@ export class ProtobufGeneratedSerializer<Desc extends DescMessage = DescMessage>
   decode(frame: Uint8Array): MessageShape<Desc> {
     const input = checkBytes(frame, this.type.descriptor);
     try {
-      return this.#dec.oneFrame(input) as MessageShape<Desc>;
+      return this.#dec().oneFrame(input) as MessageShape<Desc>;
     } catch (e) {
       throw this.#inner._mixUp(e, input, "frame");
     }
@@ -102,7 +102,7 @@ export class ProtobufGeneratedSerializer<Desc extends DescMessage = DescMessage>
   fromBinary(bytes: Uint8Array): MessageShape<Desc> {
     const input = checkBytes(bytes, this.type.descriptor);
     try {
-      return this.#dec.message(input) as MessageShape<Desc>;
+      return this.#dec().message(input) as MessageShape<Desc>;
     } catch (e) {
       throw this.#inner._mixUp(e, input, "bare");
     }
@@ -122,7 +122,7 @@ export class ProtobufGeneratedSerializer<Desc extends DescMessage = DescMessage>
   decodeAll(bytes: Uint8Array): MessageShape<Desc>[] {
     const input = checkBytes(bytes, this.type.descriptor);
     try {
-      return this.#dec.frames(input) as MessageShape<Desc>[];
+      return this.#dec().frames(input) as MessageShape<Desc>[];
     } catch (e) {
       throw this.#inner._mixUp(e, input, "frame");
     }
@@ -132,7 +132,7 @@ export class ProtobufGeneratedSerializer<Desc extends DescMessage = DescMessage>
   validate(bytes: Uint8Array): void {
     const input = checkBytes(bytes, this.type.descriptor);
     try {
-      this.#dec.validate(input);
+      this.#dec().validate(input);
     } catch (e) {
       throw this.#inner._mixUp(e, input, "bare");
     }
@@ -142,7 +142,7 @@ export class ProtobufGeneratedSerializer<Desc extends DescMessage = DescMessage>
   validateAll(bytes: Uint8Array): void {
     const input = checkBytes(bytes, this.type.descriptor);
     try {
-      this.#dec.validateAll(input);
+      this.#dec().validateAll(input);
     } catch (e) {
       throw this.#inner._mixUp(e, input, "frame");
     }
@@ -165,7 +165,7 @@ export class ProtobufGeneratedSerializer<Desc extends DescMessage = DescMessage>
     const { body, bodyAt, next } = reader.peekFrame(root.typeName, this.type.settings.maxMessageBytes);
     let value: MessageShape<Desc>;
     try {
-      value = this.#dec.message(body) as MessageShape<Desc>;
+      value = this.#dec().message(body) as MessageShape<Desc>;
     } catch (e) {
       throw shifted(e, bodyAt);
     }
