@@ -641,12 +641,12 @@ export class MessageWriter extends WriteFront<Writer> {
     );
   }
 
-  /** The source bytes of a decoded root this serializer may copy unchecked, else undefined. */
-  private relayable(value: DynamicMessage): Uint8Array | undefined {
-    if (this.config.det || value._okFor !== this.root || value._height <= 0 || value._height > this.config.maxDepth) return undefined;
-    const src = value._src;
-    if (src !== undefined && src.length > this.config.maxBytes) this.tooLarge(src.length);
-    return src;
+  /** The length of a decoded root's source bytes this serializer may copy unchecked (_copySrc), else -1. */
+  private relayable(value: DynamicMessage): number {
+    if (this.config.det || value._okFor !== this.root || value._height <= 0 || value._height > this.config.maxDepth) return -1;
+    const n = value._srcLength();
+    if (n > this.config.maxBytes) this.tooLarge(n);
+    return n;
   }
 
   /**
@@ -681,8 +681,8 @@ export class MessageWriter extends WriteFront<Writer> {
    */
   check(value: DynamicMessage): number {
     if (!isDynamicMessage(value)) this.notAMessage(value);
-    const src = this.relayable(value);
-    if (src !== undefined) return src.length;
+    const n = this.relayable(value);
+    if (n >= 0) return n;
     return this.sizingPass(value);
   }
 
@@ -703,10 +703,10 @@ export class MessageWriter extends WriteFront<Writer> {
   /** The bare message (no frame). */
   toBinary(value: unknown): Uint8Array {
     if (isDynamicMessage(value)) {
-      const src = this.relayable(value);
-      if (src !== undefined) {
-        const out = writeArena.alloc(src.length);
-        copy(src, 0, src.length, out, 0);
+      const n = this.relayable(value);
+      if (n >= 0) {
+        const out = writeArena.alloc(n);
+        value._copySrc(out, 0);
         return out;
       }
     }
@@ -716,9 +716,8 @@ export class MessageWriter extends WriteFront<Writer> {
   /** One frame: varint length, then the message (framing v1). */
   encodeFrame(value: unknown): Uint8Array {
     if (isDynamicMessage(value)) {
-      const src = this.relayable(value);
-      if (src !== undefined) {
-        const n = src.length;
+      const n = this.relayable(value);
+      if (n >= 0) {
         const k = varint32Size(n);
         const out = writeArena.alloc(k + n);
         let v = n;
@@ -728,7 +727,7 @@ export class MessageWriter extends WriteFront<Writer> {
           v = v >>> 7;
         }
         out[at] = v;
-        copy(src, 0, n, out, k);
+        value._copySrc(out, k);
         return out;
       }
     }

@@ -50,6 +50,7 @@ import { copyValues, newValues, NONE_SET, setSlots, WIDE } from "./values.js";
 import type { ScalarType } from "@bufbuild/protobuf";
 import { keySegment } from "../descriptor/names.js";
 import { sourceDetached } from "../errors.js";
+import { copyBytes } from "../bytes.js";
 
 /** Values accepted by `create`, builder `set` and friends: see DynamicMessage.create. */
 export type DynamicInit = Readonly<Record<string, unknown>>;
@@ -182,6 +183,25 @@ export class DynamicMessage {
   /** @internal True while a lazily decoded value has not been materialized. */
   get _isLazy(): boolean {
     return this.fieldValues === undefined;
+  }
+
+  /**
+   * @internal The length of this message's exact encoding (see _src), or -1 without one. With
+   * _copySrc, a root's relay copies it without the view _src makes: a relay of a small message
+   * made that view and a second one for the copy (~360 of 8,200 instructions for bench.Classic).
+   */
+  _srcLength(): number {
+    const x = this.extra;
+    if (x === undefined || x.store === undefined) return -1;
+    // A detached store reads as empty (its subarray throws the engine's TypeError).
+    if (x.store.length < x.off + x.len) throw sourceDetached(this.descriptor.typeName);
+    return x.len;
+  }
+
+  /** @internal Copies the encoding _srcLength measured to `out` at `at`. */
+  _copySrc(out: Uint8Array, at: number): void {
+    const x = this.extra!;
+    copyBytes(out, at, x.store!, x.off, x.len);
   }
 
   /** @internal This message's exact encoding, when it came from a decoder. */
