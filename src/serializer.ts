@@ -242,7 +242,7 @@ export class ProtobufSerializer {
     }
   }
 
-  /** Every frame of a buffer, validated in one WASM call. */
+  /** Every frame of a buffer; nothing is returned when any frame fails. */
   decodeAll(bytes: Uint8Array): DynamicMessage[] {
     const input = checkBytes(bytes, this.#root);
     try {

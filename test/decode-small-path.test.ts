@@ -82,20 +82,25 @@ function outcome(read: (b: Uint8Array) => unknown, input: Uint8Array): unknown {
   }
 }
 
-type Ser = { fromBinary(b: Uint8Array): unknown; decode(b: Uint8Array): unknown };
+type Ser = { fromBinary(b: Uint8Array): unknown; decode(b: Uint8Array): unknown; decodeAll(b: Uint8Array): unknown };
 
 function frame(body: Uint8Array): Uint8Array {
   return new Uint8Array([...varint(body.length), ...body]);
 }
 
-/** fromBinary and decode (one frame) of `input` on both paths give the same outcome; returns it. */
+/**
+ * fromBinary, decode (one frame) and decodeAll (a batch of it, an empty frame and it again) of
+ * `input` on both paths give the same outcome; returns fromBinary's.
+ */
 function bothPaths(ser: Ser, input: Uint8Array): unknown {
   const framed = frame(input);
+  const batch = new Uint8Array([...framed, 0, ...framed]);
+  const reads = (): unknown[] => [outcome((b) => ser.fromBinary(b), input), outcome((b) => ser.decode(b), framed), outcome((b) => ser.decodeAll(b), batch)];
   const was = setSmallDecodeThreshold(Infinity);
   try {
-    const ts = [outcome((b) => ser.fromBinary(b), input), outcome((b) => ser.decode(b), framed)];
+    const ts = reads();
     setSmallDecodeThreshold(0);
-    const core = [outcome((b) => ser.fromBinary(b), input), outcome((b) => ser.decode(b), framed)];
+    const core = reads();
     expect(ts).toEqual(core);
     return core[0];
   } finally {

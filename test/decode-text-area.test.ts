@@ -282,13 +282,21 @@ describe("without Buffer.prototype.latin1Slice (browsers)", () => {
       expect(v.get("r_string")).toEqual(init.rString);
       expect(v.get("m_string")).toEqual(new Map(Object.entries(init.mString)));
       expect(v.get("f_max_number")).toBe("end");
-      // A batch is always read by the core: one call for the text area of both frames.
+      // A batch of small frames is read by the TypeScript reader too: no call.
       const batch = s.encodeAll([v, v]);
       decode.mockClear();
       const all = s.decodeAll(batch);
-      expect(decode).toHaveBeenCalledTimes(1);
+      expect(decode).toHaveBeenCalledTimes(0);
       expect(all.map((x) => x.get("r_string"))).toEqual([init.rString, init.rString]);
       expect(all.map((x) => x.get("f_string"))).toEqual([init.fString, init.fString]);
+      // A batch with a frame of 256 bytes or more is read by the core: one call for the text
+      // area of all its frames, one for the long non-ASCII string.
+      const mixed = new Uint8Array([...batch.subarray(0, batch.length / 2), ...s.encode(s.fromBinary(encode({ ...init, rString: [...init.rString, wide(100)] })))]);
+      decode.mockClear();
+      const both = s.decodeAll(mixed);
+      expect(decode).toHaveBeenCalledTimes(2);
+      expect(both.map((x) => x.get("f_string"))).toEqual([init.fString, init.fString]);
+      expect(both[1]!.get("r_string")).toEqual([...init.rString, wide(100)]);
       // An ASCII string over 64 bytes in a small message: the TypeScript reader reads the input
       // as one string (one call) and cuts it, as with latin1Slice.
       decode.mockClear();

@@ -206,6 +206,69 @@ export class SmallDecoder {
     return accepted(DynamicMessage._fromDecodedAt(root.desc!, values, unknown, source.store, source.base, len), this.h);
   }
 
+  /**
+   * The DynamicMessages of the frames in `store[start .. end)` (length-prefixed bare messages of
+   * `root`, each under `below` bytes), or undefined when the WASM path must read them: a frame
+   * this reader gives up on, or one of `below` bytes or more, gives up the whole batch (the core's
+   * errors name frames by their place in it). `store` is the batch's source copy: each value keeps
+   * its frame's range of it, and bytes and unknown fields are cut from it. One text serves the
+   * batch's ASCII strings, as the tape's one text per window does.
+   */
+  frames(store: Uint8Array, start: number, end: number, root: ReadPlan, below: number): DynamicMessage[] | undefined {
+    if (this.buf !== EMPTY) throw reentrantDecode();
+    this.buf = store;
+    this.textAt = start;
+    this.textEnd = end;
+    this.cut = cutStore({ store, base: start });
+    this.cutAt = 0;
+    const desc = root.desc!;
+    const out: DynamicMessage[] = [];
+    try {
+      // The prefixes first (a few instructions a frame): a batch with a frame this reader does not
+      // take is handed over before any value is built.
+      let p = start;
+      while (p < end) {
+        let size = store[p]!;
+        let q = p + 1;
+        if (size >= 0x80) {
+          q = this.varint(p, end);
+          if (this.hi !== 0) return undefined;
+          size = this.lo;
+        }
+        if (size >= below || size > end - q) return undefined;
+        p = q + size;
+      }
+      p = start;
+      while (p < end) {
+        let size = store[p]!;
+        let q = p + 1;
+        if (size >= 0x80) {
+          q = this.varint(p, end);
+          if (this.hi !== 0) return undefined;
+          size = this.lo;
+        }
+        p = q + size;
+        if (size === 0) {
+          out.push(accepted(DynamicMessage._defaultOf(desc), 1));
+          continue;
+        }
+        const values = this.body(root, q, p, 0);
+        const unknown = this.unknown as UnknownField[] | undefined;
+        this.unknown = undefined;
+        out.push(accepted(DynamicMessage._fromDecodedAt(desc, values, unknown, store, q, size), this.h));
+      }
+      return out;
+    } catch (e) {
+      this.unknown = undefined;
+      if (e === GIVE_UP) return undefined;
+      throw e;
+    } finally {
+      this.buf = EMPTY;
+      this.text = undefined;
+      this.cut = undefined;
+    }
+  }
+
   /** The value of `input` as the builder makes it, or undefined when the WASM path must read it. */
   read(input: Uint8Array, root: ReadPlan): unknown {
     const values = this.top(input, 0, input.length, root);
