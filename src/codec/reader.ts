@@ -600,17 +600,17 @@ export class BoundDecoder implements LazySource {
   frames(input: Uint8Array): DynamicMessage[] {
     let source: SourceCopy | undefined;
     // Frames of small messages are read by the TypeScript reader as bare small messages are
-    // (without aliasing: it reads the batch's source copy). A batch with a frame over the
-    // threshold goes to the core before any value is built (the reader reads the prefixes
-    // first); one the reader gives up on midway (a merge, deep nesting, anything malformed) goes
-    // to the core's walk, which reads or refuses it, and the values built are dropped: at most
-    // one read more of such a batch. decodeAll of 1,000 bench.Small frames (91 B): 5,996,226 ->
-    // 5,344,874 instructions (valgrind, steady state), 1.02-1.03x faster (A/B, one process).
-    if (this.settings.aliasThreshold === 0 && small.below > 0) {
+    // (without aliasing: it reads the batch's source copy). Its prefixes are read first: a batch
+    // with a frame over the threshold, a prefix over the limit or a cut frame goes to the core
+    // before anything is copied or built. One the reader gives up on midway (a merge, deep
+    // nesting, anything malformed) goes to the core's walk, which reads or refuses it, and the
+    // values built are dropped: at most one read more of such a batch. decodeAll of 1,000
+    // bench.Small frames (91 B): 5,996,226 -> 5,344,874 instructions (valgrind, steady state),
+    // 1.02-1.03x faster (A/B, one process).
+    if (this.settings.aliasThreshold === 0 && SmallDecoder.takesFrames(input, Math.min(small.below, this.settings.maxMessageBytes + 1))) {
       smallDecode();
       source = new SourceCopy(input);
-      const below = Math.min(small.below, this.settings.maxMessageBytes + 1);
-      const values = this.small.frames(source.store, source.base, source.base + input.length, this.plan, below);
+      const values = this.small.frames(source.store, source.base, source.base + input.length, this.plan);
       if (values !== undefined) return values;
     }
     const tape = walkFrames(this.layout.typeOffset, input, this.settings);

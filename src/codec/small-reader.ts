@@ -207,14 +207,39 @@ export class SmallDecoder {
   }
 
   /**
-   * The DynamicMessages of the frames in `store[start .. end)` (length-prefixed bare messages of
-   * `root`, each under `below` bytes), or undefined when the WASM path must read them: a frame
-   * this reader gives up on, or one of `below` bytes or more, gives up the whole batch (the core's
-   * errors name frames by their place in it). `store` is the batch's source copy: each value keeps
-   * its frame's range of it, and bytes and unknown fields are cut from it. One text serves the
-   * batch's ASCII strings, as the tape's one text per window does.
+   * True when `input` is whole frames, each under `below` bytes (their prefixes only are read):
+   * the batches `frames` reads. Asked before the batch is copied, so that a batch the core
+   * refuses from a prefix (one that announces 2^40 bytes) is never copied.
    */
-  frames(store: Uint8Array, start: number, end: number, root: ReadPlan, below: number): DynamicMessage[] | undefined {
+  static takesFrames(input: Uint8Array, below: number): boolean {
+    const end = input.length;
+    let p = 0;
+    while (p < end) {
+      let size = 0;
+      let b: number;
+      let shift = 0;
+      do {
+        // A prefix of up to 4 bytes (sizes under 2^28): longer ones are never under `below`.
+        if (p >= end || shift > 21) return false;
+        b = input[p++]!;
+        size |= (b & 0x7f) << shift;
+        shift += 7;
+      } while (b >= 0x80);
+      if (size >= below || size > end - p) return false;
+      p += size;
+    }
+    return true;
+  }
+
+  /**
+   * The DynamicMessages of the frames in `store[start .. end)` (whole length-prefixed bare
+   * messages of `root`, as takesFrames found them), or undefined when the WASM path must read
+   * them: a frame this reader gives up on gives up the whole batch (the core's errors name frames
+   * by their place in it). `store` is the batch's source copy: each value keeps its frame's range
+   * of it, and bytes and unknown fields are cut from it. One text serves the batch's ASCII
+   * strings, as the tape's one text per window does.
+   */
+  frames(store: Uint8Array, start: number, end: number, root: ReadPlan): DynamicMessage[] | undefined {
     if (this.buf !== EMPTY) throw reentrantDecode();
     this.buf = store;
     this.textAt = start;
@@ -224,27 +249,12 @@ export class SmallDecoder {
     const desc = root.desc!;
     const out: DynamicMessage[] = [];
     try {
-      // The prefixes first (a few instructions a frame): a batch with a frame this reader does not
-      // take is handed over before any value is built.
       let p = start;
       while (p < end) {
         let size = store[p]!;
         let q = p + 1;
         if (size >= 0x80) {
           q = this.varint(p, end);
-          if (this.hi !== 0) return undefined;
-          size = this.lo;
-        }
-        if (size >= below || size > end - q) return undefined;
-        p = q + size;
-      }
-      p = start;
-      while (p < end) {
-        let size = store[p]!;
-        let q = p + 1;
-        if (size >= 0x80) {
-          q = this.varint(p, end);
-          if (this.hi !== 0) return undefined;
           size = this.lo;
         }
         p = q + size;
