@@ -240,43 +240,34 @@ export class SmallDecoder {
    * strings, as the tape's one text per window does.
    */
   frames(store: Uint8Array, start: number, end: number, root: ReadPlan): DynamicMessage[] | undefined {
-    if (this.buf !== EMPTY) throw reentrantDecode();
-    this.buf = store;
-    this.textAt = start;
-    this.textEnd = end;
     this.cut = cutStore({ store, base: start });
     this.cutAt = 0;
+    return this.top(store, start, end, root, true) as DynamicMessage[] | undefined;
+  }
+
+  /** The values of the frames in [p, end) of `buf` (the source copy), for `frames`. */
+  private framesIn(root: ReadPlan, p: number, end: number): DynamicMessage[] {
+    const store = this.buf;
     const desc = root.desc!;
     const out: DynamicMessage[] = [];
-    try {
-      let p = start;
-      while (p < end) {
-        let size = store[p]!;
-        let q = p + 1;
-        if (size >= 0x80) {
-          q = this.varint(p, end);
-          size = this.lo;
-        }
-        p = q + size;
-        if (size === 0) {
-          out.push(accepted(DynamicMessage._defaultOf(desc), 1));
-          continue;
-        }
-        const values = this.body(root, q, p, 0);
-        const unknown = this.unknown as UnknownField[] | undefined;
-        this.unknown = undefined;
-        out.push(accepted(DynamicMessage._fromDecodedAt(desc, values, unknown, store, q, size), this.h));
+    while (p < end) {
+      let size = store[p]!;
+      let q = p + 1;
+      if (size >= 0x80) {
+        q = this.varint(p, end);
+        size = this.lo;
       }
-      return out;
-    } catch (e) {
+      p = q + size;
+      if (size === 0) {
+        out.push(accepted(DynamicMessage._defaultOf(desc), 1));
+        continue;
+      }
+      const values = this.body(root, q, p, 0);
+      const unknown = this.unknown as UnknownField[] | undefined;
       this.unknown = undefined;
-      if (e === GIVE_UP) return undefined;
-      throw e;
-    } finally {
-      this.buf = EMPTY;
-      this.text = undefined;
-      this.cut = undefined;
+      out.push(accepted(DynamicMessage._fromDecodedAt(desc, values, unknown, store, q, size), this.h));
     }
+    return out;
   }
 
   /** The value of `input` as the builder makes it, or undefined when the WASM path must read it. */
@@ -288,8 +279,11 @@ export class SmallDecoder {
     return this.build.message(root, values, unknown, this.h);
   }
 
-  /** The root's values, or undefined on giving up; leaves its height and unknown fields in h and unknown. */
-  private top(buf: Uint8Array, start: number, end: number, root: ReadPlan): unknown[] | undefined {
+  /**
+   * The root's values (`frames`: the values of the frames in [start, end), framesIn), or undefined
+   * on giving up; leaves the root's height and unknown fields in h and unknown.
+   */
+  private top(buf: Uint8Array, start: number, end: number, root: ReadPlan, frames = false): unknown[] | undefined {
     // A read of this decoder in progress (code it ran, a setter on Array.prototype, decoded with
     // the same serializer): its state is this object's.
     if (this.buf !== EMPTY) throw reentrantDecode();
@@ -297,7 +291,7 @@ export class SmallDecoder {
     this.textAt = start;
     this.textEnd = end;
     try {
-      return this.body(root, start, end, 0);
+      return frames ? this.framesIn(root, start, end) : this.body(root, start, end, 0);
     } catch (e) {
       this.unknown = undefined;
       if (e === GIVE_UP) return undefined;
