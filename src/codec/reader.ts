@@ -18,7 +18,7 @@ import { L_NUMBER, L_STRING } from "../message/field-info.js";
 import type { UnknownField } from "../message/unknown-fields.js";
 import { newCases, newValues, NONE_SET, type Cases } from "../message/values.js";
 import { endTape, holdTape, smallDecode, views } from "../wasm/memory.js";
-import { resumeWalk, tapeText, validateFrames, validateMessage, walkFrames, walkMessage, type TapeResult } from "../wasm/ops.js";
+import { NATIVE_LATIN1, resumeWalk, tapeText, validateFrames, validateMessage, walkFrames, walkMessage, type TapeResult } from "../wasm/ops.js";
 import {
   F_ASCII,
   FLAG_SHIFT,
@@ -607,7 +607,11 @@ export class BoundDecoder implements LazySource {
     // values built are dropped: at most one read more of such a batch. decodeAll of 1,000
     // bench.Small frames (91 B): 5,996,226 -> 5,344,874 instructions (valgrind, steady state),
     // 1.02-1.03x faster (A/B, one process).
-    if (this.settings.aliasThreshold === 0 && SmallDecoder.takesFrames(input, Math.min(small.below, this.settings.maxMessageBytes + 1))) {
+    // Only where the batch's text is one native latin1Slice: without it (browsers, Deno) the
+    // reader builds each short string in JavaScript, and Chromium's decodeAll of the frames batch
+    // read 0.88x protobufjs that way (npm run bench:runtimes; 1.10x through the core at the
+    // previous version, on another machine).
+    if (NATIVE_LATIN1 && this.settings.aliasThreshold === 0 && SmallDecoder.takesFrames(input, Math.min(small.below, this.settings.maxMessageBytes + 1))) {
       smallDecode();
       source = new SourceCopy(input);
       const values = this.small.frames(source.store, source.base, source.base + input.length, this.plan);
