@@ -597,7 +597,8 @@ export class BoundDecoder implements LazySource {
     }
   }
 
-  frames(input: Uint8Array): DynamicMessage[] {
+  frames(given: Uint8Array): DynamicMessage[] {
+    let input = given;
     let source: SourceCopy | undefined;
     // Frames of small messages are read by the TypeScript reader as bare small messages are
     // (without aliasing: it reads the batch's source copy). Its prefixes are read first: a batch
@@ -607,15 +608,19 @@ export class BoundDecoder implements LazySource {
     // values built are dropped: at most one read more of such a batch. decodeAll of 1,000
     // bench.Small frames (91 B): 5,996,226 -> 5,344,874 instructions (valgrind, steady state),
     // 1.02-1.03x faster (A/B, one process).
-    // Only where the batch's text is one native latin1Slice: without it (browsers, Deno) the
-    // reader builds each short string in JavaScript, and Chromium's decodeAll of the frames batch
-    // read 0.88x protobufjs that way (npm run bench:runtimes; 1.10x through the core at the
+    // Only where the batch's text (one per 64 KiB of frames) is a native latin1Slice: without it
+    // (browsers, Deno) the reader builds each short string in JavaScript, and Chromium's decodeAll
+    // of the frames batch read 0.88x protobufjs that way (npm run bench:runtimes; 1.10x through the core at the
     // previous version, on another machine).
     if (NATIVE_LATIN1 && this.settings.aliasThreshold === 0 && SmallDecoder.takesFrames(input, Math.min(small.below, this.settings.maxMessageBytes + 1))) {
       smallDecode();
       source = new SourceCopy(input);
       const values = this.small.frames(source.store, source.base, source.base + input.length, this.plan);
       if (values !== undefined) return values;
+      // The core reads the copy the values keep, not the caller's array: code the reader ran (an
+      // index setter on Array.prototype) may have written to that array since it was copied, and
+      // the core's values then relayed bytes it never read (their source copy held the old ones).
+      input = source.store.subarray(source.base, source.base + input.length);
     }
     const tape = walkFrames(this.layout.typeOffset, input, this.settings);
     const dec = this.dec;

@@ -133,6 +133,13 @@ const MAX_LEVELS = 64;
 
 const TWO32 = 4294967296;
 
+// A batch's ASCII strings are substrings of one text per this many bytes of its frames, as the
+// core's are of one text per 64 KiB text area (src/wasm/ops.ts): V8 makes a substring of 13
+// characters or more a slice that keeps its whole text alive, and with one text of the whole
+// batch one kept 40-character id of a 450 KB batch of 10,000 frames held all 450 KB (64 KiB
+// through the core; test/adversarial/decode-batch-paths.test.ts).
+const TEXT_WINDOW = 64 * 1024;
+
 // Fixed-width floats are read through this scratch in little-endian order, whatever the host's.
 const scratch = new DataView(new ArrayBuffer(8));
 
@@ -170,7 +177,10 @@ export class SmallDecoder {
   /** Height and unknown fields of the last message body read. */
   private h = 1;
   private unknown: unknown[] | undefined = undefined;
-  /** The read's bytes, `buf[textAt .. textEnd)`, as one char per byte, made for its first ASCII string. */
+  /**
+   * The read's bytes, `buf[textAt .. textEnd)`, as one char per byte, made for its first ASCII
+   * string (a batch's: of the frames in TEXT_WINDOW bytes at a time, framesIn).
+   */
   private text: string | undefined = undefined;
   private textAt = 0;
   private textEnd = 0;
@@ -194,10 +204,10 @@ export class SmallDecoder {
    * `source.base`), never with aliasing on: aliased bytes are views of `buf`.
    */
   decode(buf: Uint8Array, start: number, len: number, root: ReadPlan, source: SourceRef): DynamicMessage | undefined {
-    this.cut = cutStore(source);
-    // pieceOf cuts at cutAt + a position in buf.
-    this.cutAt = source.base - start;
-    const values = this.top(buf, start, start + len, root);
+    // pieceOf cuts at cutAt + a position in buf. Set by top, after its check for a read in
+    // progress: set here, a decode that code run by a read made (and that top refused) moved the
+    // read's cuts to its own copy, and the read cut its bytes fields from another input's memory.
+    const values = this.top(buf, start, start + len, root, false, cutStore(source), source.base - start);
     if (values === undefined) return undefined;
     const unknown = this.unknown as UnknownField[] | undefined;
     this.unknown = undefined;
@@ -236,13 +246,11 @@ export class SmallDecoder {
    * messages of `root`, as takesFrames found them), or undefined when the WASM path must read
    * them: a frame this reader gives up on gives up the whole batch (the core's errors name frames
    * by their place in it). `store` is the batch's source copy: each value keeps its frame's range
-   * of it, and bytes and unknown fields are cut from it. One text serves the batch's ASCII
-   * strings, as the tape's one text per window does.
+   * of it, and bytes and unknown fields are cut from it. One text per 64 KiB of frames
+   * serves the batch's ASCII strings, as the tape's one text per window does (TEXT_WINDOW).
    */
   frames(store: Uint8Array, start: number, end: number, root: ReadPlan): DynamicMessage[] | undefined {
-    this.cut = cutStore({ store, base: start });
-    this.cutAt = 0;
-    return this.top(store, start, end, root, true) as DynamicMessage[] | undefined;
+    return this.top(store, start, end, root, true, cutStore({ store, base: start }), 0) as DynamicMessage[] | undefined;
   }
 
   /** The values of the frames in [p, end) of `buf` (the source copy), for `frames`. */
@@ -258,6 +266,12 @@ export class SmallDecoder {
         size = this.lo;
       }
       p = q + size;
+      if (p > this.textEnd) {
+        // The next window of text starts at this frame (and holds all of it).
+        this.text = undefined;
+        this.textAt = q;
+        this.textEnd = Math.min(end, Math.max(p, q + TEXT_WINDOW));
+      }
       if (size === 0) {
         out.push(accepted(DynamicMessage._defaultOf(desc), 1));
         continue;
@@ -281,15 +295,20 @@ export class SmallDecoder {
 
   /**
    * The root's values (`frames`: the values of the frames in [start, end), framesIn), or undefined
-   * on giving up; leaves the root's height and unknown fields in h and unknown.
+   * on giving up; leaves the root's height and unknown fields in h and unknown. `cut` and `cutAt`
+   * are where bytes and unknown fields are cut from (pieceOf's; `read` keeps none).
    */
-  private top(buf: Uint8Array, start: number, end: number, root: ReadPlan, frames = false): unknown[] | undefined {
+  private top(
+    buf: Uint8Array, start: number, end: number, root: ReadPlan, frames = false, cut: Uint8Array | undefined = undefined, cutAt = 0,
+  ): unknown[] | undefined {
     // A read of this decoder in progress (code it ran, a setter on Array.prototype, decoded with
-    // the same serializer): its state is this object's.
+    // the same serializer): its state is this object's, none of it changed before this check.
     if (this.buf !== EMPTY) throw reentrantDecode();
     this.buf = buf;
+    this.cut = cut;
+    this.cutAt = cutAt;
     this.textAt = start;
-    this.textEnd = end;
+    this.textEnd = frames ? Math.min(end, start + TEXT_WINDOW) : end;
     try {
       return frames ? this.framesIn(root, start, end) : this.body(root, start, end, 0);
     } catch (e) {
