@@ -37,6 +37,7 @@ import { build, fieldByName, storedField, storedMessage } from "./create.js";
 import { messagesEqual } from "./equals.js";
 import { K_ENUM, K_LIST, K_MAP, K_MESSAGE, messageInfo, type FieldInfo, type MessageInfo } from "./field-info.js";
 import { plainToJson } from "../json/to-json.js";
+import { readOnlyMap, readOnlyValue } from "./read-only.js";
 import type { JsonValue } from "../json/options.js";
 import { jsonSafe, toPlainObject } from "./to-object.js";
 import {
@@ -56,7 +57,7 @@ import { copyBytes } from "../bytes.js";
 export type DynamicInit = Readonly<Record<string, unknown>>;
 
 const EMPTY_LIST: readonly unknown[] = Object.freeze([]);
-const EMPTY_MAP: ReadonlyMap<unknown, unknown> = new Map();
+const EMPTY_MAP: ReadonlyMap<unknown, unknown> = readOnlyMap(new Map());
 const defaults = new WeakMap<DescMessage, DynamicMessage>();
 
 function checkDesc(desc: unknown, api: string): DescMessage {
@@ -326,7 +327,7 @@ export class DynamicMessage {
   get(name: string): unknown {
     const fi = fieldByName(messageInfo(this.descriptor), name);
     const v = this._values[fi.index];
-    return v === undefined ? defaultOf(fi) : v;
+    return v === undefined ? defaultOf(fi) : fi.kind >= K_LIST ? readOnlyValue(v) : v;
   }
 
   /**
@@ -341,7 +342,7 @@ export class DynamicMessage {
   getField(field: DescField): unknown {
     const fi = this.fieldInfo(field, "getField");
     const v = this._values[fi.index];
-    return v === undefined ? defaultOf(fi) : v;
+    return v === undefined ? defaultOf(fi) : fi.kind >= K_LIST ? readOnlyValue(v) : v;
   }
 
   /** Presence of a field of this value's own descriptor instance (see `has`). */
@@ -380,7 +381,7 @@ export class DynamicMessage {
     let x = this.extra;
     if (x === undefined) this.extra = x = new Extra(undefined, 0, 0, undefined);
     let m = x.lazyOrMap as UnknownFieldMap | undefined;
-    if (m === undefined) x.lazyOrMap = m = unknownFieldMap(u);
+    if (m === undefined) x.lazyOrMap = m = readOnlyMap(unknownFieldMap(u) as Map<number, readonly Uint8Array[]>);
     return m;
   }
 

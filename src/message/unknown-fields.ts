@@ -2,6 +2,7 @@
 // that decode → encode relays them byte for byte (docs/design.md §7, §8.1).
 import { bytesEqual, bytesValue, isBytes } from "../bytes.js";
 import { sourceDetached } from "../errors.js";
+import { readOnlyMap } from "./read-only.js";
 
 /**
  * One occurrence of an unknown field: its field number and the complete encoded field (the tag
@@ -54,7 +55,7 @@ export function unknownLength(u: UnknownField): number {
 export type UnknownFieldMap = ReadonlyMap<number, readonly Uint8Array[]>;
 
 export const EMPTY_UNKNOWN: readonly UnknownField[] = Object.freeze([]);
-const EMPTY_MAP: UnknownFieldMap = new Map();
+const EMPTY_MAP: UnknownFieldMap = readOnlyMap(new Map());
 
 export function unknownFieldMap(list: readonly UnknownField[]): UnknownFieldMap {
   if (list.length === 0) return EMPTY_MAP;
