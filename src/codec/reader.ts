@@ -529,7 +529,7 @@ export class BoundDecoder implements LazySource {
     // source copy the value keeps instead of the input: the input is read once, by the copy, and
     // neither its class (readable's checks: ~16 ns a call, ~4% of a small decode) nor whether it
     // is shared memory (a native call to ask) matters.
-    if (!lazily && alias === 0 && readsSmall(len, this.settings)) return this.readCopy(new SourceCopy(given, len), len);
+    if (!lazily && alias === 0 && readsSmall(len, this.settings)) return this.smallCopy(new SourceCopy(given, len), len);
     const input = readable(given);
     if (lazily) {
       const height = validateMessage(this.layout.typeOffset, input, this.settings);
@@ -565,12 +565,16 @@ export class BoundDecoder implements LazySource {
    * that the value keeps (never the caller's, whose bytes fields aliasing makes views of).
    */
   private readCopy(source: SourceRef, len: number): DynamicMessage {
+    if (readsSmall(len, this.settings)) return this.smallCopy(source, len);
+    return this.core(source.store.subarray(source.base, source.base + len), source);
+  }
+
+  /** readCopy for a size `readsSmall` took: the TypeScript reader, then the core if it gives up. */
+  private smallCopy(source: SourceRef, len: number): DynamicMessage {
     const { store, base } = source;
-    if (readsSmall(len, this.settings)) {
-      smallDecode();
-      const value = this.small.decode(store, base, len, this.plan, source);
-      if (value !== undefined) return value;
-    }
+    smallDecode();
+    const value = this.small.decode(store, base, len, this.plan, source);
+    if (value !== undefined) return value;
     return this.core(store.subarray(base, base + len), source);
   }
 
