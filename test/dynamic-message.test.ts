@@ -225,7 +225,9 @@ describe("builder snapshots", () => {
     const b = new Uint8Array([0xa8, 0x1f, 0x02]);
     const m = DynamicMessage.newBuilder(Leaf).setUnknownFields(new Map([[501, [a, b]]])).build();
     expect(m.unknownFields.get(501)).toEqual([a, b]);
-    expect(m.unknownFields.get(501)![0]).toBe(a);
+    // Copies, not the caller's arrays: a value written once writes its occurrences again unchecked
+    // (test/value-mutation-paths.test.ts).
+    expect(m.unknownFields.get(501)![0]).not.toBe(a);
   });
 });
 

@@ -772,7 +772,9 @@ export class GeneratedWriter extends FieldWriter {
   /** Clears what a failed walk left: open frames and values unread (a finished one cleared all). */
   private clearWalk(): void {
     if (this.dirty) {
-      for (const vals of this.inlineVals) vals.fill(undefined);
+      // By level, made as levels were first reached: a level reached only below one that never
+      // buffered (its keys read in order) is a hole, which `for…of` gives as undefined.
+      for (const vals of this.inlineVals) if (vals !== undefined) vals.fill(undefined);
       this.dirty = false;
     }
     for (let i = 0; i < this.sp; i++) {

@@ -107,7 +107,7 @@ export function build(desc: DescMessage, init: Readonly<Record<string, unknown>>
       }
       continue;
     }
-    const value = DynamicMessage._fromDecoded(t.desc, t.values, EMPTY_UNKNOWN, undefined);
+    const value = acceptBuilt(DynamicMessage._fromDecoded(t.desc, t.values, EMPTY_UNKNOWN, undefined), t.info);
     stack.pop();
     if (open !== undefined) {
       open.delete(t.init);
@@ -116,6 +116,52 @@ export function build(desc: DescMessage, init: Readonly<Record<string, unknown>>
     if (stack.length === 0) return value;
     done = value;
   }
+}
+
+/**
+ * Marks `m`, a value create or a builder just made (every field checked), as accepted for its own
+ * descriptor when a write of it by a serializer of that descriptor would check nothing more: it
+ * holds no unknown fields, and every message below it is a value of this copy bound to its
+ * field's declared type and accepted so itself. Its height is the one the writer computes (1 with
+ * no nested message; a map entry is a level). A first write then takes the trusted path (writer.ts,
+ * trustedFields) instead of a frame per message: a fresh value is what most writes write.
+ */
+export function acceptBuilt(m: DynamicMessage, info: MessageInfo): DynamicMessage {
+  if (m._unknown.length > 0) return m;
+  const values = m._values;
+  const nested = info.levelFields;
+  let h = 1;
+  for (let i = 0; i < nested.length; i++) {
+    const fi = nested[i]!;
+    const v = values[fi.index];
+    if (v === undefined) continue;
+    if (fi.elemKind !== K_MESSAGE) {
+      // A map of scalars: its entries are a level.
+      if (h < 2) h = 2;
+      continue;
+    }
+    const declared = fi.field.message!;
+    const up = fi.kind === K_MAP ? 2 : 1;
+    if (fi.kind === K_MESSAGE) {
+      const c = heightIfAccepted(v, declared);
+      if (c < 0) return m;
+      if (c + up > h) h = c + up;
+    } else {
+      for (const x of fi.kind === K_LIST ? (v as readonly unknown[]) : (v as ReadonlyMap<unknown, unknown>).values()) {
+        const c = heightIfAccepted(x, declared);
+        if (c < 0) return m;
+        if (c + up > h) h = c + up;
+      }
+    }
+  }
+  m._okFor = m.descriptor;
+  m._height = h;
+  return m;
+}
+
+/** The height of `v` when it is this copy's value of `declared` accepted for it, else -1. */
+function heightIfAccepted(v: unknown, declared: DescMessage): number {
+  return v instanceof DynamicMessage && v.descriptor === declared && v._okFor === declared && v._height > 0 ? v._height : -1;
 }
 
 /** Init objects this deep are checked for cycles (see build). */
@@ -220,7 +266,12 @@ export function storedField(fi: FieldInfo, v: unknown): unknown {
   if (fi.kind === K_LIST) {
     const input = listInput(fi, v);
     if (input.length === 0) return undefined;
-    return input.map((e, i) => storedMessage(`field ${fi.label}[${i}]`, fi, e));
+    // A list of its own, not input.map's: an Array subclass's `map` may return an array the
+    // caller keeps (and build() copies with the list's own `slice`), which it could change later.
+    const n = input.length;
+    const out: DynamicMessage[] = [];
+    for (let i = 0; i < n; i++) out.push(storedMessage(`field ${fi.label}[${i}]`, fi, input[i]));
+    return out;
   }
   const out = new Map<unknown, unknown>();
   for (const [k, e] of mapInput(fi, v)) out.set(k, storedMessage(`field ${fi.label}${keySegment(k)}`, fi, e));

@@ -33,7 +33,7 @@
 import { MESSAGE_BRAND, hasBrand } from "../brand.js";
 import type { DescField, DescMessage } from "@bufbuild/protobuf";
 import { coerceElement, coerceMapKey, describeValue, isPlainObject, scalarZero } from "./coerce.js";
-import { build, fieldByName, storedField, storedMessage } from "./create.js";
+import { acceptBuilt, build, fieldByName, storedField, storedMessage } from "./create.js";
 import { messagesEqual } from "./equals.js";
 import { K_ENUM, K_LIST, K_MAP, K_MESSAGE, messageInfo, type FieldInfo, type MessageInfo } from "./field-info.js";
 import { plainToJson } from "../json/to-json.js";
@@ -381,7 +381,7 @@ export class DynamicMessage {
     let x = this.extra;
     if (x === undefined) this.extra = x = new Extra(undefined, 0, 0, undefined);
     let m = x.lazyOrMap as UnknownFieldMap | undefined;
-    if (m === undefined) x.lazyOrMap = m = readOnlyMap(unknownFieldMap(u) as Map<number, readonly Uint8Array[]>);
+    if (m === undefined) x.lazyOrMap = m = readOnlyMap(unknownFieldMap(u, true) as Map<number, readonly Uint8Array[]>);
     return m;
   }
 
@@ -526,7 +526,7 @@ export class DynamicMessageBuilder {
       if (x === undefined) continue;
       v[i] = Array.isArray(x) ? x.slice() : new Map(x as Map<unknown, unknown>);
     }
-    return DynamicMessage._fromDecoded(this.descriptor, v, this.unknown, undefined);
+    return acceptBuilt(DynamicMessage._fromDecoded(this.descriptor, v, this.unknown, undefined), this.info);
   }
 }
 

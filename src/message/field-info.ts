@@ -64,6 +64,8 @@ export interface MessageInfo {
    */
   readonly lastKeys: string[];
   readonly lastFields: FieldInfo[];
+  /** The fields that make a level below the message: messages (singular, list, map values) and maps. */
+  readonly levelFields: readonly FieldInfo[];
 }
 
 const infos = new WeakMap<DescMessage, MessageInfo>();
@@ -123,6 +125,7 @@ export function messageInfo(desc: DescMessage): MessageInfo {
     byName: new Map(fields.map((fi) => [fi.name, fi])),
     byField,
     oneofs,
+    levelFields: fields.filter((fi) => fi.kind === K_MAP || fi.elemKind === K_MESSAGE),
     oneofByName: new Map(oneofs.map((o, i) => [o.name, i])),
     lastKeys: [],
     lastFields: [],

@@ -6,7 +6,10 @@
 // what `get` returns refuses writes: arrays are frozen, and a Map (which has no frozen form: its
 // entries are not properties) gets own `set`, `delete` and `clear` that throw. Done as they are
 // handed out, not when values are built: a decode builds arrays nobody may ask for, and freezing
-// an array of doubles boxes its elements.
+// an array of doubles boxes its elements. Own methods do not stop `Map.prototype.set.call(map,
+// …)`, so a map field's Map is handed out as a copy (made once per Map, then the same one): a
+// string key put into an int32 map that way made the next write throw Node's ERR_INVALID_ARG_TYPE,
+// and an entry deleted from a map of messages vanished from the bytes but not from equals.
 
 function refuse(name: string): () => never {
   return () => {
@@ -31,9 +34,16 @@ export function readOnlyMap<K, V>(m: Map<K, V>): ReadonlyMap<K, V> {
   return m;
 }
 
+/** The read-only copies handed out, by the value's own Map. */
+const handedOut = new WeakMap<Map<unknown, unknown>, ReadonlyMap<unknown, unknown>>();
+
 /** A repeated or map field's value as `get` hands it out (see the file comment). */
 export function readOnlyValue(v: unknown): unknown {
-  if (v instanceof Map) return readOnlyMap(v);
+  if (v instanceof Map) {
+    let out = handedOut.get(v);
+    if (out === undefined) handedOut.set(v, (out = readOnlyMap(new Map(v))));
+    return out;
+  }
   if (Array.isArray(v) && !Object.isFrozen(v)) Object.freeze(v);
   return v;
 }

@@ -57,13 +57,21 @@ export type UnknownFieldMap = ReadonlyMap<number, readonly Uint8Array[]>;
 export const EMPTY_UNKNOWN: readonly UnknownField[] = Object.freeze([]);
 const EMPTY_MAP: UnknownFieldMap = readOnlyMap(new Map());
 
-export function unknownFieldMap(list: readonly UnknownField[]): UnknownFieldMap {
+/**
+ * Field number → occurrences. `copies`: each occurrence a copy of its own, for handing out
+ * (`unknownFields`): the stored bytes are the value's state, which a value written once is written
+ * again from unchecked (a decoded one's are a view of its source bytes, which a relay copies), so
+ * an occurrence rewritten through what was handed out was written as it was (a length past the
+ * end, a declared field's tag).
+ */
+export function unknownFieldMap(list: readonly UnknownField[], copies = false): UnknownFieldMap {
   if (list.length === 0) return EMPTY_MAP;
   const m = new Map<number, Uint8Array[]>();
   for (const u of list) {
+    const d = copies ? new Uint8Array(u.data) : u.data;
     const arr = m.get(u.number);
-    if (arr === undefined) m.set(u.number, [u.data]);
-    else arr.push(u.data);
+    if (arr === undefined) m.set(u.number, [d]);
+    else arr.push(d);
   }
   for (const arr of m.values()) Object.freeze(arr);
   return m;
@@ -71,7 +79,7 @@ export function unknownFieldMap(list: readonly UnknownField[]): UnknownFieldMap 
 
 /**
  * Reads application input for `setUnknownFields`: a `Map` or an iterable of
- * `[number, Uint8Array[]]` entries. Wire well-formedness is checked when the value is written,
+ * `[number, Uint8Array[]]` entries, each occurrence copied. Wire well-formedness is checked when the value is written,
  * against the paired declaration (a CodecError there, not here).
  */
 export function unknownFieldsFrom(input: unknown, typeName: string): readonly UnknownField[] {
@@ -91,7 +99,8 @@ export function unknownFieldsFrom(input: unknown, typeName: string): readonly Un
     if (!Array.isArray(occ)) throw new TypeError(`${where} expect an array of Uint8Array for field ${num}`);
     for (const d of occ) {
       if (!isBytes(d)) throw new TypeError(`${where} expect an array of Uint8Array for field ${num}`);
-      out.push({ number: num, data: bytesValue(d) });
+      // A copy: the caller's array stays the caller's (see unknownFieldMap).
+      out.push({ number: num, data: new Uint8Array(bytesValue(d)) });
     }
   }
   return Object.freeze(out);
