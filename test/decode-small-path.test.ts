@@ -21,6 +21,7 @@ import { messageArb } from "./support/arbitrary-message.js";
 import { schemaArb } from "./support/arbitrary-schema.js";
 import { check, trickyStrings } from "./support/property.js";
 import { rng, scramble } from "./support/wire-scramble.js";
+import { scalarShape } from "./support/differential.js";
 
 const shipped = setSmallDecodeThreshold(0);
 setSmallDecodeThreshold(shipped);
@@ -60,16 +61,7 @@ function shape(v: unknown, input: Uint8Array): unknown {
     const aliased = v.buffer === input.buffer ? `alias@${v.byteOffset - input.byteOffset}` : "copy";
     return [v.constructor.name, hex(v), aliased];
   }
-  switch (typeof v) {
-    case "bigint":
-      return `${v}n`;
-    case "number":
-      return Object.is(v, -0) ? "-0" : Number.isNaN(v) ? "NaN" : v;
-    case "string":
-      return JSON.stringify(v);
-    default:
-      return v;
-  }
+  return scalarShape(v);
 }
 
 /** What reading `input` gives: the value's shape, or the CodecError. */

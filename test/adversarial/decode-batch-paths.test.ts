@@ -30,6 +30,7 @@ import { rng, scramble } from "../support/wire-scramble.js";
 import { compileProtoText } from "../support/buf.js";
 import { retainedBy } from "../support/heap.js";
 import { ld, pbjsType, tag, varint } from "./support.js";
+import { scalarShape } from "../support/differential.js";
 
 const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.length).toString("hex");
 const frame = (body: ArrayLike<number>): number[] => [...varint(body.length), ...Array.from(body)];
@@ -58,16 +59,7 @@ function shape(v: unknown): unknown {
   if (v instanceof Map) return ["Map", [...v].map(([k, x]) => [shape(k), shape(x)])];
   if (Array.isArray(v)) return ["Array", v.map(shape)];
   if (v instanceof Uint8Array) return [v.constructor.name, hex(v)];
-  switch (typeof v) {
-    case "bigint":
-      return `${v}n`;
-    case "number":
-      return Object.is(v, -0) ? "-0" : Number.isNaN(v) ? "NaN" : v;
-    case "string":
-      return JSON.stringify(v);
-    default:
-      return v;
-  }
+  return scalarShape(v);
 }
 
 const failure = (e: unknown): string => {

@@ -190,3 +190,17 @@ export function padWithUnknown(desc: DescMessage, bytes: Uint8Array, options: { 
 export function own(bytes: Uint8Array): Uint8Array {
   return new Uint8Array(bytes);
 }
+
+/** A scalar as the path-comparison tests print it: bigint with n, -0 and NaN by name, strings quoted. */
+export function scalarShape(v: unknown): unknown {
+  switch (typeof v) {
+    case "bigint":
+      return `${v}n`;
+    case "number":
+      return Object.is(v, -0) ? "-0" : Number.isNaN(v) ? "NaN" : v;
+    case "string":
+      return JSON.stringify(v);
+    default:
+      return v;
+  }
+}
