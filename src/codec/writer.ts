@@ -267,8 +267,9 @@ class Writer extends FieldWriter implements Failer {
       }
     }
     // A trusted subtree of the paired type itself, low enough for the JS stack, is written by
-    // recursion (trustedFields): a frame per message (push, the step loop's return and resume,
-    // close) was ~430 of the span batch's ~2,230 instructions per message (valgrind).
+    // recursion (trustedFields): with a frame per message (push, the step loop's return and
+    // resume, close) the span batch's encode took 1,972,628 instructions, by recursion 1,316,619
+    // (889 messages; protobufjs reflection 1,604,498; valgrind).
     if (trusted && mode === WRITE && m.descriptor === paired && m._height <= RECURSE_HEIGHT && this.noFastAt < 0) {
       const at = this.pos;
       let lenAt = -1;
