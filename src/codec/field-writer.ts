@@ -478,6 +478,21 @@ export class FieldWriter extends WireWriter {
     else for (let i = 0; i < keys.length; i++) this.scalarEntry(p, keys[i], m.get(keys[i]));
   }
 
+  /**
+   * The head of a map entry whose value is a message, for key `k` of map field `p`: the field's
+   * tag, the entry's reserved length byte, the key and the value's tag. Returns the reserved
+   * byte's position, or with `slot` its openLen slot (closeLenLater's).
+   */
+  protected messageEntryHead(p: FieldPlan, k: unknown, slot: boolean): number {
+    this.ensure(9 + p.tagSize + this.boundOf(p.mapKey, k));
+    this.varint32(p.tag);
+    const at = slot ? this.openLen() : this.pos++;
+    this.varint32(p.keyTag);
+    this.scalar(p.mapKey, k);
+    this.varint32(p.valueTag);
+    return at;
+  }
+
   private scalarEntry(p: FieldPlan, k: unknown, e: unknown): void {
     this.ensure(7 + p.tagSize + this.boundOf(p.mapKey, k) + this.boundOf(p.scalar, e));
     this.varint32(p.tag);

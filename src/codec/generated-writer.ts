@@ -1263,13 +1263,7 @@ export class GeneratedWriter extends FieldWriter {
     } else {
       const entries = this.entries(g, v);
       for (let j = 0; j < entries.length; j++) {
-        const key = entries[j]![0];
-        this.ensure(9 + p.tagSize + this.boundOf(p.mapKey, key));
-        this.varint32(p.tag);
-        const ek = this.openLen();
-        this.varint32(p.keyTag);
-        this.scalar(p.mapKey, key);
-        this.varint32(p.valueTag);
+        const ek = this.messageEntryHead(p, entries[j]![0], true);
         extra += this.inline(entries[j]![1], child, depth + 2, true, ek, level + 1);
       }
     }
@@ -1289,15 +1283,7 @@ export class GeneratedWriter extends FieldWriter {
       const v = g.mode === M_STRUCT ? struct(items[j], f.depth + (keys === undefined ? 1 : 2), this.c.maxDepth) : items[j];
       let entryK = -1;
       if (keys === undefined) this.tag(p);
-      else {
-        const k = keys[j];
-        this.ensure(9 + p.tagSize + this.boundOf(p.mapKey, k));
-        this.varint32(p.tag);
-        entryK = this.openLen();
-        this.varint32(p.keyTag);
-        this.scalar(p.mapKey, k);
-        this.varint32(p.valueTag);
-      }
+      else entryK = this.messageEntryHead(p, keys[j], true);
       const depth = f.depth + (keys === undefined ? 1 : 2);
       if (child.inline) {
         f.extra += this.inline(v, child, depth, true, entryK, 0);

@@ -614,8 +614,8 @@ export class BoundDecoder implements LazySource {
     // 1.02-1.03x faster (A/B, one process).
     // Only where the batch's text (one per 64 KiB of frames) is a native latin1Slice: without it
     // (browsers, Deno) the reader builds each short string in JavaScript, and Chromium's decodeAll
-    // of the frames batch read 0.88x protobufjs that way (npm run bench:runtimes; 1.10x through the core at the
-    // previous version, on another machine).
+    // of the frames batch read 0.88x protobufjs that way (npm run bench:runtimes; 1.10x through
+    // the core at the previous version, on another machine).
     if (NATIVE_LATIN1 && this.settings.aliasThreshold === 0 && SmallDecoder.takesFrames(input, Math.min(small.below, this.settings.maxMessageBytes + 1))) {
       smallDecode();
       source = new SourceCopy(input);

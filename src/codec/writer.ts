@@ -23,7 +23,7 @@ import { initValues, NEEDS_CREATE, prototypePolluted } from "../message/create.j
 import { DynamicMessage, isDynamicMessage } from "../message/dynamic-message.js";
 import { EMPTY_UNKNOWN, StoredUnknown, unknownLength, type UnknownField } from "../message/unknown-fields.js";
 import { setPositions } from "../message/values.js";
-import { K_ENUM, K_LIST, K_MAP, K_MESSAGE } from "../message/field-info.js";
+import { K_ENUM, K_LIST, K_MAP, K_MESSAGE, levels } from "../message/field-info.js";
 import { Acceptance, type Acceptor, type Failer, type PayloadRuleCheck } from "./acceptance.js";
 import { writeArena } from "./arena.js";
 import { copy, FieldWriter, SizeOverflow } from "./field-writer.js";
@@ -96,10 +96,6 @@ class Frame {
   impure = false;
 }
 
-/** The levels a value under field `p` is below its parent: a map entry is one of its own. */
-function levels(p: FieldPlan): number {
-  return p.kind === K_MAP ? 2 : 1;
-}
 
 /**
  * The declaration a message value under field `p` of `plan` is paired with, given the paired
@@ -504,12 +500,7 @@ class Writer extends FieldWriter implements Failer {
         const keys = mapKeys(map, this.sorted);
         for (let j = 0; j < keys.length; j++) {
           const k = keys[j]!;
-          this.ensure(9 + p.tagSize + this.boundOf(p.mapKey, k));
-          this.varint32(p.tag);
-          const entryAt = this.pos++;
-          this.varint32(p.keyTag);
-          this.scalar(p.mapKey, k);
-          this.varint32(p.valueTag);
+          const entryAt = this.messageEntryHead(p, k, false);
           if (!this.trustedChild(map.get(k), p)) return false;
           this.closeLen(entryAt);
         }
@@ -600,15 +591,7 @@ class Writer extends FieldWriter implements Failer {
         for (let j = f.j; j < keys.length; ) {
           const k = keys[j]!;
           f.j = ++j;
-          let entryAt = -1;
-          if (write) {
-            this.ensure(9 + p.tagSize + this.boundOf(p.mapKey, k));
-            this.varint32(p.tag);
-            entryAt = this.pos++;
-            this.varint32(p.keyTag);
-            this.scalar(p.mapKey, k);
-            this.varint32(p.valueTag);
-          }
+          const entryAt = write ? this.messageEntryHead(p, k, false) : -1;
           if (this.enter(map.get(k)!, paired, p.message, f.depth + 2, p, k, entryAt, true)) {
             f.i = i;
             return true;

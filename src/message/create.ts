@@ -5,7 +5,7 @@
 import type { DescMessage } from "@bufbuild/protobuf";
 import { coerceValueField, describeValue, isPlainObject, listForWrite, listInput, mapInput, rooted } from "./coerce.js";
 import { DynamicMessage, isDynamicMessage } from "./dynamic-message.js";
-import { K_LIST, K_MAP, K_MESSAGE, messageInfo, type FieldInfo, type MessageInfo } from "./field-info.js";
+import { K_LIST, K_MAP, K_MESSAGE, levels, messageInfo, type FieldInfo, type MessageInfo } from "./field-info.js";
 import { EMPTY_UNKNOWN } from "./unknown-fields.js";
 import { newValues } from "./values.js";
 import { keySegment, quoted, shortPath } from "../descriptor/names.js";
@@ -141,7 +141,7 @@ export function acceptBuilt(m: DynamicMessage, info: MessageInfo): DynamicMessag
       continue;
     }
     const declared = fi.field.message!;
-    const up = fi.kind === K_MAP ? 2 : 1;
+    const up = levels(fi);
     if (fi.kind === K_MESSAGE) {
       const c = heightIfAccepted(v, declared);
       if (c < 0) return m;

@@ -68,6 +68,14 @@ export interface MessageInfo {
   readonly levelFields: readonly FieldInfo[];
 }
 
+/**
+ * The levels a message value under a field of `kind` is below its parent: a map entry is one of
+ * its own (the reader counts it). The writer's and acceptBuilt's heights both count so.
+ */
+export function levels(f: { readonly kind: number }): number {
+  return f.kind === K_MAP ? 2 : 1;
+}
+
 const infos = new WeakMap<DescMessage, MessageInfo>();
 
 function kindOf(k: string): number {
