@@ -4,7 +4,7 @@ import type { DescMessage } from "@bufbuild/protobuf";
 import { isBytes, isDetached, NOT_GENUINE_BYTES, readable, readableView, unshared } from "./bytes.js";
 import { FrameReader, readFramePrefix } from "./codec/frame-reader.js";
 import { FrameWriter } from "./codec/frame-writer.js";
-import { BoundDecoder } from "./codec/reader.js";
+import { BoundDecoder, RelayWatch } from "./codec/reader.js";
 import { failureKind, GeneratedMessageWriter, OUT_APP, OUT_CHECK } from "./codec/generated-writer.js";
 import { MessageWriter, type Acceptor } from "./codec/writer.js";
 import { validateFrameBytes, validateMessageBytes } from "./codec/validate.js";
@@ -50,6 +50,8 @@ export class ProtobufSerializer {
   #directWriter: GeneratedMessageWriter | undefined = undefined;
   readonly #root: DescMessage;
   #decoder: BoundDecoder | undefined;
+  /** What the writer tells the decoder: which bare messages it copies unread (reader.ts, WINDOW). */
+  readonly #watch = new RelayWatch();
   readonly #jsNumbers: boolean;
 
   /**
@@ -65,6 +67,7 @@ export class ProtobufSerializer {
       settings: type.settings,
       acceptor: evaluatorAcceptor(type.settings, jsNumbers),
       payloadRules: checkPayloadRules,
+      relays: this.#watch,
     });
   }
 
@@ -77,7 +80,7 @@ export class ProtobufSerializer {
 
   // Built on first decode: compiling the layout needs the WASM core, encoding does not.
   #dec(): BoundDecoder {
-    return (this.#decoder ??= new BoundDecoder(this.#root, this.type.settings));
+    return (this.#decoder ??= new BoundDecoder(this.#root, this.type.settings, this.#watch));
   }
 
   /**

@@ -43,6 +43,8 @@ export interface WriterOptions {
   readonly acceptor?: Acceptor;
   /** Payload rules for evaluated and foreign unpaired descriptors. */
   readonly payloadRules?: PayloadRuleCheck;
+  /** Told of each bare message or frame written as a copy of a decoded value (the serializer's RelayWatch). */
+  readonly relays?: { relayed(len: number): void };
 }
 
 /** A plain init object in place of a DynamicMessage (what DynamicMessage.create takes). */
@@ -681,10 +683,12 @@ export class MessageWriter extends WriteFront<Writer> {
   readonly settings: Settings;
   private readonly acceptance: Acceptance;
   private readonly config: WriteConfig;
+  private readonly relays: { relayed(len: number): void } | undefined;
 
   constructor(root: DescMessage, options: WriterOptions) {
     super();
     this.root = root;
+    this.relays = options.relays;
     this.settings = options.settings;
     this.acceptance = new Acceptance(options.acceptor, options.payloadRules);
     this.config = {
@@ -801,6 +805,7 @@ export class MessageWriter extends WriteFront<Writer> {
     if (isDynamicMessage(value)) {
       const n = this.relayable(value);
       if (n >= 0) {
+        this.relays?.relayed(n);
         const out = writeArena.alloc(n);
         value._copySrc(out, 0);
         return out;
@@ -814,6 +819,7 @@ export class MessageWriter extends WriteFront<Writer> {
     if (isDynamicMessage(value)) {
       const n = this.relayable(value);
       if (n >= 0) {
+        this.relays?.relayed(n);
         const k = varint32Size(n);
         const out = writeArena.alloc(k + n);
         let v = n;
