@@ -17,7 +17,9 @@
 // loop over an explicit stack; the encodings of single fields are in field-writer.ts.
 import type { DescMessage } from "@bufbuild/protobuf";
 import { CodecError, sourceDetached } from "../errors.js";
-import type { Settings } from "../settings.js";
+import { MAX_DEPTH_LIMIT, MAX_MESSAGE_BYTES_LIMIT, type Settings } from "../settings.js";
+import { validateMessage } from "../wasm/ops.js";
+import { layoutOf } from "./layout.js";
 import { at, describeValue, isPlainObject, rooted } from "../message/coerce.js";
 import { initValues, NEEDS_CREATE, prototypePolluted } from "../message/create.js";
 import { DynamicMessage, isDynamicMessage } from "../message/dynamic-message.js";
@@ -59,6 +61,14 @@ const SIZE = 1;
  * the frame loop, which needs no JS stack per level.
  */
 const RECURSE_HEIGHT = 32;
+
+/** Limits for measuring a value's source bytes (sourceHeight): the height, whatever it is. */
+const SOURCE_LIMITS = { maxMessageBytes: MAX_MESSAGE_BYTES_LIMIT, maxDepth: MAX_DEPTH_LIMIT };
+
+/** How deep `m`'s source bytes nest, as its reader counts it (the core's validating walk). */
+function sourceHeight(m: DynamicMessage): number {
+  return validateMessage(layoutOf(m.descriptor).typeOffset, m._src!, SOURCE_LIMITS);
+}
 
 /** One open message of a write. */
 class Frame {
@@ -255,6 +265,9 @@ class Writer extends FieldWriter implements Failer {
         throw new TypeError(`${via === undefined ? "value" : at(via.fi.where, key)} expects a DynamicMessage or a plain object for ${target}, got ${describeValue(m)}`);
       }
     }
+    // A value with source bytes is as high as those bytes nest (see DynamicMessage._hasSrc): a pool's
+    // lazily read body has no height recorded yet, so its bytes are measured once, before a relay.
+    if (m._height <= 0 && m._hasSrc) m._height = sourceHeight(m);
     const trusted = paired !== undefined && m._okFor === paired && m._height > 0 && depth - 1 + m._height <= c.maxDepth;
     if (trusted && !c.det) {
       const src = m._src;
@@ -298,7 +311,10 @@ class Writer extends FieldWriter implements Failer {
       f.impure = c.acceptance.admit(this, m, paired, declared);
       // A decoded value that needs checking is checked, then its source bytes are copied: a relay
       // keeps the bytes it read (unknown fields, field order) unless deterministic output is asked.
-      if (mode === WRITE && !c.det && m._src !== undefined) {
+      // Only when those bytes fit maxDepth too: they may nest deeper than the fields checked here
+      // (a oneof member or a map entry replaced by a later occurrence), and were copied as they
+      // were (a 7-deep member replaced by a string, written under maxDepth 3, was refused on read).
+      if (mode === WRITE && !c.det && m._hasSrc && depth - 1 + m._height <= c.maxDepth) {
         f.mode = SIZE;
         f.copySource = true;
       }
@@ -423,8 +439,12 @@ class Writer extends FieldWriter implements Failer {
       n = f.size;
       for (let i = 0; i < u.length; i++) n += unknownLength(u[i]!);
     }
+    // The height handed up and recorded: a value with source bytes keeps theirs when it is more
+    // (a later trusted write copies them; acceptBuilt builds parents' heights on it).
+    let h = f.h;
     if (!f.plain) {
-      m._height = f.h;
+      if (m._hasSrc && m._height > h) h = m._height;
+      m._height = h;
       if (!f.impure && f.paired !== undefined) m._okFor = f.paired;
     }
     this.sp--;
@@ -438,7 +458,7 @@ class Writer extends FieldWriter implements Failer {
     } else if (parent === undefined) {
       this.rootSize = n;
     }
-    if (parent !== undefined) this.raise(parent, f.h, f.via!, f.impure);
+    if (parent !== undefined) this.raise(parent, h, f.via!, f.impure);
     f.msg = undefined!;
     f.values = undefined!;
     f.keys = undefined;

@@ -57,7 +57,6 @@ import { copyBytes } from "../bytes.js";
 export type DynamicInit = Readonly<Record<string, unknown>>;
 
 const EMPTY_LIST: readonly unknown[] = Object.freeze([]);
-const EMPTY_MAP: ReadonlyMap<unknown, unknown> = readOnlyMap(new Map());
 const defaults = new WeakMap<DescMessage, DynamicMessage>();
 
 function checkDesc(desc: unknown, api: string): DescMessage {
@@ -73,7 +72,9 @@ function defaultOf(fi: FieldInfo): unknown {
     case K_LIST:
       return EMPTY_LIST;
     case K_MAP:
-      return EMPTY_MAP;
+      // One of its own per call: a Map's own refusing methods do not stop Map.prototype.set.call,
+      // and an entry put into one shared empty map showed in every value's unset map fields.
+      return readOnlyMap(new Map());
     case K_MESSAGE:
       return undefined;
     case K_ENUM:
@@ -197,6 +198,16 @@ export class DynamicMessage {
     // A detached store reads as empty (its subarray throws the engine's TypeError).
     if (x.store.length < x.off + x.len) throw sourceDetached(this.descriptor.typeName);
     return x.len;
+  }
+
+  /**
+   * @internal True when this value keeps its exact encoding (see _src). Its `_height` is then the
+   * nesting of those bytes as a reader counts it, which may exceed its fields' height: a later
+   * occurrence of a oneof member or of a map key replaced a deeper one on the wire.
+   */
+  get _hasSrc(): boolean {
+    const x = this.extra;
+    return x !== undefined && x.store !== undefined;
   }
 
   /** @internal Copies the encoding _srcLength measured to `out` at `at`. */

@@ -65,7 +65,8 @@ const EMPTY_MAP: UnknownFieldMap = readOnlyMap(new Map());
  * end, a declared field's tag).
  */
 export function unknownFieldMap(list: readonly UnknownField[], copies = false): UnknownFieldMap {
-  if (list.length === 0) return EMPTY_MAP;
+  // Handed out (`copies`), even an empty map is one of its own: see defaultOf in dynamic-message.ts.
+  if (list.length === 0 && !copies) return EMPTY_MAP;
   const m = new Map<number, Uint8Array[]>();
   for (const u of list) {
     const d = copies ? new Uint8Array(u.data) : u.data;
