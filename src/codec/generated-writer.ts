@@ -660,8 +660,11 @@ function sparseInit(range: PropsRange, codes: number[]): boolean {
 /** The code of property `k`, read at place `at` of an object of `plan`, remembered there for the next object. */
 function learn(plan: GPlan, at: number, k: string): number {
   const code = plan.codes.get(k) ?? P_UNDECLARED;
-  plan.seqKeys[at] = k;
+  // The code first, then the key that makes it used: a new index of either array runs an index
+  // setter on Array.prototype, and one that threw between the two left a key without its code
+  // (every later write of that key order then threw a raw TypeError).
   plan.seqCodes[at] = code;
+  plan.seqKeys[at] = k;
   return code;
 }
 

@@ -337,13 +337,12 @@ export function initValues(info: MessageInfo, init: Readonly<Record<string, unkn
       // A miss replaces this position only: init objects of one type that alternate between key
       // sets (a oneof's members, as span attributes' values) truncated and regrew the memo on
       // every object (its length stores were ~4% of span-batch encode from plain).
-      if (k < lastKeys.length) {
-        lastKeys[k] = name;
-        info.lastFields[k] = fi;
-      } else {
-        lastKeys.push(name);
-        info.lastFields.push(fi);
-      }
+      // The field first, then the name that makes it used, both by index: a new index runs an
+      // index setter on Array.prototype, and one that threw between two pushes left the memo's
+      // names one ahead of its fields (every later object of that key order then read the field
+      // of the key before).
+      info.lastFields[k] = fi;
+      lastKeys[k] = name;
     }
     k++;
     const raw = init[name];
