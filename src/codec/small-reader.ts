@@ -313,7 +313,12 @@ export class SmallDecoder {
       return frames ? this.framesIn(root, start, end) : this.body(root, start, end, 0);
     } catch (e) {
       this.unknown = undefined;
-      if (e === GIVE_UP) return undefined;
+      // A stack overflow (RangeError in V8 and JavaScriptCore) gives up too: called with little
+      // stack left, the recursion of up to MAX_LEVELS bodies ran out where the core, whose stack
+      // is in linear memory, reads the same input (a 63-level chain threw the engine's
+      // RangeError from fromBinary; test/adversarial/decode-small-reader-stack.test.ts). The
+      // reader throws no RangeError of its own.
+      if (e === GIVE_UP || e instanceof RangeError) return undefined;
       throw e;
     } finally {
       this.buf = EMPTY;
