@@ -24,8 +24,10 @@
 //   bit 11     REPEATED (informational)
 //   bits 12-31 slot: index of the field in the layout's field list (what the tape reports)
 // Word B: for MESSAGE, the word offset of the nested type (a map field points at its entry
-//   type: key = field 1, value = field 2); B_JS_NUMBER for a 64-bit field held as a JS number
-//   (jstype = JS_NUMBER), whose values must stay within ±(2^53 − 1); otherwise 0.
+//   type: key = field 1, value = field 2), with bit 31 (B_MAP_MESSAGE) set for a map field whose
+//   value is a message (an offset is under 2^30 words; `<< 2` to an address drops the bit);
+//   B_JS_NUMBER for a 64-bit field held as a JS number (jstype = JS_NUMBER), whose values must
+//   stay within ±(2^53 − 1); otherwise 0.
 //
 // The dense part covers small, dense numbers with one load; the sparse part keeps numbers up
 // to 536,870,911 correct without a table of that size.
@@ -59,6 +61,8 @@ export const ACT_MESSAGE: u32 = 6;
 
 /** Word B of a 64-bit field held as a JS number (jstype = JS_NUMBER). */
 export const B_JS_NUMBER: u32 = 1;
+/** Bit of word B of a map field whose entries' value is a message (see validate's heights). */
+export const B_MAP_MESSAGE: u32 = 0x80000000;
 
 /** Number.MAX_SAFE_INTEGER: the largest integer a JS number holds together with all below it. */
 const MAX_SAFE: i64 = 0x1fffffffffffff;

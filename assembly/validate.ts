@@ -164,9 +164,12 @@ function validateFast(tbl: usize, stack: usize, spMax: usize, limit: usize, p: u
       store<usize>(sp, T, 4);
       store<u32>(sp, OPENED, 8);
       store<u32>(sp, (load<u32>(e) >>> A_SLOT_SHIFT) << SLOT_SHIFT, 12);
+      let b = load<u32>(e, 4);
+      // A map entry whose value is a message: the value's level counts, on the wire or not.
+      if (<i32>b < 0) store<u32>(sp + 16, OPENED, 8);
       sp += 16;
       end = q + len;
-      T = tbl + (<usize>load<u32>(e, 4) << 2);
+      T = tbl + (<usize>b << 2);
       p = q;
       continue;
     }
@@ -266,10 +269,13 @@ function validateRecord(tbl: usize, T: usize, base: usize, p: usize, end: usize,
         store<usize>(sp, T, 4);
         store<u32>(sp, OPENED, 8);
         store<u32>(sp, (a >>> A_SLOT_SHIFT) << SLOT_SHIFT, 12);
+        let b = load<u32>(e, 4);
+        // A map entry whose value is a message: the value's level counts, on the wire or not.
+        if (<i32>b < 0) store<u32>(sp + 16, OPENED, 8);
         sp += 16;
         gSp = sp;
         gEnd = p + len;
-        gT = tbl + (<usize>load<u32>(e, 4) << 2);
+        gT = tbl + (<usize>b << 2);
         gP = p;
         return OK;
       }
@@ -367,7 +373,7 @@ function validateBody(tbl: usize, T: usize, base: usize, p: usize, end: usize, m
     }
     let s = validateRecord(tbl, T, base, p, end, sp, stack, spMax, limit);
     if (s != OK) {
-      openedLevels(stack, spMax);
+      openedLevels(stack, maxDepth);
       return s;
     }
     p = gP;
@@ -375,14 +381,22 @@ function validateBody(tbl: usize, T: usize, base: usize, p: usize, end: usize, m
     T = gT;
     sp = gSp;
   }
-  gHeight = openedLevels(stack, spMax) + 1;
+  gHeight = openedLevels(stack, maxDepth) + 1;
   return OK;
 }
 
-/** The frames stamped OPENED from the bottom of the stack (below spMax, where pushes stop), cleared. */
-function openedLevels(stack: usize, spMax: usize): u32 {
+/**
+ * The frames stamped OPENED from the bottom of the stack, cleared: those pushed (below spMax,
+ * where pushes stop) and, at spMax too, the level of a map entry's message value, stamped when
+ * its entry is pushed whether the value is on the wire or not (the readers put the default
+ * instance there, and a write writes it: a key-only entry of map<int32, Inner> under maxDepth 2
+ * was recorded 2 high, and a write copied out 3 levels the same serializer refused to read).
+ */
+function openedLevels(stack: usize, maxDepth: u32): u32 {
   let f = stack;
-  while (f < spMax && load<u32>(f, 8) == OPENED) {
+  // The stack's frames end at 16 * maxDepth bytes (spMax is its last).
+  let top = stack + (<usize>maxDepth << 4);
+  while (f < top && load<u32>(f, 8) == OPENED) {
     store<u32>(f, 0, 8);
     f += 16;
   }

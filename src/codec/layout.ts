@@ -14,7 +14,7 @@ import type { DescField, DescMessage } from "@bufbuild/protobuf";
 import { InvalidDescriptorError } from "../errors.js";
 import { holdsJsNumber } from "../message/field-info.js";
 import {
-  A_MESSAGE, A_PACKABLE, A_REPEATED, B_JS_NUMBER, A_SLOT_SHIFT, A_STRING, A_WIRE_SHIFT, DENSE_ENTRY_WORDS,
+  A_MESSAGE, A_PACKABLE, A_REPEATED, B_JS_NUMBER, B_MAP_MESSAGE, A_SLOT_SHIFT, A_STRING, A_WIRE_SHIFT, DENSE_ENTRY_WORDS,
   KIND_BYTES, KIND_ENUM, KIND_MESSAGE, KIND_STRING, MAX_SLOTS, WIRE_FIXED32, WIRE_FIXED64, WIRE_VARINT, SPARSE_ENTRY_WORDS, T_DENSE_MAX_WORD,
   T_HEADER_WORDS, T_ACTIONS_WORD, TAG_ACTION_WORDS, ACT_SLOW, ACT_VARINT, ACT_FIXED64, ACT_FIXED32, ACT_LEN, ACT_STRING, ACT_MESSAGE, T_SPARSE_COUNT_WORD, T_LENGTH_WORD, allocTypeRecord, freeTypeRecord, tableWords,
   typeNames, wireTypeOf, writeTypeRecord, type TypeNames,
@@ -243,7 +243,10 @@ function recordOf(node: Node, offsetOf: (child: Node | MessageLayout) => number)
     if (p.kind === KIND_MESSAGE) a |= A_MESSAGE;
     if (p.repeated) a |= A_REPEATED;
     const child = node.children[slot];
-    const b = child !== undefined ? offsetOf(child) : node.jsNumbers && p.entryPart === undefined && holdsJsNumber(p.field) ? B_JS_NUMBER : 0;
+    let b = child !== undefined ? offsetOf(child) : node.jsNumbers && p.entryPart === undefined && holdsJsNumber(p.field) ? B_JS_NUMBER : 0;
+    // The core's validating walk counts a map entry's message value as a level even when the
+    // wire has none (the readers put the default instance there): validate.ts, B_MAP_MESSAGE.
+    if (child !== undefined && p.entryPart === undefined && p.field.fieldKind === "map" && p.field.mapKind === "message") b |= B_MAP_MESSAGE;
     if (p.number <= node.denseMax) {
       // Only a dense number has an action: the lean loop reads a message's type from the
       // dense entry (numbers 0-18 are always dense, see chooseDenseMax).

@@ -39,6 +39,16 @@ export interface ReadPlan {
   readonly keyScalar: number;
   /** Number of oneofs of the message type. */
   readonly oneofs: number;
+  /**
+   * The least height of a value of this plan: 2 for a map entry whose value is a message (the
+   * reader puts the value type's default instance there when the wire has no value, one level
+   * below the entry, and a write writes it), else 1. Without it a value read from `0a 02 08 01`
+   * (map<int32, Inner>, key only) under maxDepth 2 was recorded 2 high, and a deterministic
+   * write copied out the 3 levels its fields make, which the same serializer refused to read
+   * (test/adversarial/decode-map-missing-message-value.test.ts). The core's validating walk
+   * counts the level the same way (B_MAP_MESSAGE, assembly/validate.ts).
+   */
+  readonly minHeight: number;
   /** The TypeScript reader's field lookup, built on its first use (small-reader.ts). */
   table: FieldTable | undefined;
 }
@@ -89,14 +99,15 @@ function basePlan(layout: MessageLayout): ReadPlan {
       const long = fi.kind === K_MAP ? 0 : fi.long === L_NUMBER && !layout.jsNumbers ? L_BIGINT : fi.long;
       slots.push({ scalar, store, long, oneof: fi.oneof, child: undefined });
     }
-    return { layout, desc: layout.desc, slots, keyScalar: 0, oneofs: info.oneofs.length, table: undefined };
+    return { layout, desc: layout.desc, slots, keyScalar: 0, oneofs: info.oneofs.length, minHeight: 1, table: undefined };
   }
   const f = layout.mapField!;
   const keyScalar = f.fieldKind === "map" ? f.mapKey : ScalarType.STRING;
   slots.push({ scalar: keyScalar, store: S_ENTRY, long: 0, oneof: -1, child: undefined });
   const valueScalar = f.fieldKind === "map" ? (f.mapKind === "message" ? 0 : f.mapKind === "enum" ? ScalarType.INT32 : f.scalar) : 0;
   slots.push({ scalar: valueScalar, store: S_ENTRY, long: 0, oneof: -1, child: undefined });
-  return { layout, desc: undefined, slots, keyScalar, oneofs: 0, table: undefined };
+  const minHeight = f.fieldKind === "map" && f.mapKind === "message" ? 2 : 1;
+  return { layout, desc: undefined, slots, keyScalar, oneofs: 0, minHeight, table: undefined };
 }
 
 

@@ -159,7 +159,7 @@ class Frame {
 }
 
 const NO_VALUES: unknown[] = [];
-const EMPTY_PLAN: ReadPlan = { layout: undefined as unknown as MessageLayout, desc: undefined, slots: [], keyScalar: 0, oneofs: 0, table: undefined };
+const EMPTY_PLAN: ReadPlan = { layout: undefined as unknown as MessageLayout, desc: undefined, slots: [], keyScalar: 0, oneofs: 0, minHeight: 1, table: undefined };
 
 
 /**
@@ -331,8 +331,10 @@ class TapeDecoder {
         values = cur.values;
         slots = cur.plan.slots;
         // A map entry is a nesting level like a message (the walker counts it, and so does the
-        // writer): heights count it too.
-        if (done.h + 1 > cur.h) cur.h = done.h + 1;
+        // writer): heights count it too, and an entry's message value even when the wire has
+        // none (minHeight: the default instance put there is written).
+        const dh = done.h < plan.minHeight ? plan.minHeight : done.h;
+        if (dh + 1 > cur.h) cur.h = dh + 1;
         if (plan.desc === undefined) {
           putEntry(cur.values, done.slot, plan, done.values);
         } else {

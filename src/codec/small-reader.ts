@@ -490,7 +490,9 @@ export class SmallDecoder {
           const child = f.child!;
           if (child.desc === undefined) {
             const entry = this.body(child, q, p, level + 1);
-            if (this.h + 1 > h) h = this.h + 1;
+            // An entry's message value counts even when the wire has none (minHeight, read-plan.ts).
+            const eh = this.h < child.minHeight ? child.minHeight : this.h;
+            if (eh + 1 > h) h = eh + 1;
             this.build.entry(values, slot, child, entry);
             continue;
           }

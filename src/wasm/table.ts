@@ -12,6 +12,8 @@ export const T_HEADER_WORDS = 4;
 export const DENSE_ENTRY_WORDS = 2;
 /** Word B of a 64-bit field held as a JS number (jstype = JS_NUMBER). */
 export const B_JS_NUMBER = 1;
+/** Bit of word B of a map field whose value is a message (assembly/table.ts; `b | B_MAP_MESSAGE` is its int32). */
+export const B_MAP_MESSAGE = 0x80000000;
 export const SPARSE_ENTRY_WORDS = 4;
 /** Words of tag actions per dense number: one byte for each of its 8 wire types. */
 export const TAG_ACTION_WORDS = 2;
