@@ -4,7 +4,7 @@
 // status, offset, field, wire type, depth and type in the control block on failure, but no tape
 // and no packed decoding. Any difference from walk's verdict is a bug: the tests compare both.
 // The stack keeps walk's layout where the error path reads it (+0 the parent's end, +4 parent
-// type address, +12 the opening field's slot << 8; +8 is OPENED here), so ops.ts names paths
+// type address, +12 the opening field's slot << 8; +8 is the stamp gOpened here), so ops.ts names paths
 // the same way for both.
 import {
   E_BAD_TABLE, E_DEPTH_EXCEEDED, E_UNSAFE_INTEGER, E_FIELD_NUMBER_TOO_LARGE, E_FIELD_NUMBER_ZERO, E_INVALID_WIRE_TYPE, E_LENGTH_PAST_END,
@@ -33,8 +33,13 @@ let gSp: usize = 0;
 // A frame's word +8 while the walk runs: set on every push, so the frames opened so far (the
 // deepest level reached) are the stamped ones from the bottom; validateBody counts and clears
 // them when it returns. A compare with a global per push instead (the highest frame opened) was
-// 4-5% of the span batch's validate. walk stores a type's denseMax there (< 2^30), never this.
-const OPENED: u32 = 0xffffffff;
+// 4-5% of the span batch's validate. The stamp is a new value per call (gOpened): the stack's
+// memory is scratch that other calls place their input and tape in (ops.ts place), and with one
+// constant (0xffffffff) the bytes of an earlier input there (a run of sfixed64 -1) read as frames
+// opened: a lazily decoded value 3 levels high was recorded 33 high, and relays that would have
+// copied its bytes built and wrote it instead (test/adversarial/decode-lazy-height-stale.test.ts).
+// A stale word now has to equal this call's 32-bit stamp.
+let gOpened: u32 = 0x9e3779b9;
 
 // Why the walk is split in two: V8's wasm code keeps no register across a call, and TurboFan
 // stores a value to the stack where it is defined when any path of the loop needs it spilled.
@@ -51,7 +56,7 @@ const OPENED: u32 = 0xffffffff;
 // of up to 32 bytes in two masked loads instead of the 16-byte loop and its tail: 1.12x; testing
 // for a message before a string: 1.05x; no denseMax test for one-byte tags (the actions cover
 // numbers 0-15): 1.07x; a length checked once as a signed difference instead of q < end first:
-// 1.045x; the height from frames stamped OPENED instead of a global's compare per push: 1.05x.
+// 1.045x; the height from stamped frames instead of a global's compare per push: 1.05x.
 // 10.4 -> 7.3 µs in all. Branches the data decides cost more than loads here: one 8-byte load
 // for the tag and what follows it, to shorten the chain of loads, was 3.5% slower; the highest
 // frame kept in a local (one more live value) 16% slower; tag actions placed before the type's
@@ -162,11 +167,11 @@ function validateFast(tbl: usize, stack: usize, spMax: usize, limit: usize, p: u
       let e = T + T_HEADER_BYTES + (<usize>(t >>> 3) << 3);
       store<usize>(sp, end);
       store<usize>(sp, T, 4);
-      store<u32>(sp, OPENED, 8);
+      store<u32>(sp, gOpened, 8);
       store<u32>(sp, (load<u32>(e) >>> A_SLOT_SHIFT) << SLOT_SHIFT, 12);
       let b = load<u32>(e, 4);
       // A map entry whose value is a message: the value's level counts, on the wire or not.
-      if (<i32>b < 0) store<u32>(sp + 16, OPENED, 8);
+      if (<i32>b < 0) store<u32>(sp + 16, gOpened, 8);
       sp += 16;
       end = q + len;
       T = tbl + (<usize>b << 2);
@@ -267,11 +272,11 @@ function validateRecord(tbl: usize, T: usize, base: usize, p: usize, end: usize,
         if (sp >= spMax) return stop(E_DEPTH_EXCEEDED, at, base, num, wt, levels, T, tbl);
         store<usize>(sp, end);
         store<usize>(sp, T, 4);
-        store<u32>(sp, OPENED, 8);
+        store<u32>(sp, gOpened, 8);
         store<u32>(sp, (a >>> A_SLOT_SHIFT) << SLOT_SHIFT, 12);
         let b = load<u32>(e, 4);
         // A map entry whose value is a message: the value's level counts, on the wire or not.
-        if (<i32>b < 0) store<u32>(sp + 16, OPENED, 8);
+        if (<i32>b < 0) store<u32>(sp + 16, gOpened, 8);
         sp += 16;
         gSp = sp;
         gEnd = p + len;
@@ -386,7 +391,7 @@ function validateBody(tbl: usize, T: usize, base: usize, p: usize, end: usize, m
 }
 
 /**
- * The frames stamped OPENED from the bottom of the stack, cleared: those pushed (below spMax,
+ * The frames stamped (gOpened) from the bottom of the stack, cleared: those pushed (below spMax,
  * where pushes stop) and, at spMax too, the level of a map entry's message value, stamped when
  * its entry is pushed whether the value is on the wire or not (the readers put the default
  * instance there, and a write writes it: a key-only entry of map<int32, Inner> under maxDepth 2
@@ -396,11 +401,17 @@ function openedLevels(stack: usize, maxDepth: u32): u32 {
   let f = stack;
   // The stack's frames end at 16 * maxDepth bytes (spMax is its last).
   let top = stack + (<usize>maxDepth << 4);
-  while (f < top && load<u32>(f, 8) == OPENED) {
+  while (f < top && load<u32>(f, 8) == gOpened) {
     store<u32>(f, 0, 8);
     f += 16;
   }
   return <u32>((f - stack) >> 4);
+}
+
+/** A new gOpened: odd steps of a 32-bit counter (every value once in 2^32 calls), never 0 (a cleared frame). */
+@inline function nextStamp(): void {
+  gOpened += 0x6a09e667;
+  if (gOpened == 0) gOpened = 1;
 }
 
 @inline function checkRoot(tableWords: u32, rootType: u32): bool {
@@ -415,6 +426,7 @@ function openedLevels(stack: usize, maxDepth: u32): u32 {
 export function validate(tbl: usize, tableWords: u32, rootType: u32, base: usize, len: u32, maxBytes: u32, maxDepth: u32, stack: usize): i32 {
   if (!checkRoot(tableWords, rootType)) return stop(E_BAD_TABLE, base, base, 0, 0, 0, tbl, tbl);
   if (len > maxBytes) return stop(E_MESSAGE_TOO_LARGE, base, base, 0, 0, 0, tbl + (<usize>rootType << 2), tbl);
+  nextStamp();
   let status = validateBody(tbl, tbl + (<usize>rootType << 2), base, base, base + <usize>len, maxDepth, stack);
   ctrlSet(CTRL_STATUS_BYTE, <u32>status);
   if (status == OK) ctrlSet(CTRL_COUNT_BYTE, gHeight);
@@ -428,6 +440,7 @@ export function validate(tbl: usize, tableWords: u32, rootType: u32, base: usize
  */
 export function validateFrames(tbl: usize, tableWords: u32, rootType: u32, base: usize, from: u32, to: u32, more: u32, maxBytes: u32, maxDepth: u32, stack: usize): i32 {
   if (!checkRoot(tableWords, rootType)) return stop(E_BAD_TABLE, base, base, 0, 0, 0, tbl, tbl);
+  nextStamp();
   let T = tbl + (<usize>rootType << 2);
   let p = base + <usize>from;
   let end = base + <usize>to;
