@@ -131,8 +131,16 @@ export class DynamicMessage {
     Object.defineProperty(this.prototype, MESSAGE_BRAND, { value: true });
   }
 
-  /** The descriptor instance this value is bound to. */
-  readonly descriptor: DescMessage;
+  // Private, read through a getter: a plain property could be assigned (`readonly` is the type's
+  // only), and a value re-bound to another type was written by that type's plan, unchecked (a
+  // trusted value's string field went out as an int32 varint).
+  readonly #desc: DescMessage;
+
+  /** The descriptor instance this value is bound to (read-only: assigning it throws a TypeError). */
+  get descriptor(): DescMessage {
+    return this.#desc;
+  }
+
   // Field values and unknown occurrences; undefined only while a lazily decoded value has not
   // been materialized (see `_lazyAt`).
   private fieldValues: readonly unknown[] | undefined;
@@ -153,7 +161,7 @@ export class DynamicMessage {
     unknown: readonly UnknownField[],
     src: Uint8Array | undefined,
   ) {
-    this.descriptor = desc;
+    this.#desc = desc;
     this.fieldValues = values;
     this.unknownList = unknown;
     this.extra = src === undefined ? undefined : new Extra(src, 0, src.length, undefined);
@@ -450,8 +458,15 @@ export class DynamicMessage {
  * builder; `build()` may be called more than once (each call snapshots the current state).
  */
 export class DynamicMessageBuilder {
-  /** The descriptor the built value is bound to. */
-  readonly descriptor: DescMessage;
+  // Private, as DynamicMessage's: a builder re-bound to another type built values of the old
+  // type's fields under the new one.
+  readonly #desc: DescMessage;
+
+  /** The descriptor the built value is bound to (read-only). */
+  get descriptor(): DescMessage {
+    return this.#desc;
+  }
+
   private readonly info: MessageInfo;
   private readonly values: unknown[];
   /** Slots of the lists and maps this builder already copied (so `add`/`put` never touch a built value). */
@@ -460,7 +475,7 @@ export class DynamicMessageBuilder {
 
   /** @internal */
   constructor(desc: DescMessage, values: unknown[], unknown: readonly UnknownField[]) {
-    this.descriptor = desc;
+    this.#desc = desc;
     this.info = messageInfo(desc);
     this.values = values;
     this.owned = new Set();
