@@ -17,7 +17,7 @@ import { EMPTY_BYTES } from "../message/coerce.js";
 import { L_NUMBER, L_STRING } from "../message/field-info.js";
 import type { UnknownField } from "../message/unknown-fields.js";
 import { newCases, newValues, NONE_SET, type Cases } from "../message/values.js";
-import { endTape, holdTape, smallDecode, views } from "../wasm/memory.js";
+import { endTape, holdTape, smallDecode, tapeBusy, views } from "../wasm/memory.js";
 import { NATIVE_LATIN1, resumeWalk, tapeText, validateFrames, validateMessage, walkFrames, walkMessage, type TapeResult } from "../wasm/ops.js";
 import {
   F_ASCII,
@@ -646,7 +646,18 @@ export class BoundDecoder implements LazySource {
     this.watch.read(len);
     // A detached store reads as empty (its subarray throws the engine's TypeError).
     if (store.length < off + len) throw sourceDetached(this.plan.desc!.typeName);
-    return this.readCopy({ store, base: off }, len);
+    const source = { store, base: off };
+    if (this.small.busy || tapeBusy()) {
+      // Code a read runs (an index setter on Array.prototype) reads a lazy value: this decoder's
+      // reader or the core's tape is in use. A reader of its own takes it, whatever its size
+      // (the small threshold is a speed bound): a lazy value, which a relaying serializer makes
+      // of small messages too, then reads where an eager one had its values already, instead of
+      // throwing REENTRANT_DECODE from `get` (test/adversarial/lazy-relay-reentrant.test.ts).
+      // What that reader gives up on (nesting past its bound) still needs the core.
+      const value = new SmallDecoder(this.settings.maxDepth, this.settings.aliasThreshold).decode(store, off, len, this.plan, source);
+      if (value !== undefined) return value;
+    }
+    return this.readCopy(source, len);
   }
 
   /**

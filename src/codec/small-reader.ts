@@ -196,6 +196,11 @@ export class SmallDecoder {
     this.buf = EMPTY;
   }
 
+  /** True while a read of this decoder is in progress (code it ran is running). */
+  get busy(): boolean {
+    return this.buf !== EMPTY;
+  }
+
   /**
    * The DynamicMessage of `buf[start .. start + len)` (a bare message of `root`), or undefined
    * when the WASM path must read it. `source` is where the input's copy lives (a lazy value's

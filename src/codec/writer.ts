@@ -267,13 +267,18 @@ class Writer extends FieldWriter implements Failer {
     }
     // A value with source bytes is as high as those bytes nest (see DynamicMessage._hasSrc): a pool's
     // lazily read body has no height recorded yet, so its bytes are measured once, before a relay.
-    if (m._height <= 0 && m._hasSrc) m._height = sourceHeight(m);
-    const trusted = paired !== undefined && m._okFor === paired && m._height > 0 && depth - 1 + m._height <= c.maxDepth;
+    let mh = m._height;
+    if (mh <= 0 && m._hasSrc) {
+      mh = sourceHeight(m);
+      // A value the application froze keeps no memo (see close): measured at each write.
+      if (Object.isExtensible(m)) m._height = mh;
+    }
+    const trusted = paired !== undefined && m._okFor === paired && mh > 0 && depth - 1 + mh <= c.maxDepth;
     if (trusted && !c.det) {
       const src = m._src;
       if (src !== undefined) {
         this.source(src, mode, prefixed, parent, via, key, entryAt);
-        if (parent !== undefined) this.raise(parent, m._height, via!, false);
+        if (parent !== undefined) this.raise(parent, mh, via!, false);
         return false;
       }
     }
@@ -281,7 +286,7 @@ class Writer extends FieldWriter implements Failer {
     // recursion (trustedFields): with a frame per message (push, the step loop's return and
     // resume, close) the span batch's encode took 1,972,628 instructions, by recursion 1,316,619
     // (889 messages; protobufjs reflection 1,604,498; valgrind).
-    if (trusted && mode === WRITE && m.descriptor === paired && m._height <= RECURSE_HEIGHT && this.noFastAt < 0) {
+    if (trusted && mode === WRITE && m.descriptor === paired && mh <= RECURSE_HEIGHT && this.noFastAt < 0) {
       const at = this.pos;
       let lenAt = -1;
       if (prefixed) {
@@ -293,7 +298,7 @@ class Writer extends FieldWriter implements Failer {
         const n = this.pos - body;
         if (lenAt >= 0) this.closeLen(lenAt);
         if (entryAt >= 0) this.closeLen(entryAt);
-        if (parent !== undefined) this.raise(parent, m._height, via!, false);
+        if (parent !== undefined) this.raise(parent, mh, via!, false);
         else this.rootSize = n;
         return false;
       }
@@ -314,7 +319,7 @@ class Writer extends FieldWriter implements Failer {
       // Only when those bytes fit maxDepth too: they may nest deeper than the fields checked here
       // (a oneof member or a map entry replaced by a later occurrence), and were copied as they
       // were (a 7-deep member replaced by a string, written under maxDepth 3, was refused on read).
-      if (mode === WRITE && !c.det && m._hasSrc && depth - 1 + m._height <= c.maxDepth) {
+      if (mode === WRITE && !c.det && m._hasSrc && depth - 1 + mh <= c.maxDepth) {
         f.mode = SIZE;
         f.copySource = true;
       }
@@ -443,9 +448,17 @@ class Writer extends FieldWriter implements Failer {
     // (a later trusted write copies them; acceptBuilt builds parents' heights on it).
     let h = f.h;
     if (!f.plain) {
-      if (m._hasSrc && m._height > h) h = m._height;
-      m._height = h;
-      if (!f.impure && f.paired !== undefined) m._okFor = f.paired;
+      if (m._hasSrc) {
+        // A frozen pool body kept no memo of its bytes' height (enter): measured again.
+        const sh = m._height > 0 ? m._height : sourceHeight(m);
+        if (sh > h) h = sh;
+      }
+      // A value the application froze keeps no memo: it is checked at each write (assigning threw
+      // the engine's TypeError from toBinary; test/value-frozen.test.ts).
+      if (Object.isExtensible(m)) {
+        m._height = h;
+        if (!f.impure && f.paired !== undefined) m._okFor = f.paired;
+      }
     }
     this.sp--;
     if (this.sp === this.noFastAt) this.noFastAt = -1;

@@ -114,12 +114,17 @@ class Extra {
     public store: Uint8Array | undefined,
     public off: number,
     public len: number,
-    // The LazySource while a lazily decoded value is not materialized, then the memo of
-    // `unknownFields` (which materializes first): one field for both keeps a root's Extra at 56
-    // bytes (decodeAll builds one per frame).
-    public lazyOrMap: LazySource | UnknownFieldMap | undefined,
+    // The memo of `unknownFields` (a lazy value's decoder is in lazySources, not here).
+    public lazyOrMap: UnknownFieldMap | undefined,
   ) {}
 }
+
+/**
+ * The decoder a lazily decoded value is read through on first access, by its Extra. Not a
+ * property: a deep-freeze of application state holding a lazy value reached the serializer's
+ * decoder through it and froze it, and every later decode threw the engine's TypeError.
+ */
+const lazySources = new WeakMap<Extra, LazySource>();
 
 /** True for a DynamicMessage of this copy of protokeel or of another one (the ESM and the CJS build in one process); use it where `instanceof` would miss the other copy's values. */
 export function isDynamicMessage(v: unknown): v is DynamicMessage {
@@ -131,14 +136,16 @@ export class DynamicMessage {
     Object.defineProperty(this.prototype, MESSAGE_BRAND, { value: true });
   }
 
-  // Private, read through a getter: a plain property could be assigned (`readonly` is the type's
-  // only), and a value re-bound to another type was written by that type's plan, unchecked (a
-  // trusted value's string field went out as an int32 varint).
-  readonly #desc: DescMessage;
+  // Read through a getter without a setter: a plain `descriptor` property could be assigned
+  // (`readonly` is the type's only), and a value re-bound to another type was written by that
+  // type's plan, unchecked (a trusted value's string field went out as an int32 varint). Not a
+  // #private field: a Proxy of a value (Vue's reactive, logging wrappers) could not read one, and
+  // deep-equality and structuredClone would see nothing of the value.
+  private readonly _desc: DescMessage;
 
   /** The descriptor instance this value is bound to (read-only: assigning it throws a TypeError). */
   get descriptor(): DescMessage {
-    return this.#desc;
+    return this._desc;
   }
 
   // Field values and unknown occurrences; undefined only while a lazily decoded value has not
@@ -161,7 +168,7 @@ export class DynamicMessage {
     unknown: readonly UnknownField[],
     src: Uint8Array | undefined,
   ) {
-    this.#desc = desc;
+    this._desc = desc;
     this.fieldValues = values;
     this.unknownList = unknown;
     this.extra = src === undefined ? undefined : new Extra(src, 0, src.length, undefined);
@@ -183,10 +190,13 @@ export class DynamicMessage {
 
   private materialize(): DynamicMessage {
     const x = this.extra!;
-    const built = (x.lazyOrMap as LazySource).materialize(x.store!, x.off, x.len);
+    const built = lazySources.get(x)!.materialize(x.store!, x.off, x.len);
+    // A value the application froze keeps nothing: it is built again at each access (assigning
+    // threw the engine's TypeError from `get`; test/value-frozen.test.ts).
+    if (!Object.isExtensible(this) || !Object.isExtensible(x)) return built;
     this.fieldValues = built.fieldValues;
     this.unknownList = built.unknownList;
-    x.lazyOrMap = undefined;
+    lazySources.delete(x);
     return this;
   }
 
@@ -235,6 +245,7 @@ export class DynamicMessage {
     if (o === 0 && l === b.length) return b;
     // A detached store reads as empty (its subarray throws the engine's TypeError).
     if (b.length < o + l) throw sourceDetached(this.descriptor.typeName);
+    if (!Object.isExtensible(x)) return b.subarray(o, o + l); // frozen: see materialize
     x.off = 0;
     return (x.store = b.subarray(o, o + l));
   }
@@ -266,7 +277,8 @@ export class DynamicMessage {
     const m = new DynamicMessage(desc, EMPTY_VALUES, EMPTY_UNKNOWN, undefined);
     m.fieldValues = undefined;
     m.unknownList = undefined;
-    m.extra = new Extra(store, off, len, source);
+    const x = (m.extra = new Extra(store, off, len, undefined));
+    lazySources.set(x, source);
     return m;
   }
 
@@ -398,9 +410,12 @@ export class DynamicMessage {
     const u = this._unknown;
     // Reading _unknown first materializes a lazy value, which frees lazyOrMap for the memo.
     let x = this.extra;
+    const made = () => readOnlyMap(unknownFieldMap(u, true) as Map<number, readonly Uint8Array[]>);
+    // A frozen value (see materialize) makes its map at each call.
+    if (x === undefined ? !Object.isExtensible(this) : !Object.isExtensible(x)) return made();
     if (x === undefined) this.extra = x = new Extra(undefined, 0, 0, undefined);
-    let m = x.lazyOrMap as UnknownFieldMap | undefined;
-    if (m === undefined) x.lazyOrMap = m = readOnlyMap(unknownFieldMap(u, true) as Map<number, readonly Uint8Array[]>);
+    let m = x.lazyOrMap;
+    if (m === undefined) x.lazyOrMap = m = made();
     return m;
   }
 
@@ -458,13 +473,13 @@ export class DynamicMessage {
  * builder; `build()` may be called more than once (each call snapshots the current state).
  */
 export class DynamicMessageBuilder {
-  // Private, as DynamicMessage's: a builder re-bound to another type built values of the old
+  // A getter, as DynamicMessage's: a builder re-bound to another type built values of the old
   // type's fields under the new one.
-  readonly #desc: DescMessage;
+  private readonly _desc: DescMessage;
 
   /** The descriptor the built value is bound to (read-only). */
   get descriptor(): DescMessage {
-    return this.#desc;
+    return this._desc;
   }
 
   private readonly info: MessageInfo;
@@ -475,7 +490,7 @@ export class DynamicMessageBuilder {
 
   /** @internal */
   constructor(desc: DescMessage, values: unknown[], unknown: readonly UnknownField[]) {
-    this.#desc = desc;
+    this._desc = desc;
     this.info = messageInfo(desc);
     this.values = values;
     this.owned = new Set();

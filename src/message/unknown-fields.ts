@@ -41,6 +41,8 @@ export class StoredUnknown implements UnknownField {
     if (o === 0 && l === s.length) return s;
     // A detached store reads as empty (its subarray throws the engine's TypeError).
     if (s.length < o + l) throw sourceDetached(undefined, `unknown field ${this.number}`);
+    // Frozen with the value that holds it (a deep-freeze of application state): not cached.
+    if (!Object.isExtensible(this)) return s.subarray(o, o + l);
     this._off = 0;
     return (this._store = s.subarray(o, o + l));
   }

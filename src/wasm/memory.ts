@@ -190,6 +190,11 @@ export function checkTapeFree(): void {
   if (tapeHeld) throw reentrantDecode();
 }
 
+/** True while a decoder reads a tape (a core call now would throw REENTRANT_DECODE). */
+export function tapeBusy(): boolean {
+  return tapeHeld;
+}
+
 /** The instance for one call of src/wasm/ops.ts: applies the release rule, then `ready`. */
 export function enter(): CoreExports {
   countCall();
