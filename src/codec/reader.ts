@@ -571,7 +571,6 @@ export function readsSmall(size: number, settings: Settings): boolean {
   return size < small.below && size <= settings.maxMessageBytes;
 }
 
-
 /**
  * A decoder bound to one root and settings, for a serializer: the layout and read plan are
  * resolved once instead of through two WeakMap lookups per call.
