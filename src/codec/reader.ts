@@ -505,7 +505,7 @@ export function setAdaptiveLazy(on: boolean): boolean {
 
 /** Which path a serializer's bare messages under the lazy threshold take (see WINDOW). */
 export class RelayWatch {
-  lazy = false;
+  private lazy = false;
   /** Decodes in this window. */
   private seen = 0;
   /** Relays of values under the lazy threshold in this window (counted while eager). */

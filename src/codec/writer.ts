@@ -104,6 +104,8 @@ class Frame {
   prefixed = false;
   /** Nesting height so far (1 = no nested message; a map entry counts as a level). */
   h = 1;
+  /** How deep a decoded value's source bytes nest (measured by enter), or 0 without any. */
+  srcH = 0;
   /** More than instance identity was needed in this subtree (see Acceptance.admit). */
   impure = false;
 }
@@ -309,6 +311,7 @@ class Writer extends FieldWriter implements Failer {
     }
     const f = this.push(via, key, depth, paired, entryAt, prefixed, mode);
     f.msg = m;
+    if (m._hasSrc) f.srcH = mh;
     if (trusted) {
       f.impure = false;
     } else {
@@ -381,6 +384,7 @@ class Writer extends FieldWriter implements Failer {
     f.keys = undefined;
     f.order = undefined;
     f.h = 1;
+    f.srcH = 0;
     f.size = 0;
     f.copySource = false;
     f.mode = mode;
@@ -448,11 +452,8 @@ class Writer extends FieldWriter implements Failer {
     // (a later trusted write copies them; acceptBuilt builds parents' heights on it).
     let h = f.h;
     if (!f.plain) {
-      if (m._hasSrc) {
-        // A frozen pool body kept no memo of its bytes' height (enter): measured again.
-        const sh = m._height > 0 ? m._height : sourceHeight(m);
-        if (sh > h) h = sh;
-      }
+      // enter's measure (a frozen pool body keeps no memo of it).
+      if (f.srcH > h) h = f.srcH;
       // A value the application froze keeps no memo: it is checked at each write (assigning threw
       // the engine's TypeError from toBinary; test/value-frozen.test.ts).
       if (Object.isExtensible(m)) {
