@@ -99,6 +99,10 @@ interface Made {
 }
 
 const lazyBytes = (x: Input) => padWithUnknown(Root, bytesOf(x)).bytes;
+// A serializer turns its large decodes eager while nearly every value it decodes is read
+// (src/codec/reader.ts, LARGE_READ_MIN), which these runs do: the lazy sources decode with a new
+// serializer of the same type each time, so that their values are lazy whatever ran before.
+const fresh = (s: ProtobufSerializer) => s.type.createSerializer();
 
 /** Each source makes a fresh value (from fresh copies of the bytes) every call. */
 const SOURCES: Record<string, (x: Input) => Made> = {
@@ -112,14 +116,14 @@ const SOURCES: Record<string, (x: Input) => Made> = {
   },
   lazy: (x) => {
     const input = lazyBytes(x);
-    return { value: ser.fromBinary(input), inputs: [input], aliased: false, want: esContent(Root, input), lazy: true };
+    return { value: fresh(ser).fromBinary(input), inputs: [input], aliased: false, want: esContent(Root, input), lazy: true };
   },
   nestedLazy: (x) => {
     const a = lazyBytes(x);
     const b = lazyBytes(x);
     const e = bytesOf({ ...x, pad: 0 });
-    const child = ser.fromBinary(a);
-    const value = DynamicMessage.create(Root, { child, children: [ser.fromBinary(b), ser.fromBinary(e), child], s: "outer" });
+    const child = fresh(ser).fromBinary(a);
+    const value = DynamicMessage.create(Root, { child, children: [fresh(ser).fromBinary(b), ser.fromBinary(e), child], s: "outer" });
     const want = esContent(Root, toBinary(Root, create(Root, { child: fromBinary(Root, a), children: [fromBinary(Root, b), fromBinary(Root, e), fromBinary(Root, a)], s: "outer" })));
     return { value, inputs: [a, b, e], aliased: false, want, lazy: false };
   },
@@ -139,15 +143,15 @@ const SOURCES: Record<string, (x: Input) => Made> = {
   frameReader: (x) => {
     const body = lazyBytes(x);
     const input = frame(body);
-    return { value: ser.deserialize(new FrameReader(input)), inputs: [input], aliased: false, want: esContent(Root, body), lazy: true };
+    return { value: fresh(ser).deserialize(new FrameReader(input)), inputs: [input], aliased: false, want: esContent(Root, body), lazy: true };
   },
   otherInstanceLazy: (x) => {
     const input = lazyBytes(x);
-    return { value: serB.fromBinary(input), inputs: [input], aliased: false, want: esContent(Root, input), lazy: true };
+    return { value: fresh(serB).fromBinary(input), inputs: [input], aliased: false, want: esContent(Root, input), lazy: true };
   },
   restoredLazy: (x) => {
     const input = lazyBytes(x);
-    return { value: restored.fromBinary(input), inputs: [input], aliased: false, want: esContent(Root, input), lazy: true };
+    return { value: fresh(restored).fromBinary(input), inputs: [input], aliased: false, want: esContent(Root, input), lazy: true };
   },
   restoredEager: (x) => {
     const input = bytesOf({ ...x, pad: 0 });
