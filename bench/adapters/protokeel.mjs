@@ -29,7 +29,7 @@ export default {
       notes: [
         "default settings (UTF-8 validated, limits, unknown fields kept)",
         "64-bit integers as bigint",
-        "bare messages of 1 KiB or more are validated in full by fromBinary and read into values on first access: the decode case reads a field, so it pays for both; relay writes the validated bytes without reading them",
+        "bare messages of 4 KiB or more are validated in full by fromBinary and read into values on first access, and decoded eagerly once nearly every value a serializer decodes is read (the decode case reads a field of each); relay writes the validated bytes without reading them",
         "encode from a plain object: the serializer writes the init object DynamicMessage.create takes, without building a value",
       ],
       prepare(fixture) {
