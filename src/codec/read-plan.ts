@@ -255,8 +255,10 @@ export function pieceOf(input: Uint8Array, off: number, len: number, alias: numb
 // ~12 ns where `subarray` is ~20 (it looks up the species constructor) and asking the store for its
 // `.buffer` each time ~10 more (Node 20, one process); a span batch cuts ~300 pieces per decode
 // from one store, and consecutive small decodes cut from one arena chunk. Kept across calls (a
-// reset per call cost the one piece of a small decode more than the view saves): it keeps at most
-// one store alive, of at most MID_CHUNK bytes (cutStore), until pieces are cut from another.
+// reset per call cost the one piece of a small decode more than the view saves): it keeps one
+// buffer alive until pieces are cut from another, so only buffers of at most MID_CHUNK bytes are
+// kept (a store of that size may be a view of a larger one: a pool's lazy bodies share one
+// buffer per chunk of items, which a memo held after every value was gone).
 let memoCut: Uint8Array | undefined;
 let memoBuf: ArrayBufferLike | undefined;
 let memoOff = 0;
@@ -264,7 +266,9 @@ let memoOff = 0;
 /** `cut[at .. at + len)` as a plain Uint8Array view (a store is a plain Uint8Array, see cutStore). */
 function cutView(cut: Uint8Array, at: number, len: number): Uint8Array {
   if (cut !== memoCut) {
-    memoBuf = cut.buffer;
+    const buf = cut.buffer;
+    if (buf.byteLength > MID_CHUNK) return new Uint8Array(buf, cut.byteOffset + at, len);
+    memoBuf = buf;
     memoOff = cut.byteOffset;
     memoCut = cut;
   }

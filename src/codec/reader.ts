@@ -366,13 +366,16 @@ class TapeDecoder {
         continue;
       }
       if (op === OP_START) {
-        const prev = values[slot];
-        const childPlan = slots[slot]!.child!;
+        const sp = slots[slot]!;
+        const childPlan = sp.child!;
+        // Only a singular message continues an earlier occurrence: a list's slot holds an array
+        // (asking it instanceof was ~1% of the span batch's decode, in instructions).
+        const prev = sp.store === S_LIST ? undefined : values[slot];
         const info = prev !== undefined && cur.kidsUsed ? cur.kids[slot] : undefined;
         if (++depth === pool.length) pool.push(new Frame());
         cur = pool[depth]!;
         cur.open(childPlan, slot);
-        if (prev instanceof DynamicMessage) {
+        if (prev !== undefined && prev instanceof DynamicMessage) {
           reopen(cur, prev, info);
           if (prev._height > cur.h) cur.h = prev._height;
         }
@@ -648,11 +651,15 @@ export class BoundDecoder implements LazySource {
     // give both, so aliasing serializers decode eagerly.
     if (this.settings.aliasThreshold === 0) {
       if (len >= lazy.min ? !adaptive.on || this.watch.nextLarge() : len > 0 && adaptive.on && this.watch.next()) return this.lazyMessage(given, len);
-      // Without aliasing nothing the value keeps points into the input, so the small path reads
-      // the source copy the value keeps instead of the input: the input is read once, by the
-      // copy, and neither its class (readable's checks: ~16 ns a call, ~4% of a small decode) nor
-      // whether it is shared memory (a native call to ask) matters.
-      if (readsSmall(len, this.settings)) return this.smallCopy(new SourceCopy(given, len), len);
+      // Without aliasing nothing the value keeps points into the input, so both readers read the
+      // source copy the value keeps instead of the input: the input is read once, by the copy,
+      // and neither its class (readable's checks: ~16 ns a call, ~4% of a small decode) nor
+      // whether it is shared memory (a native call to ask) matters. Reading the input itself,
+      // code that a read runs (an index setter on Array.prototype) could change it midway, and
+      // the value held other strings than the bytes its relay copies
+      // (test/adversarial/decode-input-written-midway.test.ts).
+      // Over the limit, the core refuses it before anything is copied.
+      if (len <= this.settings.maxMessageBytes) return this.readCopy(new SourceCopy(given, len), len);
     }
     return this.read(readable(given), undefined);
   }
@@ -746,8 +753,8 @@ export class BoundDecoder implements LazySource {
     let source: SourceCopy | undefined;
     // Frames of small messages are read by the TypeScript reader as bare small messages are
     // (without aliasing: it reads the batch's source copy). Its prefixes are read first: a batch
-    // with a frame over the threshold, a prefix over the limit or a cut frame goes to the core
-    // before anything is copied or built. One the reader gives up on midway (a merge, deep
+    // with a frame over the threshold goes to the core, and one with a prefix over the limit or a
+    // cut frame goes there before anything is copied or built. One the reader gives up on midway (a merge, deep
     // nesting, anything malformed) goes to the core's walk, which reads or refuses it, and the
     // values built are dropped: at most one read more of such a batch. decodeAll of 1,000
     // bench.Small frames (91 B): 5,996,226 -> 5,344,874 instructions (valgrind, steady state),
@@ -756,15 +763,20 @@ export class BoundDecoder implements LazySource {
     // (browsers, Deno) the reader builds each short string in JavaScript, and Chromium's decodeAll
     // of the frames batch read 0.88x protobufjs that way (npm run bench:runtimes; 1.10x through
     // the core at the previous version, on another machine).
-    if (NATIVE_LATIN1 && this.settings.aliasThreshold === 0 && SmallDecoder.takesFrames(input, Math.min(small.below, this.settings.maxMessageBytes + 1))) {
-      smallDecode();
+    // Both readers read the copy the values keep, not the caller's array: code a read runs (an
+    // index setter on Array.prototype) may write to that array midway, and values read from it
+    // then held other strings and pieces than the bytes their relay copies (their source copy held
+    // the old ones; test/adversarial/decode-input-written-midway.test.ts). A batch whose prefixes
+    // the core refuses goes to it uncopied, and no value of it is returned.
+    const largest = this.settings.aliasThreshold === 0 ? SmallDecoder.largestFrame(input, this.settings.maxMessageBytes) : -1;
+    if (largest >= 0) {
       source = new SourceCopy(input);
-      const values = this.small.frames(source.store, source.base, source.base + input.length, this.plan);
-      if (values !== undefined) return values;
-      // The core reads the copy the values keep, not the caller's array: code the reader ran (an
-      // index setter on Array.prototype) may have written to that array since it was copied, and
-      // the core's values then relayed bytes it never read (their source copy held the old ones).
       input = source.store.subarray(source.base, source.base + input.length);
+      if (NATIVE_LATIN1 && largest < small.below) {
+        smallDecode();
+        const values = this.small.frames(source.store, source.base, source.base + input.length, this.plan);
+        if (values !== undefined) return values;
+      }
     }
     const tape = walkFrames(this.layout.typeOffset, input, this.settings);
     const dec = this.dec;

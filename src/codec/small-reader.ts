@@ -222,33 +222,36 @@ export class SmallDecoder {
   }
 
   /**
-   * True when `input` is whole frames, each under `below` bytes (their prefixes only are read):
-   * the batches `frames` reads. Asked before the batch is copied, so that a batch the core
-   * refuses from a prefix (one that announces 2^40 bytes) is never copied.
+   * The size of the largest frame when `input` is whole frames, each of at most `max` bytes with
+   * a prefix of at most 4 bytes (their prefixes only are read); else -1. Asked before a batch is
+   * copied, so that a batch the core refuses from a prefix (one that announces 2^40 bytes, or a
+   * frame cut short) is never copied: a copy of a large batch would cost what its refusal does not.
    */
-  static takesFrames(input: Uint8Array, below: number): boolean {
+  static largestFrame(input: Uint8Array, max: number): number {
     const end = input.length;
+    let largest = 0;
     let p = 0;
     while (p < end) {
       let size = 0;
       let b: number;
       let shift = 0;
       do {
-        // A prefix of up to 4 bytes (sizes under 2^28): longer ones are never under `below`.
-        if (p >= end || shift > 21) return false;
+        // A prefix of up to 4 bytes (sizes under 2^28): longer ones go to the core as they are.
+        if (p >= end || shift > 21) return -1;
         b = input[p++]!;
         size |= (b & 0x7f) << shift;
         shift += 7;
       } while (b >= 0x80);
-      if (size >= below || size > end - p) return false;
+      if (size > max || size > end - p) return -1;
+      if (size > largest) largest = size;
       p += size;
     }
-    return true;
+    return largest;
   }
 
   /**
    * The DynamicMessages of the frames in `store[start .. end)` (whole length-prefixed bare
-   * messages of `root`, as takesFrames found them), or undefined when the WASM path must read
+   * messages of `root`, as largestFrame found them), or undefined when the WASM path must read
    * them: a frame this reader gives up on gives up the whole batch (the core's errors name frames
    * by their place in it). `store` is the batch's source copy: each value keeps its frame's range
    * of it, and bytes and unknown fields are cut from it. One text per 64 KiB of frames

@@ -1,4 +1,4 @@
-// decodeAll's TypeScript batch path (BoundDecoder.frames -> SmallDecoder.takesFrames / frames:
+// decodeAll's TypeScript batch path (BoundDecoder.frames -> SmallDecoder.largestFrame / frames:
 // Node and Bun, aliasThreshold 0, every frame under the small threshold) against the core's
 // (threshold 0) and against each frame read alone, and the small reader's state when code it ran
 // decoded again.
