@@ -104,9 +104,6 @@ class Frame {
   case0: number;
   /** Per oneof, 1 + the slot of its set member (0: none); made when the first member is set (2+ oneofs). */
   cases: Cases | undefined;
-  /** Per slot, what a later occurrence of that singular message field merges into (MergeInfo); valid while `kidsUsed`. */
-  kids: unknown[] = [];
-  kidsUsed: boolean;
   /** True when `values` continues an earlier occurrence's (reopen), which may hold fields. */
   reopened: boolean;
   constructor() {
@@ -117,7 +114,6 @@ class Frame {
     this.h = 1;
     this.case0 = 0;
     this.cases = undefined;
-    this.kidsUsed = false;
     this.reopened = false;
   }
 
@@ -130,13 +126,6 @@ class Frame {
     this.case0 = 0;
     this.cases = undefined;
     this.reopened = false;
-    if (this.kidsUsed) {
-      // A new array, not `length = 0`: the length store is a runtime call, and a span batch's
-      // attributes (a KeyValue frame reused per attribute, its AnyValue's case kept) made it
-      // ~4% of the tape read.
-      this.kids = [];
-      this.kidsUsed = false;
-    }
   }
 
   /**
@@ -168,50 +157,20 @@ const EMPTY_PLAN: ReadPlan = { layout: undefined as unknown as MessageLayout, de
  * zero of an implicit-presence field also overrides (merging decoded values could not tell it
  * from absence). `prev` was built by this very read and nothing else holds it, so its arrays,
  * lists and maps are continued in place: copying them made n occurrences cost O(n²) (20,000
- * occurrences of a 4-byte sub-message took 16-40 s).
+ * occurrences of a 4-byte sub-message took 16-40 s). Which oneof members it had set is on the
+ * value itself (DynamicMessage._mergeOf), as on each of its own singular sub-messages, which a
+ * later occurrence reopens in turn.
  */
-function reopen(f: Frame, prev: DynamicMessage, info: unknown): void {
+function reopen(f: Frame, prev: DynamicMessage): void {
   const v = prev._values as unknown[];
   // An empty earlier occurrence shares the frozen NONE_SET: this one gets an array of its own.
   f.values = v === NONE_SET ? newValues(f.plan.slots.length) : v;
   f.reopened = true;
   const u = prev._unknown;
   f.unknown = u.length === 0 ? undefined : (u as UnknownField[]);
-  if (typeof info === "number") f.case0 = info;
-  else if (info !== undefined) {
-    const m = info as MergeInfo;
-    f.case0 = m.case0;
-    f.cases = m.cases;
-    if (m.kids !== undefined) {
-      // Adopted, not copied: a field occurring n times must not cost n copies of it.
-      f.kids = m.kids;
-      f.kidsUsed = true;
-    }
-  }
-}
-
-/**
- * What a closed singular sub-message needs should the same field occur again (see reopen): its
- * oneof cases and, per slot, the same for its own singular sub-messages. Kept in the parent's
- * frame, by slot, as a bare number when only `case0` is set. A Map from each built value with a
- * oneof to its cases was 18% of the tape walk of the span batch (one set per attribute value).
- */
-interface MergeInfo {
-  readonly case0: number;
-  readonly cases: Cases | undefined;
-  readonly kids: unknown[] | undefined;
-}
-
-/** The MergeInfo of a frame that closes as a singular field (undefined: nothing to keep); takes its kids. */
-function mergeInfo(f: Frame): unknown {
-  if (f.kidsUsed) {
-    const kids = f.kids;
-    f.kids = [];
-    f.kidsUsed = false;
-    return { case0: f.case0, cases: f.cases, kids };
-  }
-  if (f.cases !== undefined) return { case0: f.case0, cases: f.cases, kids: undefined };
-  return f.case0 !== 0 ? f.case0 : undefined;
+  const cases = DynamicMessage._mergeOf(prev);
+  if (typeof cases === "number") f.case0 = cases;
+  else if (cases !== undefined) f.cases = cases as Cases;
 }
 
 /**
@@ -354,11 +313,10 @@ class TapeDecoder {
             else list.push(m);
           } else {
             if (sp.oneof >= 0) cur.setCase(sp.oneof, done.slot);
-            const info = mergeInfo(done);
-            if (info !== undefined || cur.kidsUsed) {
-              cur.kids[done.slot] = info;
-              cur.kidsUsed = true;
-            }
+            // What a later occurrence of this field continues (reopen). Kept in the parent's
+            // frame by slot instead, it was ~9% of the span batch's decode (instructions): a new
+            // array per frame that held one (every KeyValue, for its AnyValue's case).
+            if (!empty && (done.case0 !== 0 || done.cases !== undefined)) DynamicMessage._setMerge(m, done.cases ?? done.case0);
             values[done.slot] = m;
           }
         }
@@ -371,12 +329,11 @@ class TapeDecoder {
         // Only a singular message continues an earlier occurrence: a list's slot holds an array
         // (asking it instanceof was ~1% of the span batch's decode, in instructions).
         const prev = sp.store === S_LIST ? undefined : values[slot];
-        const info = prev !== undefined && cur.kidsUsed ? cur.kids[slot] : undefined;
         if (++depth === pool.length) pool.push(new Frame());
         cur = pool[depth]!;
         cur.open(childPlan, slot);
         if (prev !== undefined && prev instanceof DynamicMessage) {
-          reopen(cur, prev, info);
+          reopen(cur, prev);
           if (prev._height > cur.h) cur.h = prev._height;
         }
         values = cur.values;
