@@ -7,6 +7,7 @@ import { afterAll, beforeEach, describe, expect, test } from "vitest";
 import { CodecError, DynamicMessage, ProtobufType, type ProtobufSerializer } from "../src/index.js";
 import { setAdaptiveLazy, setLazyDecodeThreshold } from "../src/codec/reader.js";
 import { messageFromDir } from "./support/buf.js";
+import { thrown } from "./support/thrown.js";
 
 const All = messageFromDir("fixtures/all-types", "alltypes.AllTypes");
 const type = ProtobufType.of(All);
@@ -131,16 +132,18 @@ describe("both paths give the same values, relays and errors", () => {
   test("every value an eager serializer reads equals the lazy one, and relays the same bytes", () => {
     const eager = eagerSerializer();
     const lazy = type.createSerializer();
+    let eagerValues = 0;
     for (const input of inputs) {
       const a = eager.fromBinary(input);
       const b = lazy.fromBinary(input);
-      const eagerNow = !isLazy(a);
+      if (!isLazy(a)) eagerValues++;
       expect(isLazy(b)).toBe(true);
       expect(hex(eager.toBinary(a))).toBe(hex(input));
       expect(a.toObject()).toEqual(b.toObject());
       expect(a.equals(b)).toBe(true);
-      if (eagerNow) expect(hex(eager.toBinary(a))).toBe(hex(input));
     }
+    // all but the probes (one decode in 16)
+    expect(eagerValues).toBeGreaterThanOrEqual(inputs.length - 2);
   });
 
   // Each a valid input with one fault, past the first 4 KiB: fromBinary must throw on both paths.
@@ -157,17 +160,10 @@ describe("both paths give the same values, relays and errors", () => {
   ])("%s: the same CodecError from an eager and a lazy serializer", (_, bad) => {
     expect(bad.length).toBeGreaterThanOrEqual(4096);
     const eager = eagerSerializer();
-    const thrown = (ser: ProtobufSerializer): CodecError => {
-      try {
-        ser.fromBinary(bad);
-      } catch (e) {
-        expect(e).toBeInstanceOf(CodecError);
-        return e as CodecError;
-      }
-      throw new Error("fromBinary accepted a malformed input");
-    };
-    const a = thrown(eager);
-    const b = thrown(type.createSerializer());
+    const a = thrown<CodecError>(() => eager.fromBinary(bad));
+    const b = thrown<CodecError>(() => type.createSerializer().fromBinary(bad));
+    expect(a).toBeInstanceOf(CodecError);
+    expect(b).toBeInstanceOf(CodecError);
     expect([a.code, a.message, a.path, a.offset]).toEqual([b.code, b.message, b.path, b.offset]);
     // and the eager serializer goes on as before
     expect(hex(eager.toBinary(eager.fromBinary(valid)))).toBe(hex(valid));

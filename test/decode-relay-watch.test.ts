@@ -7,6 +7,7 @@ import { afterAll, beforeEach, describe, expect, test } from "vitest";
 import { CodecError, DynamicMessage, ProtobufType, type ProtobufSerializer } from "../src/index.js";
 import { setAdaptiveLazy, setLazyDecodeThreshold } from "../src/codec/reader.js";
 import { messageFromDir } from "./support/buf.js";
+import { thrown } from "./support/thrown.js";
 
 const All = messageFromDir("fixtures/all-types", "alltypes.AllTypes");
 const type = ProtobufType.of(All);
@@ -166,17 +167,10 @@ describe("both paths give the same values and errors", () => {
 
   test.each(faults)("%s: the same CodecError from an eager and a lazy serializer", (_, bad) => {
     const lazy = lazySerializer();
-    const thrown = (ser: ProtobufSerializer): CodecError => {
-      try {
-        ser.fromBinary(bad);
-      } catch (e) {
-        expect(e).toBeInstanceOf(CodecError);
-        return e as CodecError;
-      }
-      throw new Error("fromBinary accepted a malformed input");
-    };
-    const a = thrown(lazy);
-    const b = thrown(type.createSerializer());
+    const a = thrown<CodecError>(() => lazy.fromBinary(bad));
+    const b = thrown<CodecError>(() => type.createSerializer().fromBinary(bad));
+    expect(a).toBeInstanceOf(CodecError);
+    expect(b).toBeInstanceOf(CodecError);
     expect([a.code, a.message, a.path]).toEqual([b.code, b.message, b.path]);
     // and the lazy serializer goes on as before
     expect(isLazy(lazy.fromBinary(valid))).toBe(true);
