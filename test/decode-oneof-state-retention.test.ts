@@ -1,11 +1,11 @@
-// The tape reader (src/codec/reader.ts) keeps, for each closed singular sub-message, which oneof
+// The tape reader (src/codec/reader.ts) records on each closed singular sub-message which oneof
 // members it set, so that a later occurrence of its field (a merge) clears the member set before
-// when another comes. That record belongs to the read: for a type with two or more oneofs it is
-// an array, and a version that kept it on the decoded values made each of them hold an
-// Int32Array (found by a helper's attack pass: 279 -> 503 bytes of heap per small sub-message
-// pair). What must hold: values of a type with two oneofs keep no more heap than values of the
-// same shape without oneofs, and merges still clear the member set before (the merge suites; one
-// case here).
+// when another comes (DynamicMessage #merge). For a type with two or more oneofs that record is
+// an array, which the read drops when it ends: kept, every decoded value of such a type held an
+// Int32Array of its own (found by a helper's attack pass: 279 -> 503 bytes of heap per small
+// sub-message pair, against 279 before the record moved onto the values). What must hold: values
+// of a type with two oneofs keep no more heap than values of the same shape without oneofs, and
+// merges still clear the member set before (the merge suites; one case here).
 import { describe, expect, test } from "vitest";
 import { retainedBy } from "./support/heap.js";
 import { typeOf } from "./adversarial/support.js";

@@ -104,15 +104,6 @@ class Frame {
   case0: number;
   /** Per oneof, 1 + the slot of its set member (0: none); made when the first member is set (2+ oneofs). */
   cases: Cases | undefined;
-  /**
-   * Per slot, what a later occurrence of that singular message field merges into (MergeInfo), of
-   * this message only: the slots written (kidsAt, kidsN of them) are cleared by the next open.
-   */
-  kids: unknown[] = [];
-  kidsAt: number[] = [];
-  kidsN = 0;
-  /** True when `kids` was adopted from a MergeInfo (its slots are not in kidsAt): replaced at the next open. */
-  kidsAdopted = false;
   /** True when `values` continues an earlier occurrence's (reopen), which may hold fields. */
   reopened: boolean;
   constructor() {
@@ -135,30 +126,6 @@ class Frame {
     this.case0 = 0;
     this.cases = undefined;
     this.reopened = false;
-    // Cleared slot by slot, not replaced: a new array per message that held one (every KeyValue
-    // of a span batch, for its AnyValue's case) made the span batch's decode 1.08-1.12x slower.
-    if (this.kidsAdopted) {
-      this.kids = [];
-      this.kidsAdopted = false;
-    } else if (this.kidsN > 0) {
-      const kids = this.kids;
-      const at = this.kidsAt;
-      for (let i = 0; i < this.kidsN; i++) kids[at[i]!] = undefined;
-    }
-    this.kidsN = 0;
-  }
-
-  /**
-   * Records what a later occurrence of the singular message field at `slot` merges into (a slot
-   * is listed once while it holds something: n occurrences of a field list it once).
-   */
-  setKid(slot: number, info: unknown): void {
-    const kids = this.kids;
-    if (slot >= kids.length || kids[slot] === undefined) {
-      if (info === undefined) return;
-      if (!this.kidsAdopted) this.kidsAt[this.kidsN++] = slot;
-    }
-    kids[slot] = info;
   }
 
   /**
@@ -190,52 +157,20 @@ const EMPTY_PLAN: ReadPlan = { layout: undefined as unknown as MessageLayout, de
  * zero of an implicit-presence field also overrides (merging decoded values could not tell it
  * from absence). `prev` was built by this very read and nothing else holds it, so its arrays,
  * lists and maps are continued in place: copying them made n occurrences cost O(n²) (20,000
- * occurrences of a 4-byte sub-message took 16-40 s).
+ * occurrences of a 4-byte sub-message took 16-40 s). Which oneof members it had set is on the
+ * value itself (DynamicMessage._mergeOf), as on each of its own singular sub-messages, which a
+ * later occurrence reopens in turn.
  */
-function reopen(f: Frame, prev: DynamicMessage, info: unknown): void {
+function reopen(f: Frame, prev: DynamicMessage): void {
   const v = prev._values as unknown[];
   // An empty earlier occurrence shares the frozen NONE_SET: this one gets an array of its own.
   f.values = v === NONE_SET ? newValues(f.plan.slots.length) : v;
   f.reopened = true;
   const u = prev._unknown;
   f.unknown = u.length === 0 ? undefined : (u as UnknownField[]);
-  if (typeof info === "number") f.case0 = info;
-  else if (info !== undefined) {
-    const m = info as MergeInfo;
-    f.case0 = m.case0;
-    f.cases = m.cases;
-    if (m.kids !== undefined) {
-      // Adopted, not copied: a field occurring n times must not cost n copies of it.
-      f.kids = m.kids;
-      f.kidsAdopted = true;
-      f.kidsN = 0;
-    }
-  }
-}
-
-/**
- * What a closed singular sub-message needs should the same field occur again (see reopen): its
- * oneof cases and, per slot, the same for its own singular sub-messages. Kept in the parent's
- * frame, by slot, as a bare number when only `case0` is set. A Map from each built value with a
- * oneof to its cases was 18% of the tape walk of the span batch (one set per attribute value).
- */
-interface MergeInfo {
-  readonly case0: number;
-  readonly cases: Cases | undefined;
-  readonly kids: unknown[] | undefined;
-}
-
-/** The MergeInfo of a frame that closes as a singular field (undefined: nothing to keep); takes its kids. */
-function mergeInfo(f: Frame): unknown {
-  if (f.kidsN > 0 || f.kidsAdopted) {
-    const kids = f.kids;
-    f.kids = [];
-    f.kidsN = 0;
-    f.kidsAdopted = false;
-    return { case0: f.case0, cases: f.cases, kids };
-  }
-  if (f.cases !== undefined) return { case0: f.case0, cases: f.cases, kids: undefined };
-  return f.case0 !== 0 ? f.case0 : undefined;
+  const cases = DynamicMessage._mergeOf(prev);
+  if (typeof cases === "number") f.case0 = cases;
+  else if (cases !== undefined) f.cases = cases as Cases;
 }
 
 /**
@@ -254,6 +189,12 @@ class TapeDecoder {
   /** The tape's ASCII strings back to back (tapeText) and the start of the next one. */
   text = "";
   private textPos = 0;
+  /**
+   * Values given a Cases array (types with two or more oneofs) by this call: it is dropped from
+   * them when the call ends, as the frames' per-slot arrays it replaced were (kept, it made a
+   * decoded value of such a type hold an Int32Array: +80% heap for a pair of small messages).
+   */
+  private merged: DynamicMessage[] = [];
 
   constructor(input: Uint8Array, settings: Settings) {
     this.input = input;
@@ -296,6 +237,11 @@ class TapeDecoder {
   /** Lets go of the call's input and text. */
   end(): void {
     endTape();
+    const merged = this.merged;
+    if (merged.length > 0) {
+      for (let i = 0; i < merged.length; i++) DynamicMessage._setMerge(merged[i]!, undefined);
+      this.merged = [];
+    }
     this.input = EMPTY_BYTES;
     this.source = undefined;
     this.cut = undefined;
@@ -378,7 +324,15 @@ class TapeDecoder {
             else list.push(m);
           } else {
             if (sp.oneof >= 0) cur.setCase(sp.oneof, done.slot);
-            cur.setKid(done.slot, mergeInfo(done));
+            // What a later occurrence of this field continues (reopen). Kept in the parent's
+            // frame by slot instead (a new array per frame that held one: every KeyValue, for its
+            // AnyValue's case), the span batch's decode took 1.08-1.12x as long (A/B, one process).
+            if (!empty) {
+              if (done.cases !== undefined) {
+                DynamicMessage._setMerge(m, done.cases);
+                this.merged.push(m);
+              } else if (done.case0 !== 0) DynamicMessage._setMerge(m, done.case0);
+            }
             values[done.slot] = m;
           }
         }
@@ -391,12 +345,11 @@ class TapeDecoder {
         // Only a singular message continues an earlier occurrence: a list's slot holds an array
         // (asking it instanceof was ~1% of the span batch's decode, in instructions).
         const prev = sp.store === S_LIST ? undefined : values[slot];
-        const info = prev !== undefined ? cur.kids[slot] : undefined;
         if (++depth === pool.length) pool.push(new Frame());
         cur = pool[depth]!;
         cur.open(childPlan, slot);
         if (prev !== undefined && prev instanceof DynamicMessage) {
-          reopen(cur, prev, info);
+          reopen(cur, prev);
           if (prev._height > cur.h) cur.h = prev._height;
         }
         values = cur.values;

@@ -171,6 +171,23 @@ export class DynamicMessage {
   _height: number;
   /** @internal The paired declaration this subtree was last accepted against by instance rules. */
   _okFor: DescMessage | undefined;
+  // The oneof members a decode set in this value, while the decode that built it may continue it
+  // (a later occurrence of its field merges: src/codec/reader.ts, reopen): 1 + the member's slot
+  // for a type with one oneof (kept: a number costs the slot only), else an array of those per
+  // oneof (dropped when the decode ends). Private (#): only the reader asks, of values it built,
+  // and deep equality, structuredClone and Proxies never see it. The slot costs 8 bytes per value
+  // (~6% of a small decoded message's heap), for span batch decodes 1.08-1.12x faster.
+  #merge: unknown = undefined;
+
+  /** @internal What the reader recorded of `m`'s set oneof members (see #merge). */
+  static _mergeOf(m: DynamicMessage): unknown {
+    return m.#merge;
+  }
+
+  /** @internal Records `m`'s set oneof members for the read that built it (see #merge). */
+  static _setMerge(m: DynamicMessage, cases: unknown): void {
+    m.#merge = cases;
+  }
 
   private constructor(
     desc: DescMessage,
