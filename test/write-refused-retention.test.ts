@@ -85,9 +85,14 @@ describe("a refused write keeps nothing of its value alive", () => {
   test.each(CASES)("%s", async (_name, make) => {
     const { ref, thrown } = refused(make);
     expect(thrown).toBeInstanceOf(Error);
-    // A WeakRef's target stays alive until the job that made it ends.
-    await new Promise((r) => setImmediate(r));
-    fullGc();
+    // A WeakRef's target stays alive until the job that made it ends; a collection can also miss
+    // it once where a stale register of a frame still held it (one CI run in many, not reproduced
+    // alone): a few turns, each ending in a full collection, before the verdict. A value the
+    // writer kept stays alive through all of them.
+    for (let turn = 0; turn < 3 && ref.deref() !== undefined; turn++) {
+      await new Promise((r) => setImmediate(r));
+      fullGc();
+    }
     expect(ref.deref()).toBeUndefined();
   });
 });
