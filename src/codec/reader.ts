@@ -491,19 +491,53 @@ export function setAdaptiveLazy(on: boolean): boolean {
   return prev;
 }
 
-/** Which path a serializer's bare messages take: under the lazy threshold (see WINDOW), and at or over it (LARGE_READ_MIN). */
-export class RelayWatch {
-  private lazy = false;
+/**
+ * The state machine both sides of a RelayWatch share: a switch looked at once per WINDOW
+ * decodes. Turned back off, it stays off for the next `skip` windows, twice as many (plus one, up
+ * to MAX_SKIP) each time this happens and half as many after each window it holds, so that
+ * traffic that alternates pays the wrong path on at most one window in MAX_SKIP.
+ */
+class WindowSwitch {
+  on = false;
   /** Decodes in this window. */
   private seen = 0;
+  /** Windows to pass before it may turn on again. */
+  private skip = 0;
+  /** What `skip` was set to the last time it turned off (doubled each time). */
+  private backoff = 0;
+
+  /** Counts a decode: its place in the window, 1 to WINDOW (the last, which starts a new window). */
+  count(): number {
+    const n = ++this.seen;
+    if (n === WINDOW) this.seen = 0;
+    return n;
+  }
+
+  /** At a window's end. While on: `holds`, whether it stays on. While off: `starts`, whether it turns on. */
+  close(holds: boolean, starts: boolean): void {
+    if (this.on) {
+      if (holds) this.backoff >>= 1;
+      else {
+        this.on = false;
+        this.skip = this.backoff = Math.min(MAX_SKIP, 2 * this.backoff + 1);
+      }
+    } else if (this.skip > 0) this.skip--;
+    else this.on = starts;
+  }
+}
+
+/** Which path a serializer's bare messages take: under the lazy threshold (see WINDOW), and at or over it (LARGE_READ_MIN). */
+export class RelayWatch {
+  /** On: bare messages under the lazy threshold are decoded lazily. */
+  private readonly small = new WindowSwitch();
   /** Relays of values under the lazy threshold in this window (counted while eager). */
   private relays = 0;
   /** Values under the lazy threshold materialized in this window (counted while lazy). */
   private reads = 0;
-  /** Eager windows to pass before turning lazy again. */
-  private skip = 0;
-  /** What `skip` was set to the last time a lazy window was read (doubled each time). */
-  private backoff = 0;
+  /** On: bare messages of at least the lazy threshold are decoded eagerly, but for probes. */
+  private readonly large = new WindowSwitch();
+  /** Lazy values of at least the threshold materialized in this window (while eager: probes). */
+  private largeReads = 0;
 
   /** A value of `len` bytes this serializer decoded was written unchanged (the writer copied it). */
   relayed(len: number): void {
@@ -518,44 +552,22 @@ export class RelayWatch {
 
   /** True when the next bare message under the lazy threshold is to be decoded lazily. */
   next(): boolean {
-    if (++this.seen < WINDOW) return this.lazy;
-    this.seen = 0;
-    if (this.lazy) {
-      if (this.reads > READS_MAX) {
-        this.lazy = false;
-        this.skip = this.backoff = Math.min(MAX_SKIP, 2 * this.backoff + 1);
-      } else this.backoff >>= 1;
-    } else if (this.skip > 0) this.skip--;
-    else this.lazy = this.relays >= RELAYS_MIN;
+    const w = this.small;
+    if (w.count() < WINDOW) return w.on;
+    w.close(this.reads <= READS_MAX, this.relays >= RELAYS_MIN);
     this.relays = 0;
     this.reads = 0;
-    return this.lazy;
+    return w.on;
   }
-
-  /** True while bare messages of at least the lazy threshold are decoded eagerly (see LARGE_READ_MIN). */
-  private largeEager = false;
-  /** Such decodes in this window. */
-  private largeSeen = 0;
-  /** Lazy values of at least the threshold materialized in this window (while eager: probes). */
-  private largeReads = 0;
-  /** Lazy windows to pass before turning eager again, and what it was last set to. */
-  private largeSkip = 0;
-  private largeBackoff = 0;
 
   /** True when the next bare message of at least the lazy threshold is to be decoded lazily. */
   nextLarge(): boolean {
-    const n = ++this.largeSeen;
-    if (n < WINDOW) return !this.largeEager || n % PROBE_EVERY === 0;
-    this.largeSeen = 0;
+    const w = this.large;
+    const n = w.count();
+    if (n < WINDOW) return !w.on || n % PROBE_EVERY === 0;
     const reads = this.largeReads;
     this.largeReads = 0;
-    if (this.largeEager) {
-      if (reads < PROBE_READS_MIN) {
-        this.largeEager = false;
-        this.largeSkip = this.largeBackoff = Math.min(MAX_SKIP, 2 * this.largeBackoff + 1);
-      } else this.largeBackoff >>= 1;
-    } else if (this.largeSkip > 0) this.largeSkip--;
-    else this.largeEager = reads >= LARGE_READ_MIN;
+    w.close(reads >= PROBE_READS_MIN, reads >= LARGE_READ_MIN);
     // The window's last decode: lazy, as every probe is.
     return true;
   }
