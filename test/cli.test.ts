@@ -1,7 +1,7 @@
 // The `protokeel` command line, run as a process from the built package (dist/cli/main.js, the
 // package.json "bin"): exit codes, stdout and stderr of check, inspect, decode and encode.
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -94,6 +94,35 @@ describe("check", () => {
     const r = run(["check", "v1", "v2-binary/acme/order.proto", "--message", "acme.Order"]);
     expect(r.code).toBe(1);
     expect(r.stdout.split("\n")[0]).toBe("acme.Order: v1 (.proto files) → v2-binary/acme/order.proto (.proto files), binary boundary");
+  });
+
+  // A buf.yaml in or above the directories (a buf v2 workspace at the project root, what `buf
+  // config init` writes; a v1 module's own) does not change what the import root is: buf with no
+  // config refused a directory inside the enclosing v2 module.
+  test.each([
+    ["a v2 workspace at the project root", "buf.yaml", "version: v2\n"],
+    ["a v2 workspace that lists the directory as a module", "buf.yaml", "version: v2\nmodules:\n  - path: v1\n"],
+    ["a v1 module of its own that excludes the files", "v1/buf.yaml", "version: v1\nbuild:\n  excludes: [acme]\n"],
+  ])(".proto source inside %s", (_name, file, text) => {
+    const project = mkdtempSync(join(tmpdir(), "protokeel-cli-ws-"));
+    try {
+      cpSync(join(dir, "v1"), join(project, "v1"), { recursive: true });
+      cpSync(join(dir, "v2-binary"), join(project, "v2-binary"), { recursive: true });
+      writeFileSync(join(project, file), text);
+      for (const args of [
+        ["check", "v1", "v2-binary", "--message", "acme.Order"],
+        ["check", "v1/acme/order.proto", "v2-binary/acme/order.proto", "--message", "acme.Order"],
+      ]) {
+        const r = spawnSync(process.execPath, [bin, ...args], { cwd: project });
+        // What the same check prints with no buf.yaml about.
+        expect([r.status, r.stderr.toString(), r.stdout.toString()]).toEqual([1, "", run(args).stdout]);
+      }
+      const decoded = spawnSync(process.execPath, [bin, "decode", "--schema", "v1", "--message", "acme.Order", join(dir, "order.bin")], { cwd: project });
+      expect([decoded.status, decoded.stderr.toString()]).toEqual([0, ""]);
+      expect(JSON.parse(decoded.stdout.toString())).toEqual({ id: "2", note: "gift" });
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
   });
 
   test("a snapshot carries its root and settings", () => {

@@ -115,7 +115,11 @@ function compileProto(path: string, root: string | undefined): Uint8Array {
   const out = mkdtempSync(join(tmpdir(), "protokeel-buf-"));
   try {
     const target = join(out, "set.binpb");
-    const args = ["build", moduleRoot, "--as-file-descriptor-set", "--exclude-source-info", "-o", target];
+    // The import root is moduleRoot, whatever buf.yaml lies around it: given no config, buf looks
+    // for one in and above the input, and refused a directory inside the module of a buf.yaml v2
+    // at the project root (what `buf config init` writes) ("contained by module at path ."). A v1
+    // config given here is the input's own: no search, and the same build as with no buf.yaml.
+    const args = ["build", moduleRoot, "--config", '{"version":"v1"}', "--as-file-descriptor-set", "--exclude-source-info", "-o", target];
     if (!isDir) {
       if (relative(moduleRoot, resolve(path)).startsWith("..")) throw new InputError(`${path} is not inside the import root ${moduleRoot} (--proto-path)`);
       args.push("--path", resolve(path));
