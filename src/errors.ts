@@ -74,8 +74,18 @@ export class CodecError extends ProtokeelError {
 export function shifted(e: unknown, shift: number): unknown {
   if (!(e instanceof CodecError) || shift === 0) return e;
   const offset = e.offset === undefined ? undefined : e.offset + shift;
-  const message = e.message.replace(/at byte (\d+)/, (_m, n: string) => `at byte ${Number(n) + shift}`);
-  return new CodecError(e.code, message, { path: e.path, offset, cause: e });
+  return new CodecError(e.code, atByteShifted(e.message, shift), { path: e.path, offset, cause: e });
+}
+
+/** `message` with the number after its first "at byte " moved by `shift` (a string scan: no regular expression compiled on an error path, which may run with little stack left). */
+function atByteShifted(message: string, shift: number): string {
+  const at = message.indexOf("at byte ");
+  if (at < 0) return message;
+  const from = at + 8;
+  let to = from;
+  while (to < message.length && message.charCodeAt(to) >= 0x30 && message.charCodeAt(to) <= 0x39) to++;
+  if (to === from) return message;
+  return message.slice(0, from) + String(Number(message.slice(from, to)) + shift) + message.slice(to);
 }
 
 /**

@@ -77,12 +77,16 @@ export function failureKind(e: unknown): number {
   // value again would run that code again.
   if (isProtokeelError(e) && e.code === "OUTPUT_DETACHED") return OUT_APP;
   if (e instanceof Refused || e instanceof SizeOverflow || isProtokeelError(e)) return OUT_RETRY;
-  if (e instanceof RangeError && STACK_EXHAUSTED.test(e.message)) return OUT_RETRY;
+  if (e instanceof RangeError && e.message.startsWith(STACK_EXHAUSTED)) return OUT_RETRY;
   return e instanceof TypeError || e instanceof RangeError ? OUT_CHECK : OUT_APP;
 }
 
-/** V8's and JavaScriptCore's message for a stack overflow. */
-const STACK_EXHAUSTED = /^Maximum call stack size exceeded/;
+// V8's and JavaScriptCore's message for a stack overflow. Compared as a string, not by a regular
+// expression: V8 compiles one on its first use (and again when it tiers up), and compiled with the
+// little stack an overflow leaves it threw a SyntaxError ("Invalid regular expression: ...:
+// Maximum call stack size exceeded") out of toBinary, or took Node 20 down ("RegExpCompiler
+// Allocation failed - process out of memory"; test/adversarial/low-stack-no-regexp.test.ts).
+const STACK_EXHAUSTED = "Maximum call stack size exceeded";
 
 /** How protobuf-es holds a message element: as a message object. */
 const M_PLAIN = 0;

@@ -153,7 +153,7 @@ function big(where: string, t: ScalarType, v: unknown, acceptString: boolean, ke
     }
     b = BigInt(v);
   } else if (typeof v === "string" && acceptString) {
-    if (!/^-?[0-9]+$/.test(v)) throw typeError(where, `${scalarName(t)} as a decimal string`, v, key);
+    if (!isDecimal(v)) throw typeError(where, `${scalarName(t)} as a decimal string`, v, key);
     b = decimalBigInt(v);
   } else {
     throw typeError(where, `${scalarName(t)} (bigint${acceptString ? ", number or decimal string" : " or integer number"})`, v, key);
@@ -257,7 +257,7 @@ export function coerceMapKey(where: string, t: ScalarType, k: unknown): unknown 
         if (k === "false") return false;
         throw typeError(where, "bool (boolean, \"true\" or \"false\")", k);
       default:
-        if (!/^-?[0-9]+$/.test(k)) throw typeError(where, scalarName(t), k);
+        if (!isDecimal(k)) throw typeError(where, scalarName(t), k);
         // 64-bit keys are bigint; 32-bit keys are numbers.
         return coerceScalar(where, t, L_BIGINT, isLong(t) ? decimalBigInt(k) : Number(k));
     }
@@ -308,6 +308,22 @@ export function isImplicitZero(t: ScalarType | 0, v: unknown): boolean {
 }
 
 export const EMPTY_BYTES: Uint8Array = new Uint8Array(0);
+
+/**
+ * True for an optional minus and one or more ASCII digits. A loop, not a regular expression: V8
+ * compiles one on first use and when it tiers up, and a write started with little stack left
+ * threw a SyntaxError from the compile instead of its result (see generated-writer.ts, STACK_EXHAUSTED).
+ */
+function isDecimal(s: string): boolean {
+  const n = s.length;
+  let i = n > 0 && s.charCodeAt(0) === 0x2d ? 1 : 0;
+  if (i === n) return false;
+  for (; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x30 || c > 0x39) return false;
+  }
+  return true;
+}
 
 /** A plain init object: `{}` literals, `Object.create(null)`, JSON.parse output. Not a Map or a class instance. */
 export function isPlainObject(v: unknown): v is Record<string, unknown> {
