@@ -118,14 +118,17 @@ for (const d of [20, 62]) for (let k = 0; k <= 80; k++) {
 console.log(JSON.stringify([...seen].sort()));
 `;
 
-test("a plain Node process scanning toBinary of init chains near the stack limit: results or RangeError, no abort", () => {
+test("a plain Node process scanning toBinary of init chains near the stack limit: results or RangeError, no abort", { timeout: 60_000 }, () => {
   const dir = mkdtempSync(join(tmpdir(), "protokeel-low-stack-"));
   try {
     const script = join(dir, "scan.mjs");
     writeFileSync(script, SCAN);
-    const r = spawnSync(process.execPath, [script], { encoding: "utf8" });
-    expect([r.status, r.stderr.slice(0, 300)]).toEqual([0, ""]);
-    expect(JSON.parse(r.stdout)).toEqual([OVERFLOW, "ok"]);
+    // The abort came in about 1 process of 3 (where the stack ends moves between processes): 6 runs.
+    for (let run = 0; run < 6; run++) {
+      const r = spawnSync(process.execPath, [script], { encoding: "utf8" });
+      expect([r.status, r.stderr.slice(0, 300)]).toEqual([0, ""]);
+      expect(JSON.parse(r.stdout)).toEqual([OVERFLOW, "ok"]);
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
