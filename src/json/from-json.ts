@@ -18,6 +18,7 @@ import {
   UINT64_MAX,
   decimalBigInt,
   describeValue,
+  isDecimal,
   isImplicitZero,
   isWellFormed,
   namesOf,
@@ -78,7 +79,6 @@ interface Node {
 }
 
 const NUMBER_TEXT = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
-const INTEGER_TEXT = /^-?[0-9]+$/;
 /** Returned by an enum read that skips an unknown name (ignoreUnknownFields). */
 const SKIP = Symbol("skip");
 
@@ -253,7 +253,7 @@ export function messageFromJson(root: DescMessage, json: unknown, ctx: FromJsonC
   const int64 = (t: ScalarType, v: unknown, path: JsonPath): bigint => {
     const name = ScalarType[t]!.toLowerCase();
     let b: bigint;
-    if (typeof v === "string" && INTEGER_TEXT.test(v)) b = decimalBigInt(v);
+    if (typeof v === "string" && isDecimal(v)) b = decimalBigInt(v);
     else if (v instanceof JsonBigInteger) b = decimalBigInt(v.text);
     else if (typeof v === "number" && Number.isInteger(v)) {
       // Beyond 2^53 a parsed JSON number was already rounded: the value is not the writer's.
@@ -402,7 +402,7 @@ export function messageFromJson(root: DescMessage, json: unknown, ctx: FromJsonC
         if (k === "false") return false;
         return invalid(path, 'map keys "true" or "false"', k);
       default: {
-        if (!INTEGER_TEXT.test(k)) invalid(path, `map keys that are decimal ${ScalarType[t]!.toLowerCase()} numbers`, k);
+        if (!isDecimal(k)) invalid(path, `map keys that are decimal ${ScalarType[t]!.toLowerCase()} numbers`, k);
         if (is64(t)) return int64(t, k, path);
         const n = scalar({ ...fi, scalar: t } as FieldInfo, k, path) as number;
         return n;

@@ -310,11 +310,12 @@ export function isImplicitZero(t: ScalarType | 0, v: unknown): boolean {
 export const EMPTY_BYTES: Uint8Array = new Uint8Array(0);
 
 /**
- * True for an optional minus and one or more ASCII digits. A loop, not a regular expression: V8
- * compiles one on first use and when it tiers up, and a write started with little stack left
- * threw a SyntaxError from the compile instead of its result (see generated-writer.ts, STACK_EXHAUSTED).
+ * True for an optional minus and one or more ASCII digits (64-bit values and map keys as text, in
+ * create and in ProtoJSON). A loop, not a regular expression: V8 compiles one on first use and
+ * when it tiers up, and a write started with little stack left threw a SyntaxError from the
+ * compile instead of its result (see generated-writer.ts, STACK_EXHAUSTED).
  */
-function isDecimal(s: string): boolean {
+export function isDecimal(s: string): boolean {
   const n = s.length;
   let i = n > 0 && s.charCodeAt(0) === 0x2d ? 1 : 0;
   if (i === n) return false;
