@@ -58,7 +58,7 @@ function writeContext(ser: ProtobufSerializer, options: JsonWriteOptions | undef
     root: ser.type.descriptor,
     resolve: typeResolver(options?.registry, api),
     unpack: (desc, bytes, path) => rethrowAt(() => contentSerializer(desc, ser, path, true).fromBinary(bytes), path, ser, true),
-    api: `${api.replace(/\(.*$/, "")}(value, { … })`,
+    api: `${api.includes("(") ? api.slice(0, api.indexOf("(")) : api}(value, { … })`,
   };
 }
 
@@ -177,13 +177,19 @@ export function fromJsonOf(ser: ProtobufSerializer, json: unknown, options: Json
     if (e instanceof CodecError && e.code === "MESSAGE_TOO_LARGE") {
       throw new CodecError(
         e.code,
-        `cannot read ${ser.type.fullName} from JSON: ${e.message.replace(/^cannot write [^:]*: /, "the message's ")}`,
+        `cannot read ${ser.type.fullName} from JSON: ${writeReason(e.message)}`,
         { path: e.path, cause: e },
       );
     }
     throw e;
   }
   return value;
+}
+
+/** A write error's message after "cannot write <what>: ", as the message's (a prefix test: no regular expression on a read's path). */
+function writeReason(message: string): string {
+  const colon = message.indexOf(":");
+  return message.startsWith("cannot write ") && message.startsWith(": ", colon) ? `the message's ${message.slice(colon + 2)}` : message;
 }
 
 export function fromJsonStringOf(ser: ProtobufSerializer, text: string, options: JsonReadOptions | undefined): DynamicMessage {

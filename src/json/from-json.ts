@@ -29,7 +29,7 @@ import { K_ENUM, K_LIST, K_MAP, K_MESSAGE, L_NUMBER, L_STRING, is64, messageInfo
 import { newValues } from "../message/values.js";
 import { decodeBase64 } from "./base64.js";
 import { JsonPath, NULL_VALUE, VALUE, jsonInfo } from "./info.js";
-import { JsonBigInteger } from "./parse.js";
+import { isJsonNumber, JsonBigInteger } from "./parse.js";
 import {
   W_ANY,
   W_DURATION,
@@ -78,7 +78,6 @@ interface Node {
   oneofs: (FieldInfo | undefined)[] | undefined;
 }
 
-const NUMBER_TEXT = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
 /** Returned by an enum read that skips an unknown name (ignoreUnknownFields). */
 const SKIP = Symbol("skip");
 
@@ -198,7 +197,7 @@ export function messageFromJson(root: DescMessage, json: unknown, ctx: FromJsonC
         else if (v === "NaN") return Number.NaN;
         else if (v === "Infinity") return Number.POSITIVE_INFINITY;
         else if (v === "-Infinity") return Number.NEGATIVE_INFINITY;
-        else if (typeof v === "string" && NUMBER_TEXT.test(v)) n = Number(v);
+        else if (typeof v === "string" && isJsonNumber(v)) n = Number(v);
         else return invalid(path, `${t === ScalarType.FLOAT ? "float" : "double"} (a number, a numeric string, or "NaN", "Infinity", "-Infinity")`, v);
         if (!Number.isFinite(n)) invalid(path, `a finite ${t === ScalarType.FLOAT ? "float" : "double"} (write infinities and NaN as the strings "Infinity", "-Infinity", "NaN")`, v);
         if (t === ScalarType.FLOAT) {
@@ -217,7 +216,7 @@ export function messageFromJson(root: DescMessage, json: unknown, ctx: FromJsonC
         let n: number;
         if (typeof v === "number") n = v;
         else if (v instanceof JsonBigInteger) n = v.value;
-        else if (typeof v === "string" && NUMBER_TEXT.test(v)) n = Number(v);
+        else if (typeof v === "string" && isJsonNumber(v)) n = Number(v);
         else return invalid(path, `${name} (a number or a numeric string)`, v);
         // 1e400 and 400-digit integers read as Infinity: out of range (below), not fractional. NaN
         // (a parsed value: JSON text has none) fails every comparison, so it is named here: it

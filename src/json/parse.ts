@@ -34,8 +34,55 @@ export class JsonTooDeep extends Error {
   }
 }
 
-const NUMBER = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/y;
-const NUMBER_PARTS = /^(-?)([0-9]+)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?$/;
+/** True for the character code of a decimal digit (NaN, past the text's end, is none). */
+function digit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+/** The end of the digits of `text` from i (i itself when there are none). */
+export function digitsEnd(text: string, i: number): number {
+  while (digit(text.charCodeAt(i))) i++;
+  return i;
+}
+
+/**
+ * The end of the JSON number (RFC 8259 §6) that starts at i, or -1 when none does: the longest
+ * prefix that is one, as a sticky regular expression would match it ("1." ends before the dot,
+ * which the caller then refuses). A scan, not a regular expression: V8 compiles one on first use
+ * and on tier-up, and compiled with little stack left it throws a SyntaxError of its own (the
+ * binary writer met that, test/adversarial/low-stack-no-regexp.test.ts); the scan also takes
+ * 14-18 ns a literal where the expression's exec took 34 or more (Node 20, one process).
+ */
+export function jsonNumberEnd(text: string, i: number): number {
+  if (text.charCodeAt(i) === 45) i++; // -
+  const c = text.charCodeAt(i);
+  if (c === 48) i++;
+  else if (c >= 49 && c <= 57) i = digitsEnd(text, i + 1);
+  else return -1;
+  if (text.charCodeAt(i) === 46 && digit(text.charCodeAt(i + 1))) i = digitsEnd(text, i + 2);
+  const e = text.charCodeAt(i);
+  if (e === 101 || e === 69) {
+    let j = i + 1;
+    const sign = text.charCodeAt(j);
+    if (sign === 43 || sign === 45) j++;
+    if (digit(text.charCodeAt(j))) i = digitsEnd(text, j + 1);
+  }
+  return i;
+}
+
+/** True when a number literal has a fraction or an exponent. */
+function scaledLiteral(lexeme: string): boolean {
+  for (let k = 0; k < lexeme.length; k++) {
+    const c = lexeme.charCodeAt(k);
+    if (c === 46 || c === 101 || c === 69) return true;
+  }
+  return false;
+}
+
+/** True when the whole of `text` is one JSON number ("1.5e3", "-0"; not "+1", "1.", ".5", "01"). */
+export function isJsonNumber(text: string): boolean {
+  return text.length > 0 && jsonNumberEnd(text, 0) === text.length;
+}
 
 /**
  * The exact decimal integer a number literal with a fraction or an exponent denotes ("1.5e3" ->
@@ -43,15 +90,25 @@ const NUMBER_PARTS = /^(-?)([0-9]+)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?$/;
  * a finite double beyond 2^53, so the digits are at most ~310 more than the literal's.
  */
 function integerDigits(lexeme: string): string | undefined {
-  const m = NUMBER_PARTS.exec(lexeme)!;
-  const fraction = m[3] ?? "";
-  let digits = m[2]! + fraction;
-  const scale = Number(m[4] ?? "0") - fraction.length;
+  const negative = lexeme.charCodeAt(0) === 45;
+  const intStart = negative ? 1 : 0;
+  const intEnd = digitsEnd(lexeme, intStart);
+  let fraction = "";
+  let expAt = intEnd;
+  if (lexeme.charCodeAt(intEnd) === 46) {
+    expAt = digitsEnd(lexeme, intEnd + 1);
+    fraction = lexeme.slice(intEnd + 1, expAt);
+  }
+  let digits = lexeme.slice(intStart, intEnd) + fraction;
+  const scale = (expAt < lexeme.length ? Number(lexeme.slice(expAt + 1)) : 0) - fraction.length;
   if (scale < 0) {
-    if (/[^0]/.test(digits.slice(digits.length + scale))) return undefined;
-    digits = digits.slice(0, digits.length + scale);
+    const keep = digits.length + scale;
+    for (let k = keep; k < digits.length; k++) if (digits.charCodeAt(k) !== 48) return undefined;
+    digits = digits.slice(0, keep);
   } else digits += "0".repeat(scale);
-  return m[1] + digits.replace(/^0+(?=[0-9])/, "");
+  let lead = 0;
+  while (lead < digits.length - 1 && digits.charCodeAt(lead) === 48) lead++;
+  return (negative ? "-" : "") + digits.slice(lead);
 }
 
 type Container = Record<string, unknown> | unknown[];
@@ -113,15 +170,16 @@ export function parseJsonText(text: string, maxNesting: number): unknown {
       i += 4;
       return null;
     }
-    NUMBER.lastIndex = i;
-    const m = NUMBER.exec(text);
-    if (m === null) return fail("an unexpected character (a JSON value was expected)");
-    const lexeme = m[0];
-    i += lexeme.length;
+    const end = jsonNumberEnd(text, i);
+    if (end < 0) return fail("an unexpected character (a JSON value was expected)");
+    const lexeme = text.slice(i, end);
+    i = end;
     const v = Number(lexeme);
-    if (m[1] === undefined && m[2] === undefined && !Number.isSafeInteger(v)) return new JsonBigInteger(lexeme, v);
-    // 1e18 or 1.0e19 is an integer too: its exact digits, for a 64-bit field.
-    if (Number.isInteger(v) && !Number.isSafeInteger(v)) {
+    if (Number.isSafeInteger(v)) return v;
+    // Beyond 2^53 (or Infinity, 400 digits): an integer literal keeps its exact digits; 1e18 or
+    // 1.0e19 is an integer too (its exact digits, scaled, for a 64-bit field).
+    if (!scaledLiteral(lexeme)) return new JsonBigInteger(lexeme, v);
+    if (Number.isInteger(v)) {
       const digits = integerDigits(lexeme);
       if (digits !== undefined) return new JsonBigInteger(digits, v, true);
     }

@@ -2,6 +2,7 @@
 // 3339 string, wrappers as the bare scalar, …). A type is recognised by full name and shape: a
 // user's own message that reuses a google.protobuf name with other fields stays an ordinary one.
 import { ScalarType, type DescMessage } from "@bufbuild/protobuf";
+import { digitsEnd } from "./parse.js";
 
 export const W_NONE = 0;
 export const W_ANY = 1;
@@ -130,31 +131,61 @@ export function timestampText(seconds: number, nanos: number): string | { error:
   return `${iso.slice(0, 19)}${fraction(nanos)}Z`;
 }
 
-const RFC3339 = /^([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]{1,9}))?(Z|[+-][0-9]{2}:[0-9]{2})$/;
+/** The value of the `n` decimal digits of `text` at i, or -1 when one of them is not a digit. */
+function fixedDigits(text: string, i: number, n: number): number {
+  let v = 0;
+  for (let k = i; k < i + n; k++) {
+    const c = text.charCodeAt(k);
+    if (!(c >= 48 && c <= 57)) return -1;
+    v = v * 10 + (c - 48);
+  }
+  return v;
+}
 
-/** [seconds, nanos] of RFC 3339 text, or undefined when it is not a valid timestamp in range. */
+/**
+ * The nanoseconds of the fraction at i ("." and 1 to 9 digits; none: 0) and where it ends, or
+ * undefined when a dot is followed by no digit or by more than 9. Texts are scanned, not matched
+ * by a regular expression (see jsonNumberEnd in parse.ts).
+ */
+function fractionAt(text: string, i: number): [number, number] | undefined {
+  if (text.charCodeAt(i) !== 46) return [0, i];
+  const end = digitsEnd(text, i + 1);
+  const n = end - i - 1;
+  if (n < 1 || n > 9) return undefined;
+  return [Number(text.slice(i + 1, end).padEnd(9, "0")), end];
+}
+
+/**
+ * [seconds, nanos] of RFC 3339 text (YYYY-MM-DDTHH:MM:SS, a fraction of up to 9 digits, then Z
+ * or +HH:MM / -HH:MM), or undefined when it is not a valid timestamp in range.
+ */
 export function parseTimestamp(text: string): [number, number] | undefined {
-  const m = RFC3339.exec(text);
-  if (m === null) return undefined;
-  const [, y, mo, d, h, mi, s, frac, zone] = m as unknown as string[];
-  const month = Number(mo);
-  const day = Number(d);
-  if (month < 1 || month > 12 || day < 1 || Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) return undefined;
-  const ms = Date.UTC(Number(y), month - 1, day, Number(h), Number(mi), Number(s));
+  const y = fixedDigits(text, 0, 4);
+  const month = fixedDigits(text, 5, 2);
+  const day = fixedDigits(text, 8, 2);
+  const h = fixedDigits(text, 11, 2);
+  const mi = fixedDigits(text, 14, 2);
+  const s = fixedDigits(text, 17, 2);
+  if (y < 0 || month < 0 || day < 0 || h < 0 || mi < 0 || s < 0) return undefined;
+  if (text[4] !== "-" || text[7] !== "-" || text[10] !== "T" || text[13] !== ":" || text[16] !== ":") return undefined;
+  const frac = fractionAt(text, 19);
+  if (frac === undefined) return undefined;
+  const [nanos, z] = frac;
+  let zone = 0;
+  if (text.length === z + 6 && (text[z] === "+" || text[z] === "-") && text[z + 3] === ":") {
+    const oh = fixedDigits(text, z + 1, 2);
+    const om = fixedDigits(text, z + 4, 2);
+    if (oh < 0 || om < 0 || oh > 23 || om > 59) return undefined;
+    zone = (text[z] === "-" ? -1 : 1) * (oh * 3600 + om * 60);
+  } else if (text.length !== z + 1 || text[z] !== "Z") return undefined;
+  if (month < 1 || month > 12 || day < 1 || h > 23 || mi > 59 || s > 59) return undefined;
+  const ms = Date.UTC(y, month - 1, day, h, mi, s);
   // Date.UTC maps years 0..99 to 1900..1999; setUTCFullYear puts the year back.
   const date = new Date(ms);
-  date.setUTCFullYear(Number(y));
+  date.setUTCFullYear(y);
   if (date.getUTCDate() !== day) return undefined; // February 30th and the like
-  let seconds = date.getTime() / 1000;
-  if (zone !== "Z") {
-    const sign = zone!.startsWith("-") ? -1 : 1;
-    const oh = Number(zone!.slice(1, 3));
-    const om = Number(zone!.slice(4, 6));
-    if (oh > 23 || om > 59) return undefined;
-    seconds -= sign * (oh * 3600 + om * 60);
-  }
+  const seconds = date.getTime() / 1000 - zone;
   if (seconds < TIMESTAMP_MIN_S || seconds > TIMESTAMP_MAX_S) return undefined;
-  const nanos = frac === undefined ? 0 : Number(frac.padEnd(9, "0"));
   return [seconds, nanos];
 }
 
@@ -169,16 +200,19 @@ export function durationText(seconds: number, nanos: number): string | { error: 
   return `${sign}${Math.abs(seconds)}${fraction(Math.abs(nanos))}s`;
 }
 
-const DURATION = /^(-)?([0-9]+)(?:\.([0-9]{1,9}))?s$/;
-
-/** [seconds, nanos] of duration text, or undefined. */
+/** [seconds, nanos] of duration text ("-1.5s": an optional minus, digits, a fraction of up to 9 digits, "s"), or undefined. */
 export function parseDuration(text: string): [number, number] | undefined {
-  const m = DURATION.exec(text);
-  if (m === null) return undefined;
-  const seconds = Number(m[2]);
+  const negative = text.charCodeAt(0) === 45;
+  const at = negative ? 1 : 0;
+  const digits = digitsEnd(text, at);
+  if (digits === at) return undefined;
+  const frac = fractionAt(text, digits);
+  if (frac === undefined) return undefined;
+  const [nanos, s] = frac;
+  if (s !== text.length - 1 || text[s] !== "s") return undefined;
+  const seconds = Number(text.slice(at, digits));
   if (seconds > DURATION_MAX_S) return undefined;
-  const nanos = m[3] === undefined ? 0 : Number(m[3].padEnd(9, "0"));
-  return m[1] === "-" ? [seconds === 0 ? 0 : -seconds, -nanos] : [seconds, nanos];
+  return negative ? [seconds === 0 ? 0 : -seconds, -nanos] : [seconds, nanos];
 }
 
 /** protoc's JSON name of a snake_case name (used for FieldMask paths). */
@@ -200,5 +234,10 @@ export function lowerCamel(snake: string): string {
 
 /** The reverse of lowerCamel where it is one. */
 export function snake(camel: string): string {
-  return camel.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+  let out = "";
+  for (let k = 0; k < camel.length; k++) {
+    const c = camel.charCodeAt(k);
+    out += c >= 65 && c <= 90 ? `_${String.fromCharCode(c + 32)}` : camel[k];
+  }
+  return out;
 }
