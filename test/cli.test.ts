@@ -1,7 +1,7 @@
 // The `protokeel` command line, run as a process from the built package (dist/cli/main.js, the
 // package.json "bin"): exit codes, stdout and stderr of check, inspect, decode and encode.
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -120,6 +120,39 @@ describe("check", () => {
       const decoded = spawnSync(process.execPath, [bin, "decode", "--schema", "v1", "--message", "acme.Order", join(dir, "order.bin")], { cwd: project });
       expect([decoded.status, decoded.stderr.toString()]).toEqual([0, ""]);
       expect(JSON.parse(decoded.stdout.toString())).toEqual({ id: "2", note: "gift" });
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
+  });
+
+  // Two checkouts, each with its .proto files under its own import root (`import "acme/item.proto"`
+  // resolves from proto/): --proto-path once was one root for both sides, so one side was always
+  // outside it.
+  test("--proto-path twice: the saved side's import root, then the current side's", () => {
+    const project = mkdtempSync(join(tmpdir(), "protokeel-cli-roots-"));
+    try {
+      const item = `syntax = "proto3";\npackage acme;\nmessage Item { string sku = 1; int32 qty = 2; }\n`;
+      const order = `syntax = "proto3";\npackage acme;\nimport "acme/item.proto";\nmessage Order { int64 id = 1; string note = 2; repeated Item items = 3; }\n`;
+      for (const [side, itemText] of [["old", item], ["new", item.replace("int32 qty", "uint32 qty")]] as const) {
+        mkdirSync(join(project, side, "proto", "acme"), { recursive: true });
+        writeFileSync(join(project, side, "proto", "acme", "item.proto"), itemText);
+        writeFileSync(join(project, side, "proto", "acme", "order.proto"), order);
+      }
+      const cli = (...args: string[]) => {
+        const r = spawnSync(process.execPath, [bin, "check", "old/proto/acme/order.proto", "new/proto/acme/order.proto", "--message", "acme.Order", ...args], { cwd: project });
+        return { code: r.status, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
+      };
+      const two = cli("--proto-path", "old/proto", "--proto-path", "new/proto");
+      // The findings of the same check of descriptor sets (v1 → v2-binary changes qty alike).
+      const sets = run(["check", "v1.binpb", "v2-binary.binpb", "--message", "acme.Order"]);
+      expect([two.code, two.stderr, two.stdout.split("\n").slice(1)]).toEqual([1, "", sets.stdout.split("\n").slice(1)]);
+      const one = cli("--proto-path", "old/proto");
+      expect([one.code, one.stdout]).toEqual([2, ""]);
+      expect(one.stderr).toBe(
+        `protokeel: new/proto/acme/order.proto is not inside the import root ${join(realpathSync(project), "old", "proto")} (--proto-path); when the saved and the current side have import roots of their own, give --proto-path twice: the saved side's root, then the current side's\n`,
+      );
+      const three = cli("--proto-path", "old/proto", "--proto-path", "new/proto", "--proto-path", "old/proto");
+      expect([three.code, three.stderr]).toEqual([2, "protokeel: protokeel check takes --proto-path once (one import root for both sides) or twice (the saved side's, then the current side's), got it 3 times\n"]);
     } finally {
       rmSync(project, { recursive: true, force: true });
     }

@@ -26,7 +26,8 @@ commands:
 
 options:
   --message <name>      the root message of a descriptor set or .proto input, e.g. acme.Order
-  --proto-path <dir>    the import root of a .proto file (default: the file's directory)
+  --proto-path <dir>    the import root of a .proto file (default: the file's directory); check
+                        takes it twice for sides with roots of their own: the saved side's first
   -h, --help            this text
 
 exit codes: 0 success or compatible, 1 incompatible or bad data, 2 usage or input error
@@ -67,10 +68,16 @@ export async function main(argv: string[], out: Output): Promise<number> {
     }
     switch (command) {
       case "check": {
-        const { values, positionals: files } = parseArgs({ args: rest, allowPositionals: true, options: { ...COMMON, boundary: { type: "string" }, format: { type: "string" } } });
+        const { values, positionals: files } = parseArgs({
+          args: rest,
+          allowPositionals: true,
+          options: { ...COMMON, "proto-path": { type: "string", multiple: true }, boundary: { type: "string" }, format: { type: "string" } },
+        });
         if (values.help) return help(out);
         const [saved, current] = positionals(files, 2, 2, command);
-        return check(saved!, current!, { message: values.message, boundary: values.boundary, format: values.format, protoPath: values["proto-path"] }, out);
+        const roots = values["proto-path"] ?? [];
+        if (roots.length > 2) throw new InputError(`protokeel check takes --proto-path once (one import root for both sides) or twice (the saved side's, then the current side's), got it ${roots.length} times`);
+        return check(saved!, current!, { message: values.message, boundary: values.boundary, format: values.format, protoPaths: [roots[0], roots[1] ?? roots[0]] }, out);
       }
       case "inspect": {
         const { values, positionals: files } = parseArgs({ args: rest, allowPositionals: true, options: { help: COMMON.help, format: { type: "string" } } });

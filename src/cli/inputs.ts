@@ -102,8 +102,11 @@ function magic(bytes: Uint8Array): string {
   return String.fromCharCode(...bytes.subarray(0, 4));
 }
 
-/** `buf build` of a .proto file (its directory is the import root unless `root` says) or a directory. */
-function compileProto(path: string, root: string | undefined): Uint8Array {
+/**
+ * `buf build` of a .proto file (its directory is the import root unless `root` says) or a
+ * directory; `rootHint` ends the error of a file outside `root`.
+ */
+function compileProto(path: string, root: string | undefined, rootHint: string): Uint8Array {
   const buf = findBuf((m) => new InputError(m));
   if (buf === undefined) {
     throw new InputError(
@@ -121,7 +124,7 @@ function compileProto(path: string, root: string | undefined): Uint8Array {
     // config given here is the input's own: no search, and the same build as with no buf.yaml.
     const args = ["build", moduleRoot, "--config", '{"version":"v1"}', "--as-file-descriptor-set", "--exclude-source-info", "-o", target];
     if (!isDir) {
-      if (relative(moduleRoot, resolve(path)).startsWith("..")) throw new InputError(`${path} is not inside the import root ${moduleRoot} (--proto-path)`);
+      if (relative(moduleRoot, resolve(path)).startsWith("..")) throw new InputError(`${path} is not inside the import root ${moduleRoot} (--proto-path)${rootHint}`);
       args.push("--path", resolve(path));
     }
     const r = spawnSync(buf[0]!, [...buf.slice(1), ...args], { encoding: "utf8" });
@@ -160,7 +163,7 @@ function registryOf(bytes: Uint8Array, path: string): { set: FileDescriptorSet; 
  * Reads a schema input; `message` names the root in a descriptor set or .proto source. `saved`:
  * the input must be a snapshot or a type file (what `refusal` says of any other).
  */
-export function loadSchema(path: string, message: string | undefined, protoRoot: string | undefined, saved?: string): LoadedSchema {
+export function loadSchema(path: string, message: string | undefined, protoRoot: string | undefined, saved?: string, rootHint = ""): LoadedSchema {
   let isDir: boolean;
   try {
     isDir = statSync(path).isDirectory();
@@ -168,7 +171,7 @@ export function loadSchema(path: string, message: string | undefined, protoRoot:
     throw unreadable(path, e);
   }
   const isProto = isDir || path.endsWith(".proto");
-  const bytes = isProto ? compileProto(path, protoRoot) : readInput(path);
+  const bytes = isProto ? compileProto(path, protoRoot, rootHint) : readInput(path);
   try {
     if (!isProto && magic(bytes) === SNAPSHOT_MAGIC) {
       const snapshot = readSnapshot(bytes) as ProtobufDynamicSerializerSnapshot | ProtobufGeneratedSerializerSnapshot;

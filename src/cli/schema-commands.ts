@@ -6,13 +6,17 @@ import { InputError, loadSchema } from "./inputs.js";
 import { protoText } from "../descriptor/proto-text.js";
 import type { Output } from "./output.js";
 
+// A check's two sides may come from two checkouts, each with its own import root.
+const BOTH_SIDES = "; when the saved and the current side have import roots of their own, give --proto-path twice: the saved side's root, then the current side's";
+
 const BOUNDARIES = { binary: "binary", json: "json", both: "binary+json" } as const;
 
 export interface CheckOptions {
   readonly message: string | undefined;
   readonly boundary: string | undefined;
   readonly format: string | undefined;
-  readonly protoPath: string | undefined;
+  /** The import roots of the saved and the current side's .proto input (--proto-path once or twice). */
+  readonly protoPaths: readonly [string | undefined, string | undefined];
 }
 
 /** Exit code 0 when `current` reads what `saved` wrote, 1 when not; the report on stdout. */
@@ -21,8 +25,10 @@ export function check(saved: string, current: string, o: CheckOptions, out: Outp
   if (boundary === undefined) throw new InputError(`--boundary must be binary, json or both, got ${o.boundary}`);
   const format = o.format ?? "text";
   if (format !== "text" && format !== "json") throw new InputError(`--format must be text or json, got ${format}`);
-  const s = loadSchema(saved, o.message, o.protoPath);
-  const c = loadSchema(current, o.message, o.protoPath);
+  const [savedRoot, currentRoot] = o.protoPaths;
+  const hint = savedRoot !== undefined && savedRoot === currentRoot ? BOTH_SIDES : "";
+  const s = loadSchema(saved, o.message, savedRoot, undefined, hint);
+  const c = loadSchema(current, o.message, currentRoot, undefined, hint);
   const result = evaluateSchemaChange(s.type.descriptor, c.type.descriptor, {
     savedSettings: s.type.settings,
     currentSettings: c.type.settings,
