@@ -5,9 +5,11 @@
 // declared a type the schema does not have.
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
+import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { InvalidDescriptorError, ProtobufType, RestoreError, readSnapshot } from "../src/index.js";
 import { protoText } from "../src/descriptor/proto-text.js";
+import { isPackageName } from "../src/descriptor/rules.js";
 import { L, T, messageOf, scalar, setBytes, type FileInit } from "./support/descriptors.js";
 import { assemble, defaultFields } from "./support/snapshot-bytes.js";
 
@@ -73,4 +75,16 @@ describe("package names", () => {
     const set = fromBinary(FileDescriptorSetSchema, setBytes([file("acme", { name: "a\nmessage X {}" } as Partial<FileInit>)]));
     expect(protoText(set).split("\n").slice(0, 3)).toEqual(['// "a\\012message X {}"', 'syntax = "proto3";', "package acme;"]);
   });
+});
+
+// The check is a scan (no regular expression: see isPackageName); the grammar's expression is the oracle.
+test("isPackageName accepts exactly what protoc's grammar as a regular expression matches", () => {
+  const grammar = /^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$/;
+  for (const pkg of [...BAD, ...GOOD.slice(1)]) expect(isPackageName(pkg)).toBe(grammar.test(pkg));
+  fc.assert(
+    fc.property(fc.string({ unit: fc.constantFrom(..."aZ_09.-\u00e1 "), maxLength: 12 }), (pkg) => {
+      expect(isPackageName(pkg)).toBe(grammar.test(pkg));
+    }),
+    { numRuns: 20000 },
+  );
 });

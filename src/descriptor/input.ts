@@ -234,7 +234,8 @@ function parseSet(name: string, bytes: Uint8Array): FileRegistry {
     return createFileRegistry(set);
   } catch (e) {
     const why = reason(e);
-    if (/not found|cannot find/i.test(why) && !/oneof #/.test(why)) {
+    const lower = why.toLowerCase();
+    if ((lower.includes("not found") || lower.includes("cannot find")) && !why.includes("oneof #")) {
       throw invalid(
         name,
         InputCode.UNRESOLVED_TYPE,

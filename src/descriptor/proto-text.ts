@@ -185,12 +185,21 @@ export function protoFileText(file: FileDescriptorProto, options: ProtoTextOptio
 }
 
 /** Every file of the set, in set order, each under a `// <file name>` line, separated by a blank line. */
+/** True when `s` holds a control character, DEL, or U+2028/U+2029 (which end a line too). */
+function breaksLine(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c <= 0x1f || c === 0x7f || c === 0x2028 || c === 0x2029) return true;
+  }
+  return false;
+}
+
 export function protoText(set: FileDescriptorSet, options: ProtoTextOptions = {}): string {
   const out: string[] = [];
   set.file.forEach((file, i) => {
     if (i > 0) out.push("");
     // A file name is free text: one with a line break would end the comment and start a line.
-    out.push(`// ${/[\u0000-\u001f\u007f\u2028\u2029]/.test(file.name) ? protoString(file.name) : file.name}`);
+    out.push(`// ${breaksLine(file.name) ? protoString(file.name) : file.name}`);
     out.push(`syntax = "${file.syntax === "" ? "proto2" : file.syntax}";`);
     if (file.package !== "") out.push(`package ${file.package};`);
     for (const d of file.dependency) out.push(`import ${protoString(d)};`);

@@ -51,8 +51,26 @@ export const RuleCode = {
   MAP_ENTRY_INVALID: "MAP_ENTRY_INVALID",
 } as const;
 
-/** protoc's package grammar: identifiers joined by dots. */
-const PACKAGE_NAME = /^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$/;
+/**
+ * protoc's package grammar: identifiers (letters, digits and _, not starting with a digit) joined
+ * by dots. A scan, not a regular expression: one compiled with little stack left throws a
+ * SyntaxError of its own (test/adversarial/low-stack-no-regexp.test.ts).
+ */
+export function isPackageName(pkg: string): boolean {
+  let start = true;
+  for (let i = 0; i < pkg.length; i++) {
+    const c = pkg.charCodeAt(i);
+    if (c === 46) {
+      if (start) return false;
+      start = true;
+      continue;
+    }
+    const letter = (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+    if (!letter && (start || c < 48 || c > 57)) return false;
+    start = false;
+  }
+  return !start;
+}
 
 /**
  * Checks rules 1–6 of docs/design.md §4.2 on every type of the root's closure and throws the first
@@ -163,7 +181,7 @@ function checkSyntax(root: string, top: Decl, how: () => string): void {
 // declared types the schema does not have.
 function checkPackage(root: string, top: Decl): void {
   const pkg = top.file.proto.package;
-  if (pkg === "" || PACKAGE_NAME.test(pkg)) return;
+  if (pkg === "" || isPackageName(pkg)) return;
   throw invalid(
     root,
     RuleCode.PACKAGE_NAME_INVALID,
@@ -171,9 +189,13 @@ function checkPackage(root: string, top: Decl): void {
   );
 }
 
+function withoutPrefix(s: string, prefix: string): string {
+  return s.startsWith(prefix) ? s.slice(prefix.length) : s;
+}
+
 function editionName(e: number): string {
   const name = Edition[e];
-  return name === undefined ? `edition ${e}` : `edition ${name.replace(/^EDITION_/, "").toLowerCase()}`;
+  return name === undefined ? `edition ${e}` : `edition ${withoutPrefix(name, "EDITION_").toLowerCase()}`;
 }
 
 function checkMessage(root: string, m: DescMessage): void {
@@ -404,7 +426,7 @@ const ENUM_TYPE = FieldDescriptorProto_Type.ENUM;
 /** `int32`, `repeated string`, `map`, `message`: a field's declared type as a word. */
 function typeWord(fp: FieldDescriptorProto, isMap: boolean): string {
   if (isMap) return "map";
-  const t = (FieldDescriptorProto_Type[fp.type] ?? `type ${fp.type}`).replace(/^TYPE_/, "").toLowerCase();
+  const t = withoutPrefix(FieldDescriptorProto_Type[fp.type] ?? `type ${fp.type}`, "TYPE_").toLowerCase();
   return fp.label === FieldDescriptorProto_Label.REPEATED ? `repeated ${t}` : t;
 }
 
