@@ -36,6 +36,9 @@ const MATRIX: [string, string, string, [string, string], string[], string[], str
   // The name is the current field's: it cannot be reserved (schema-evolution-renumbered.test.ts).
   ["renumbered (same name, old number reserved)", "string note = 2;", "reserved 2; string note = 3;", ["", ""], [], []],
   ["added reusing a reserved name", 'reserved "legacy";', "string legacy = 5;", ["", ""], ["FIELD_RESERVED_NAME_REUSED at acme.Order.legacy(5)"], ["FIELD_RESERVED_NAME_REUSED at acme.Order.legacy(5)", "note JSON_FIELD_ADDED at acme.Order.legacy(5)"]],
+  // A dropped reservation leaves the next check without it (schema-evolution.test.ts).
+  ["reserved number dropped", "int64 id = 1; reserved 2;", "int64 id = 1;", ["", ""], ["FIELD_RESERVATION_REMOVED at acme.Order"], []],
+  ["reserved name dropped", 'int64 id = 1; reserved "note";', "int64 id = 1;", ["", ""], ["note FIELD_RESERVED_NAME_REMOVED at acme.Order"], ["JSON_FIELD_RESERVED_NAME_REMOVED at acme.Order"]],
   ["int32 → int64", "int32 qty = 3;", "int64 qty = 3;", ["", ""], [], ["note JSON_FORM_CHANGED at acme.Order.qty(3)"]],
   ["uint32 → int64", "uint32 qty = 3;", "int64 qty = 3;", ["", ""], [], ["note JSON_FORM_CHANGED at acme.Order.qty(3)"]],
   ["int32 → sint32 (same numbers, other wire encoding)", "int32 qty = 3;", "sint32 qty = 3;", ["", ""], ["FIELD_TYPE_CHANGED at acme.Order.qty(3)"], []],
@@ -52,6 +55,14 @@ const MATRIX: [string, string, string, [string, string], string[], string[], str
   ["enum alias given its own number", "Status status = 5;", "Status status = 5;", [ALIASED, STATUS.replace("SHIPPED = 2;", "SHIPPED = 2; SETTLED = 3;")], ["note ENUM_VALUE_RENAMED at acme.Order.status(5).PAID(1)"], []],
   ["enum value added", "Status status = 5;", "Status status = 5;", [STATUS, STATUS.replace("SHIPPED = 2;", "SHIPPED = 2; LOST = 3;")], [], ["note JSON_ENUM_VALUE_ADDED at acme.Order.status(5).LOST(3)"]],
   ["enum value removed, number and name reserved", "Status status = 5;", "Status status = 5;", [STATUS, 'enum Status { STATUS_UNSPECIFIED = 0; PAID = 1; reserved 2; reserved "SHIPPED"; }'], [], ["note JSON_ENUM_VALUE_REMOVED at acme.Order.status(5).SHIPPED(2)"]],
+  [
+    "enum reservations dropped",
+    "Status status = 5;",
+    "Status status = 5;",
+    [STATUS.replace("SHIPPED = 2;", 'SHIPPED = 2; reserved 3; reserved "LOST";'), STATUS],
+    ["ENUM_RESERVATION_REMOVED at acme.Order.status(5)", "note ENUM_RESERVED_NAME_REMOVED at acme.Order.status(5)"],
+    ["JSON_ENUM_RESERVED_NAME_REMOVED at acme.Order.status(5)"],
+  ],
   ["enum value removed, nothing reserved", "Status status = 5;", "Status status = 5;", [STATUS, "enum Status { STATUS_UNSPECIFIED = 0; PAID = 1; }"], ["ENUM_VALUE_REMOVED_NOT_RESERVED at acme.Order.status(5).SHIPPED(2)"], ["JSON_ENUM_VALUE_REMOVED_NOT_RESERVED at acme.Order.status(5).SHIPPED(2)"]],
   ["singular → repeated", "int32 qty = 3;", "repeated int32 qty = 3;", ["", ""], [], ["JSON_SINGULAR_TO_REPEATED at acme.Order.qty(3)"]],
   ["repeated → singular", "repeated int32 qty = 3;", "int32 qty = 3;", ["", ""], ["REPEATED_TO_SINGULAR at acme.Order.qty(3)"], ["REPEATED_TO_SINGULAR at acme.Order.qty(3)"]],

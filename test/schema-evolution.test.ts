@@ -58,6 +58,10 @@ const ROWS: readonly Row[] = [
     ],
   },
   { name: "field-removed-number-reserved", notes: [["FIELD_NAME_NOT_RESERVED", "acme.Order.note(2)"]] },
+  // A dropped reservation is the next check's blind spot: data written before it may carry the
+  // number (re-writes keep unknown fields), and a later field taking it is judged fresh.
+  { name: "reservation-removed", incompatible: [["FIELD_RESERVATION_REMOVED", "acme.Order"]], reverse: [] },
+  { name: "reserved-name-removed", notes: [["FIELD_RESERVED_NAME_REMOVED", "acme.Order"]], reverse: [] },
   { name: "field-removed-not-reserved", incompatible: [["FIELD_REMOVED_NOT_RESERVED", "acme.Order.note(2)"]] },
   { name: "field-renamed", notes: [["FIELD_RENAMED", "acme.Order.memo(2)"]], reverse: [] },
   { name: "json-name-changed", notes: [["JSON_NAME_CHANGED", "acme.Order.note(2)"]] },
@@ -130,6 +134,8 @@ const ROWS: readonly Row[] = [
     ],
   },
   { name: "enum-value-removed-number-reserved", notes: [["ENUM_VALUE_NAME_NOT_RESERVED", "acme.Order.status(3).SHIPPED(2)"]] },
+  { name: "enum-reservation-removed", incompatible: [["ENUM_RESERVATION_REMOVED", "acme.Order.status(3)"]], reverse: [] },
+  { name: "enum-reserved-name-removed", notes: [["ENUM_RESERVED_NAME_REMOVED", "acme.Order.status(3)"]], reverse: [] },
   { name: "enum-value-removed-not-reserved", incompatible: [["ENUM_VALUE_REMOVED_NOT_RESERVED", "acme.Order.status(3).SHIPPED(2)"]] },
   { name: "enum-value-renamed", notes: [["ENUM_VALUE_RENAMED", "acme.Order.status(3).SENT(2)"]] },
   { name: "enum-value-reusing-reserved-number", incompatible: [["ENUM_RESERVED_NUMBER_REUSED", "acme.Order.status(3).MISSING(9)"]] },

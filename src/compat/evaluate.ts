@@ -6,7 +6,7 @@
 // messages are in messages.ts and the JSON boundary in json-boundary.ts.
 import { ScalarType, type DescEnum, type DescField, type DescMessage, type DescOneof } from "@bufbuild/protobuf";
 import { resolveRoot, type DescriptorInput } from "../descriptor/input.js";
-import { rangeHolding, reservedRangesOf } from "../descriptor/normalize.js";
+import { mergeRanges, rangeHolding, reservedRangesOf } from "../descriptor/normalize.js";
 import { checkPayloadRules } from "../descriptor/rules.js";
 import { holdsJsNumber, is64 } from "../descriptor/long-form.js";
 import { checkBoundary, servedAsOther, withJsonBoundary, type EvaluationBoundary, type JsonBoundaryRule } from "./json-boundary.js";
@@ -39,6 +39,8 @@ import {
   packedChanged,
   presenceExplicitToImplicit,
   repeatedToSingular,
+  reservationRemoved,
+  reservedNameRemoved,
   rootNameChanged,
   enumNameChanged,
 } from "./messages.js";
@@ -65,6 +67,8 @@ export type CompatibilityRule =
   | "ENUM_VALUE_REMOVED_NOT_RESERVED"
   | "ENUM_RESERVED_NUMBER_REUSED"
   | "ENUM_RESERVED_NAME_REUSED"
+  | "FIELD_RESERVATION_REMOVED"
+  | "ENUM_RESERVATION_REMOVED"
   | "JSTYPE_NUMBER_ADDED"
   // notes (compatible)
   | "FIELD_RENAMED"
@@ -74,6 +78,8 @@ export type CompatibilityRule =
   | "ONEOF_RENAMED"
   | "ENUM_VALUE_RENAMED"
   | "ENUM_VALUE_NAME_NOT_RESERVED"
+  | "FIELD_RESERVED_NAME_REMOVED"
+  | "ENUM_RESERVED_NAME_REMOVED"
   // the JSON boundary's own rules (json-boundary.ts)
   | JsonBoundaryRule;
 
@@ -156,7 +162,7 @@ export function evaluateMessages(
   // paired by number must keep the JSON names a consumer of the saved schema reads them by.
   served = false,
 ): EvaluationResult {
-  const walk = new Walk(jsNumbers, served, false);
+  const walk = new Walk(jsNumbers, served, false, true);
   evaluateWith(walk, saved, current, savedSettings, currentSettings);
   if (walk.incompatibilities === undefined && walk.notes === undefined) return COMPATIBLE;
   return {
@@ -173,7 +179,9 @@ export function evaluateMessages(
  * chain of N changed types (8,000: ~500 M characters).
  */
 export function firstIncompatibility(saved: DescMessage, current: DescMessage, settings: Settings, jsNumbers: boolean): Finding | undefined {
-  const walk = new Walk(jsNumbers, false, true);
+  // A write keeps what a dropped reservation guarded (unknown fields are written as they are): the
+  // value is written alike, so write acceptance does not ask about reservations.
+  const walk = new Walk(jsNumbers, false, true, false);
   try {
     evaluateWith(walk, saved, current, settings, settings);
   } catch (e) {
@@ -299,6 +307,41 @@ function reservesName(desc: DescMessage | DescEnum, name: string): boolean {
   return reservedOf(desc).names.has(name);
 }
 
+/**
+ * The numbers `saved` reserves that `current` neither reserves nor uses (`used`: its field or
+ * value numbers), as sorted inclusive ranges: one pass over merged ranges, so `reserved 1000 to
+ * max` costs what `reserved 1000` does.
+ */
+export function droppedRanges(saved: DescMessage | DescEnum, current: DescMessage | DescEnum, used: readonly number[]): Array<[number, number]> {
+  const reserved = reservedOf(saved).ranges;
+  if (reserved.length === 0) return [];
+  const kept = mergeRanges([...reservedOf(current).ranges, ...used.map((n) => [n, n] as const)]);
+  const out: Array<[number, number]> = [];
+  let k = 0;
+  for (const [start, end] of reserved) {
+    while (k < kept.length && kept[k]![1] < start) k++;
+    let from = start;
+    for (let i = k; from <= end; i++) {
+      const r = kept[i];
+      if (r === undefined || r[0] > end) {
+        out.push([from, end]);
+        break;
+      }
+      if (r[0] > from) out.push([from, r[0] - 1]);
+      from = Math.max(from, r[1] + 1);
+    }
+  }
+  return out;
+}
+
+/** The names `saved` reserves that `current` neither reserves nor uses (`used`), in declaration order. */
+export function droppedNames(saved: DescMessage | DescEnum, current: DescMessage | DescEnum, used: readonly string[]): string[] {
+  const names = saved.proto.reservedName;
+  if (names.length === 0) return [];
+  const inUse = new Set(used);
+  return [...new Set(names)].filter((n) => !reservesName(current, n) && !inUse.has(n));
+}
+
 function hasExplicitPresence(f: DescField): boolean {
   return f.oneof !== undefined || f.presence !== IMPLICIT;
 }
@@ -358,6 +401,8 @@ class Walk {
     private readonly served: boolean,
     /** Throw FOUND at the first incompatibility (firstIncompatibility). */
     private readonly first: boolean,
+    /** Report reservations of the saved schema that the current one drops (see reservations). */
+    private readonly reservations: boolean,
   ) {}
 
   incompatibilities: Finding[] | undefined;
@@ -417,6 +462,7 @@ class Walk {
   private enter(stack: Frame[], saved: DescMessage, current: DescMessage, path: PathNode): void {
     if (saved === current) return;
     if (!firstVisit((this.visitedMessages ??= new Map()), saved, current)) return;
+    if (this.reservations) this.reservationsKept(saved, current, path);
     stack.push({
       saved,
       current,
@@ -427,6 +473,30 @@ class Walk {
       j: 0,
       events: current.oneofs.length > 0 ? this.oneofEvents(saved, current) : undefined,
     });
+  }
+
+  /**
+   * A reservation is the only record that data written with the saved schema may still carry a
+   * retired number (a removed field's values, kept as unknown fields by every re-write) or that
+   * JSON may carry a retired name. A current schema that neither keeps it nor uses it (a use is a
+   * *_REUSED finding) passes every check on its own, but the next check compares with it, and a
+   * field added then with that number is judged fresh and misreads the old values (a helper's
+   * attack pass: a chain v1 -> v4 of steps each judged compatible read v1's int32 -1 as uint64
+   * 18446744073709551615; googleapis dropped `reserved 2` from google.pubsub.v1.StreamingPullResponse).
+   * Numbers are incompatible; names only matter to JSON and text: a note here, incompatible at the
+   * JSON boundary (json-boundary.ts).
+   */
+  private reservationsKept(saved: DescMessage | DescEnum, current: DescMessage | DescEnum, path: PathNode): void {
+    const r = reservedOf(saved);
+    if (r.ranges.length === 0 && r.names.size === 0) return;
+    const used = current.kind === "message" ? current.fields : current.values;
+    const message = saved.kind === "message";
+    const dropped = droppedRanges(saved, current, used.map((x) => x.number));
+    if (dropped.length > 0) {
+      this.incompatible(message ? "FIELD_RESERVATION_REMOVED" : "ENUM_RESERVATION_REMOVED", path, (p) => reservationRemoved(p, saved, dropped));
+    }
+    const names = droppedNames(saved, current, used.map((x) => x.name));
+    if (names.length > 0) this.note(message ? "FIELD_RESERVED_NAME_REMOVED" : "ENUM_RESERVED_NAME_REMOVED", path, (p) => reservedNameRemoved(p, saved, names, false));
   }
 
   private removed(current: DescMessage, sf: DescField, parent: PathNode): void {
@@ -603,6 +673,7 @@ class Walk {
   private enumPair(saved: DescEnum, current: DescEnum, path: PathNode): void {
     if (saved === current) return;
     if (!firstVisit((this.visitedEnums ??= new Map()), saved, current)) return;
+    if (this.reservations) this.reservationsKept(saved, current, path);
 
     const s = valuesByNumber(saved);
     const c = valuesByNumber(current);

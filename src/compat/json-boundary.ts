@@ -7,7 +7,7 @@
 import { ScalarType, type DescEnum, type DescField, type DescMessage } from "@bufbuild/protobuf";
 import { JsonPath as PathNode } from "../json/info.js";
 import type { Settings } from "../settings.js";
-import { jsNumberAdded, namesByNumber, numbersByName, type EvaluationResult, type Finding } from "./evaluate.js";
+import { droppedNames, jsNumberAdded, namesByNumber, numbersByName, type EvaluationResult, type Finding } from "./evaluate.js";
 import {
   jsonEnumValueAdded,
   jsonEnumValueOutputNameChanged,
@@ -38,6 +38,7 @@ import {
   maxDepthLowered,
   maxMessageBytesLowered,
   presenceExplicitToImplicit,
+  reservedNameRemoved,
 } from "./messages.js";
 import { jsonNameOf, quoted } from "../descriptor/names.js";
 
@@ -55,6 +56,8 @@ export type JsonBoundaryRule =
   | "JSON_SINGULAR_TO_REPEATED"
   | "JSON_ENUM_VALUE_RENAMED"
   | "JSON_ENUM_VALUE_REMOVED_NOT_RESERVED"
+  | "JSON_FIELD_RESERVED_NAME_REMOVED"
+  | "JSON_ENUM_RESERVED_NAME_REMOVED"
   // notes (compatible)
   | "JSON_FIELD_ADDED"
   | "JSON_FIELD_REMOVED"
@@ -278,6 +281,10 @@ function evaluateJson(saved: DescMessage, current: DescMessage, savedSettings: S
     if (seen === undefined) visited.set(s, (seen = new Set()));
     if (seen.has(c)) return;
     seen.add(c);
+    // A name the saved schema reserves that the current one drops: JSON older than the saved
+    // schema may carry it, and the next check no longer knows it (evaluate.ts, reservationsKept).
+    const dropped = s.proto.reservedName.length === 0 ? [] : droppedNames(s, c, c.fields.flatMap((f) => [f.name, jsonNameOf(f)]));
+    if (dropped.length > 0) bad("JSON_FIELD_RESERVED_NAME_REMOVED", path, reservedNameRemoved(path, s, dropped, true));
     stack.push({ saved: s, current: c, path, steps: pairFields(s, c), i: 0 });
   };
 
@@ -395,6 +402,8 @@ function evaluateJson(saved: DescMessage, current: DescMessage, savedSettings: S
     if (seen === undefined) visitedEnums.set(s, (seen = new Set()));
     if (seen.has(c)) return;
     seen.add(c);
+    const dropped = s.proto.reservedName.length === 0 ? [] : droppedNames(s, c, c.values.map((v) => v.name));
+    if (dropped.length > 0) bad("JSON_ENUM_RESERVED_NAME_REMOVED", path, reservedNameRemoved(path, s, dropped, true));
     const currentNames = numbersByName(c);
     const savedNames = new Set(s.values.map((v) => v.name));
     const savedReserved = new Set(s.proto.reservedName);

@@ -1,6 +1,6 @@
 // Finding messages of the evaluator: what changed, why it matters for saved data, what to do.
 // Lowercase, no trailing period, paths in the `acme.Order.items(4).price(2)` style.
-import { ScalarType, type DescField } from "@bufbuild/protobuf";
+import { ScalarType, type DescEnum, type DescField, type DescMessage } from "@bufbuild/protobuf";
 import { jsonNameOf } from "../descriptor/names.js";
 
 interface Path {
@@ -151,6 +151,36 @@ export function fieldRemovedNotReserved(path: Path, sf: DescField, currentType: 
   return `field ${path} (${describeField(sf)}) was removed without reserving number ${sf.number}: saved data still carries field ${sf.number}, and a later field that reuses the number would misread it; ${advice}`;
 }
 
+
+/** `2`, `2 to 5`, `1000 to max`: ranges as a .proto file's reserved statement writes them. */
+export function rangeList(ranges: ReadonlyArray<readonly [number, number]>, max: number): string {
+  const shown = ranges.slice(0, NAMES_SHOWN).map(([a, b]) => (a === b ? `${a}` : `${a} to ${b === max ? "max" : b}`)).join(", ");
+  return ranges.length > NAMES_SHOWN ? `${shown} and ${ranges.length - NAMES_SHOWN} more ranges` : shown;
+}
+
+const FIELD_MAX = 536_870_911;
+const ENUM_MAX = 2_147_483_647;
+
+export function reservationRemoved(path: Path, saved: DescMessage | DescEnum, ranges: ReadonlyArray<readonly [number, number]>): string {
+  const t = saved.typeName;
+  const several = ranges.length > 1 || ranges[0]![0] !== ranges[0]![1];
+  if (saved.kind === "message") {
+    const list = rangeList(ranges, FIELD_MAX);
+    return `${path}: the saved ${t} reserves field number${several ? "s" : ""} ${list}, which the current ${t} neither reserves nor uses: saved data may still carry ${several ? "those fields" : "that field"} (a removed field's values, which re-writes keep as unknown fields), and a later schema checked against this one could take ${several ? "one of those numbers" : "that number"} back and misread them; keep reserved ${list} in ${t}`;
+  }
+  const list = rangeList(ranges, ENUM_MAX);
+  return `enum ${t} of ${path}: the saved ${t} reserves number${several ? "s" : ""} ${list}, which the current ${t} neither reserves nor uses: saved data may still hold ${several ? "those values" : "that value"}, and a later schema checked against this one could give ${several ? "one of them" : "it"} a new meaning; keep reserved ${list} in ${t}`;
+}
+
+/** `json`: the JSON boundary's finding (names are what JSON carries). */
+export function reservedNameRemoved(path: Path, saved: DescMessage | DescEnum, names: readonly string[], json: boolean): string {
+  const t = saved.typeName;
+  const list = nameList(names, true);
+  const several = names.length > 1;
+  const at = saved.kind === "message" ? `${path}` : `enum ${t} of ${path}`;
+  const data = json ? "JSON" : "binary data is unaffected, but JSON and text";
+  return `${at}: the saved ${t} reserves name${several ? "s" : ""} ${list}, which the current ${t} neither reserves nor uses: ${data} written before the reservation may carry ${several ? "those names" : "that name"}, and a later schema checked against this one could give ${several ? "one of them" : "it"} to a ${saved.kind === "message" ? "field" : "value"} with another meaning; keep reserved ${list} in ${t}`;
+}
 
 export function fieldNameNotReserved(path: Path, sf: DescField, currentType: string): string {
   return `field ${path} was removed and number ${sf.number} is reserved, but name "${sf.name}" is not: a later field named "${sf.name}" would take over its JSON name; add reserved "${sf.name}" to ${currentType}`;
