@@ -153,6 +153,29 @@ describe("check", () => {
       );
       const three = cli("--proto-path", "old/proto", "--proto-path", "new/proto", "--proto-path", "old/proto");
       expect([three.code, three.stderr]).toEqual([2, "protokeel: protokeel check takes --proto-path once (one import root for both sides) or twice (the saved side's, then the current side's), got it 3 times\n"]);
+      // Directories below their roots are what is built (a directory with a root above it built
+      // the whole root: two sides under one root compared that root with itself, exit 0).
+      const dirs = (...args: string[]) => {
+        const r = spawnSync(process.execPath, [bin, "check", "old/proto/acme", "new/proto/acme", "--message", "acme.Order", ...args], { cwd: project });
+        return { code: r.status, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
+      };
+      expect(dirs("--proto-path", "old/proto", "--proto-path", "new/proto").stdout.split("\n").slice(1)).toEqual(sets.stdout.split("\n").slice(1));
+      const oneForDirs = dirs("--proto-path", "old/proto");
+      expect([oneForDirs.code, oneForDirs.stderr.startsWith(`protokeel: new/proto/acme is not inside the import root ${join(realpathSync(project), "old", "proto")} (--proto-path); when`)]).toEqual([2, true]);
+      // A file of the root outside the directory is not built (it does not compile).
+      writeFileSync(join(project, "old", "proto", "broken.proto"), "this is not protobuf");
+      expect(dirs("--proto-path", "old/proto", "--proto-path", "new/proto").code).toBe(1);
+      // A directory named "..x" is inside its root, and a root given through a symlink holds what its target holds.
+      mkdirSync(join(project, "new", "..x"));
+      writeFileSync(join(project, "new", "..x", "solo.proto"), `syntax = "proto3";\npackage acme;\nmessage Order { int64 id = 1; }\n`);
+      symlinkSync(join(project, "new", "proto"), join(project, "link"));
+      for (const args of [
+        ["new/..x/solo.proto", "new/..x/solo.proto", "--proto-path", "new"],
+        ["old/proto/acme/order.proto", "new/proto/acme/order.proto", "--proto-path", "old/proto", "--proto-path", "link"],
+      ]) {
+        const r = spawnSync(process.execPath, [bin, "check", ...args, "--message", "acme.Order"], { cwd: project });
+        expect([r.status, r.stderr.toString()]).toEqual([args[0] === args[1] ? 0 : 1, ""]);
+      }
     } finally {
       rmSync(project, { recursive: true, force: true });
     }

@@ -82,6 +82,8 @@ describe("which reservations count as dropped", () => {
     ["taken by a field", "reserved 2 to 4;", "reserved 2, 4; string three = 3;", ["FIELD_RESERVED_NUMBER_REUSED at acme.M.three(3)"]],
     ["a name taken by a field", 'reserved "old";', "string old = 3;", ["FIELD_RESERVED_NAME_REUSED at acme.M.old(3)"]],
     ["names dropped", 'reserved "a", "b", "c";', 'reserved "b";', ['note FIELD_RESERVED_NAME_REMOVED at acme.M: "a", "c"']],
+    // Its JSON name is the field's use of it (FIELD_RESERVED_NAME_REUSED at the JSON boundary).
+    ["a name taken as a field's JSON name", 'reserved "fooBar";', "string foo_bar = 3;", []],
   ])("message: %s", (_name, saved, current, expected) => {
     const r = evaluateSchemaChange(typeOf(`int32 id = 1; ${saved}`).descriptor, typeOf(`int32 id = 1; ${current}`).descriptor);
     const got = [...r.incompatibilities, ...r.notes.map((n) => ({ ...n, rule: `note ${n.rule}` }))].map((f) => {
@@ -105,6 +107,15 @@ describe("which reservations count as dropped", () => {
     expect(got).toEqual(expected);
   });
 
+  test("nine ranges dropped: eight listed, one more range; the advice names them all", () => {
+    const r = evaluateSchemaChange(typeOf("int32 id = 1; reserved 2, 4, 6, 8, 10, 12, 14, 16, 18;").descriptor, typeOf("int32 id = 1;").descriptor);
+    expect(r.incompatibilities[0]!.message).toBe(
+      "acme.M: the saved acme.M reserves field numbers 2, 4, 6, 8, 10, 12, 14, 16 and 1 more range, which the current acme.M neither reserves nor uses: saved data may still carry those fields (a removed field's values, which re-writes keep as unknown fields), and a later schema checked against this one could take one of those numbers back and misread them; keep every reserved range of the saved acme.M (9 are missing from the current one)",
+    );
+    const json = evaluateSchemaChange(typeOf('int32 id = 1; reserved "fooBar";').descriptor, typeOf("int32 id = 1; string foo_bar = 3;").descriptor, { boundary: "json" });
+    expect(json.incompatibilities.map((f) => `${f.rule} at ${f.path}`)).toEqual(["FIELD_RESERVED_NAME_REUSED at acme.M.foo_bar(3)"]);
+  });
+
   test("droppedRanges: one pass over merged ranges, whatever their count or width", () => {
     // 20,000 single reserved numbers, every other one kept: 10,000 ranges dropped.
     const numbers = Array.from({ length: 20_000 }, (_, i) => 2 * i + 10);
@@ -119,5 +130,6 @@ describe("which reservations count as dropped", () => {
     // One finding, its list cut short.
     expect(r.incompatibilities.map((f) => f.rule)).toEqual(["FIELD_RESERVATION_REMOVED"]);
     expect(r.incompatibilities[0]!.message.length).toBeLessThan(1000);
+    expect(r.incompatibilities[0]!.message).toMatch(/reserves field numbers 12, 16, 20, 24, 28, 32, 36, 40 and 9992 more ranges, .*; keep every reserved range of the saved acme\.M \(10000 are missing from the current one\)$/);
   });
 });

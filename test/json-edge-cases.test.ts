@@ -229,6 +229,12 @@ const DIFFERENT: [string, string, string, string, string][] = [
   ["int32 as a string with a leading zero", '{"fInt32": "01"}', "JSON_INVALID_VALUE", "ok", "the same: no leading zeros (64-bit strings go through BigInt and read \"01\" as 1, as Go and @bufbuild/protobuf do)"],
   ["int64 as a string with a plus sign", '{"fInt64": "+1"}', "JSON_INVALID_VALUE", "ok", "the same for 64-bit integers"],
   ["double as a string with a leading zero", '{"fDouble": "01"}', "JSON_INVALID_VALUE", "ok", "a number string is a JSON number's text, which has no leading zeros"],
+  ["double as a string ending in a dot", '{"fDouble": "1."}', "JSON_INVALID_VALUE", "ok", "the same: a JSON number has digits after its dot"],
+  ["int32 as a string starting with a dot", '{"fInt32": ".5e1"}', "JSON_INVALID_VALUE", "ok", "the same: and digits before it"],
+  ["int64 with a trailing space", '{"fInt64": "1 "}', "JSON_INVALID_VALUE", "ok", "BigInt() trims whitespace; a decimal string has none"],
+  ["timestamp on February 29th of a common year", '{"wktTimestamp": "2001-02-29T00:00:00Z"}', "JSON_INVALID_VALUE", "ok", "RFC 3339 has no such date; Date.UTC rolls it over to March 1st (Go and C++ refuse it)"],
+  ["timestamp at 24:00:00", '{"wktTimestamp": "2001-02-28T24:00:00Z"}', "JSON_INVALID_VALUE", "ok", "the same: hours are 00-23"],
+  ["FieldMask with an empty path", '{"wktFieldMask": "a,,b"}', "JSON_INVALID_VALUE", "ok", "an empty path names no field"],
 ];
 
 describe("deliberate differences from @bufbuild/protobuf", () => {

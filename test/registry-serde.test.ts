@@ -146,6 +146,17 @@ describe("reading", () => {
     expect(back.toObject()).toEqual({ id: 7n, items: [] });
   });
 
+  // A record is checked against its own writer's schema, not a chain of checks: a reservation the
+  // producer added and an older consumer lacks (FIELD_RESERVATION_REMOVED for evaluateSchemaChange)
+  // refused every record of that schema id (a helper's attack pass).
+  test("an older reader reads records of a writer that reserves what the reader never had", async () => {
+    const reserving = V1.replace("repeated Item items = 2;", 'repeated Item items = 2; reserved 3, 9 to 12; reserved "coupon";');
+    expect(evaluateSchemaChange(typeOf(reserving).descriptor, typeOf(V1).descriptor).incompatibilities.map((f) => f.rule)).toEqual(["FIELD_RESERVATION_REMOVED"]);
+    const { client, bytes } = await written(reserving, { id: 7n });
+    const back = await new RegistryDeserializer(typeOf(V1), { client, compile }).deserialize("orders", bytes);
+    expect(back.toObject()).toEqual({ id: 7n, items: [] });
+  });
+
   test("a reader the evaluator refuses gets the evaluator's report, before anything is decoded", async () => {
     const { client, bytes } = await written(V1, { id: 7n });
     const e = await errorOf(new RegistryDeserializer(typeOf(BAD), { client, compile }).deserialize("orders", bytes));

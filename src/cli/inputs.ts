@@ -2,9 +2,9 @@
 // --descriptor_set_out`), a snapshot (writeSnapshot), a type transfer file (type.toBytes()), or
 // .proto files (a file or a directory) compiled with buf when it is installed.
 import { spawnSync } from "node:child_process";
-import { closeSync, fstatSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync } from "node:fs";
+import { closeSync, fstatSync, mkdtempSync, openSync, readFileSync, readSync, realpathSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, relative, resolve } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { createFileRegistry, fromBinary, type FileRegistry } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema, type FileDescriptorSet } from "@bufbuild/protobuf/wkt";
 import { concatBytes } from "../bytes.js";
@@ -123,9 +123,19 @@ function compileProto(path: string, root: string | undefined, rootHint: string):
     // at the project root (what `buf config init` writes) ("contained by module at path ."). A v1
     // config given here is the input's own: no search, and the same build as with no buf.yaml.
     const args = ["build", moduleRoot, "--config", '{"version":"v1"}', "--as-file-descriptor-set", "--exclude-source-info", "-o", target];
-    if (!isDir) {
-      if (relative(moduleRoot, resolve(path)).startsWith("..")) throw new InputError(`${path} is not inside the import root ${moduleRoot} (--proto-path)${rootHint}`);
-      args.push("--path", resolve(path));
+    // A file, or a directory below the root, is what is built (--path): a directory given with a
+    // --proto-path above it built the whole root, so two sides under one root compared that root
+    // with itself (exit 0 whatever changed). Compared as real paths: a root given as a symlink
+    // holds what its target holds, and "..x/a.proto" is inside.
+    if (!isDir || root !== undefined) {
+      let rel: string;
+      try {
+        rel = relative(realpathSync(moduleRoot), realpathSync(path));
+      } catch (e) {
+        throw unreadable(root ?? path, e);
+      }
+      if (rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) throw new InputError(`${path} is not inside the import root ${moduleRoot} (--proto-path)${rootHint}`);
+      if (rel !== "") args.push("--path", join(moduleRoot, rel));
     }
     const r = spawnSync(buf[0]!, [...buf.slice(1), ...args], { encoding: "utf8" });
     if (r.error !== undefined) throw new InputError(`could not run buf (${buf.join(" ")}): ${r.error.message}`);

@@ -161,8 +161,12 @@ export function evaluateMessages(
   // Data stored as binary is served as JSON (boundary "binary+json"): fields and enum values
   // paired by number must keep the JSON names a consumer of the saved schema reads them by.
   served = false,
+  // False where `current` reads data of `saved` without becoming the next check's saved side (a
+  // registry consumer reading a record of its writer's schema): the reservations the saved schema
+  // holds only guard a chain of checks (Walk.reservationsKept).
+  reservations = true,
 ): EvaluationResult {
-  const walk = new Walk(jsNumbers, served, false, true);
+  const walk = new Walk(jsNumbers, served, false, reservations);
   evaluateWith(walk, saved, current, savedSettings, currentSettings);
   if (walk.incompatibilities === undefined && walk.notes === undefined) return COMPATIBLE;
   return {
@@ -495,7 +499,8 @@ class Walk {
     if (dropped.length > 0) {
       this.incompatible(message ? "FIELD_RESERVATION_REMOVED" : "ENUM_RESERVATION_REMOVED", path, (p) => reservationRemoved(p, saved, dropped));
     }
-    const names = droppedNames(saved, current, used.map((x) => x.name));
+    // A field's JSON name counts as its use, as the JSON walk counts it (FIELD_RESERVED_NAME_REUSED there).
+    const names = droppedNames(saved, current, current.kind === "message" ? current.fields.flatMap((f) => [f.name, jsonNameOf(f)]) : current.values.map((v) => v.name));
     if (names.length > 0) this.note(message ? "FIELD_RESERVED_NAME_REMOVED" : "ENUM_RESERVED_NAME_REMOVED", path, (p) => reservedNameRemoved(p, saved, names, false));
   }
 

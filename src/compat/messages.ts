@@ -155,21 +155,27 @@ export function fieldRemovedNotReserved(path: Path, sf: DescField, currentType: 
 /** `2`, `2 to 5`, `1000 to max`: ranges as a .proto file's reserved statement writes them. */
 export function rangeList(ranges: ReadonlyArray<readonly [number, number]>, max: number): string {
   const shown = ranges.slice(0, NAMES_SHOWN).map(([a, b]) => (a === b ? `${a}` : `${a} to ${b === max ? "max" : b}`)).join(", ");
-  return ranges.length > NAMES_SHOWN ? `${shown} and ${ranges.length - NAMES_SHOWN} more ranges` : shown;
+  const more = ranges.length - NAMES_SHOWN;
+  return more > 0 ? `${shown} and ${more} more range${more === 1 ? "" : "s"}` : shown;
 }
 
 const FIELD_MAX = 536_870_911;
 const ENUM_MAX = 2_147_483_647;
+
+/** The advice of a dropped reservation: a statement to paste back, or (a list cut short) where to find them all. */
+function keepReserved(list: string, count: number, what: string, t: string): string {
+  return count <= NAMES_SHOWN ? `keep reserved ${list} in ${t}` : `keep every reserved ${what} of the saved ${t} (${count} are missing from the current one)`;
+}
 
 export function reservationRemoved(path: Path, saved: DescMessage | DescEnum, ranges: ReadonlyArray<readonly [number, number]>): string {
   const t = saved.typeName;
   const several = ranges.length > 1 || ranges[0]![0] !== ranges[0]![1];
   if (saved.kind === "message") {
     const list = rangeList(ranges, FIELD_MAX);
-    return `${path}: the saved ${t} reserves field number${several ? "s" : ""} ${list}, which the current ${t} neither reserves nor uses: saved data may still carry ${several ? "those fields" : "that field"} (a removed field's values, which re-writes keep as unknown fields), and a later schema checked against this one could take ${several ? "one of those numbers" : "that number"} back and misread them; keep reserved ${list} in ${t}`;
+    return `${path}: the saved ${t} reserves field number${several ? "s" : ""} ${list}, which the current ${t} neither reserves nor uses: saved data may still carry ${several ? "those fields" : "that field"} (a removed field's values, which re-writes keep as unknown fields), and a later schema checked against this one could take ${several ? "one of those numbers" : "that number"} back and misread them; ${keepReserved(list, ranges.length, "range", t)}`;
   }
   const list = rangeList(ranges, ENUM_MAX);
-  return `enum ${t} of ${path}: the saved ${t} reserves number${several ? "s" : ""} ${list}, which the current ${t} neither reserves nor uses: saved data may still hold ${several ? "those values" : "that value"}, and a later schema checked against this one could give ${several ? "one of them" : "it"} a new meaning; keep reserved ${list} in ${t}`;
+  return `enum ${t} of ${path}: the saved ${t} reserves number${several ? "s" : ""} ${list}, which the current ${t} neither reserves nor uses: saved data may still hold ${several ? "those values" : "that value"}, and a later schema checked against this one could give ${several ? "one of them" : "it"} a new meaning; ${keepReserved(list, ranges.length, "range", t)}`;
 }
 
 /** `json`: the JSON boundary's finding (names are what JSON carries). */
@@ -179,7 +185,7 @@ export function reservedNameRemoved(path: Path, saved: DescMessage | DescEnum, n
   const several = names.length > 1;
   const at = saved.kind === "message" ? `${path}` : `enum ${t} of ${path}`;
   const data = json ? "JSON" : "binary data is unaffected, but JSON and text";
-  return `${at}: the saved ${t} reserves name${several ? "s" : ""} ${list}, which the current ${t} neither reserves nor uses: ${data} written before the reservation may carry ${several ? "those names" : "that name"}, and a later schema checked against this one could give ${several ? "one of them" : "it"} to a ${saved.kind === "message" ? "field" : "value"} with another meaning; keep reserved ${list} in ${t}`;
+  return `${at}: the saved ${t} reserves name${several ? "s" : ""} ${list}, which the current ${t} neither reserves nor uses: ${data} written before the reservation may carry ${several ? "those names" : "that name"}, and a later schema checked against this one could give ${several ? "one of them" : "it"} to a ${saved.kind === "message" ? "field" : "value"} with another meaning; ${keepReserved(list, names.length, "name", t)}`;
 }
 
 export function fieldNameNotReserved(path: Path, sf: DescField, currentType: string): string {

@@ -184,7 +184,6 @@ export function protoFileText(file: FileDescriptorProto, options: ProtoTextOptio
   return out.join("\n");
 }
 
-/** Every file of the set, in set order, each under a `// <file name>` line, separated by a blank line. */
 /** True when `s` holds a control character, DEL, or U+2028/U+2029 (which end a line too). */
 function breaksLine(s: string): boolean {
   for (let i = 0; i < s.length; i++) {
@@ -194,6 +193,7 @@ function breaksLine(s: string): boolean {
   return false;
 }
 
+/** Every file of the set, in set order, each under a `// <file name>` line, separated by a blank line. */
 export function protoText(set: FileDescriptorSet, options: ProtoTextOptions = {}): string {
   const out: string[] = [];
   set.file.forEach((file, i) => {

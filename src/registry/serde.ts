@@ -6,7 +6,7 @@
 import { createFileRegistry, fromBinary, type FileRegistry } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema, type FileDescriptorProto } from "@bufbuild/protobuf/wkt";
 import { TYPE_BRAND, hasBrand } from "../brand.js";
-import { evaluateSchemaChange, type EvaluationResult } from "../compat/evaluate.js";
+import { evaluateMessages, evaluateSchemaChange, type EvaluationResult } from "../compat/evaluate.js";
 import { formatFindingsListing, LISTED_FINDINGS } from "../compat/format.js";
 import { quoted, shortName } from "../descriptor/names.js";
 import { CodecError, RegistryCode, isProtokeelError, shifted } from "../errors.js";
@@ -330,7 +330,10 @@ export class RegistryDeserializer {
       }
       const s = this.type.settings;
       const type = typeOfSchema(schema, id, at, this.type);
-      const result = type.equals(this.type) ? undefined : evaluateSchemaChange(type.descriptor, this.type.descriptor, { savedSettings: s, currentSettings: s });
+      // Each record is checked against its own writer's schema, not a chain: a reservation the
+      // writer holds and this reader lacks is no finding (an older consumer keeps the field as
+      // unknown), or every consumer would stop at a producer's new `reserved` line.
+      const result = type.equals(this.type) ? undefined : evaluateMessages(type.descriptor, this.type.descriptor, s, s, true, false, false);
       return remember(this.#writers, key, { type, result });
     } catch (e) {
       if (e instanceof CodecError) remember(this.#refused, key, e);
