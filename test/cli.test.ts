@@ -151,6 +151,10 @@ describe("check", () => {
       expect(one.stderr).toBe(
         `protokeel: new/proto/acme/order.proto is not inside the import root ${join(realpathSync(project), "old", "proto")} (--proto-path); when the saved and the current side have import roots of their own, give --proto-path twice: the saved side's root, then the current side's\n`,
       );
+      // One root serves both sides: a saved side that is a descriptor set ignores it.
+      writeFileSync(join(project, "old.binpb"), readFileSync(join(dir, "v1.binpb")));
+      const mixed = spawnSync(process.execPath, [bin, "check", "old.binpb", "new/proto/acme/order.proto", "--message", "acme.Order", "--proto-path", "new/proto"], { cwd: project });
+      expect([mixed.status, mixed.stderr.toString()]).toEqual([1, ""]);
       const three = cli("--proto-path", "old/proto", "--proto-path", "new/proto", "--proto-path", "old/proto");
       expect([three.code, three.stderr]).toEqual([2, "protokeel: protokeel check takes --proto-path once (one import root for both sides) or twice (the saved side's, then the current side's), got it 3 times\n"]);
       // Directories below their roots are what is built (a directory with a root above it built
@@ -207,6 +211,17 @@ describe("check", () => {
       "protokeel: garbage.bin is not a FileDescriptorSet, a snapshot or a type file (illegal tag: field no 0 wire type 1); pass the output of buf build -o, writeSnapshot or type.toBytes(), or .proto files\n",
     ],
     ["an unknown command", ["verify"], 'protokeel: unknown command "verify"; commands: check, inspect, decode, encode (see protokeel --help)\n'],
+    ["an empty --proto-path", ["check", "v1", "v2-binary", "--message", "acme.Order", "--proto-path="], "protokeel: --proto-path needs a directory (the import root of .proto input), got an empty value\n"],
+    [
+      "a --proto-path for a descriptor set",
+      ["decode", "--schema", "v1.binpb", "--message", "acme.Order", "--proto-path", "v1", "order.bin"],
+      "protokeel: --proto-path v1 was given for v1.binpb, which is not .proto source (a descriptor set, a snapshot or a type file has no imports to resolve); leave it out\n",
+    ],
+    [
+      "a side's own --proto-path for a snapshot",
+      ["check", "v1.snapshot", "v2-binary", "--message", "acme.Order", "--proto-path", "v1", "--proto-path", "v2-binary"],
+      "protokeel: --proto-path v1 was given for v1.snapshot, which is not .proto source (a descriptor set, a snapshot or a type file has no imports to resolve); give --proto-path once, for the side that is .proto source\n",
+    ],
   ])("usage and input errors exit 2: %s", (_name, args, stderr) => {
     const r = run(args);
     expect([r.code, r.stdout, r.stderr]).toEqual([2, "", stderr]);

@@ -173,7 +173,16 @@ function registryOf(bytes: Uint8Array, path: string): { set: FileDescriptorSet; 
  * Reads a schema input; `message` names the root in a descriptor set or .proto source. `saved`:
  * the input must be a snapshot or a type file (what `refusal` says of any other).
  */
-export function loadSchema(path: string, message: string | undefined, protoRoot: string | undefined, saved?: string, rootHint = ""): LoadedSchema {
+/**
+ * The schema of a file given on the command line. `protoRoot` is --proto-path, and `unusedRoot`
+ * the advice when it was given for this input alone (decode and encode, check with two roots)
+ * and the input is not .proto source (an error, not ignored); null for a root that serves other
+ * inputs too.
+ */
+export function loadSchema(
+  path: string, message: string | undefined, protoRoot: string | undefined, saved?: string, rootHint = "", unusedRoot: string | null = "leave it out",
+): LoadedSchema {
+  if (protoRoot === "") throw new InputError("--proto-path needs a directory (the import root of .proto input), got an empty value");
   let isDir: boolean;
   try {
     isDir = statSync(path).isDirectory();
@@ -181,6 +190,9 @@ export function loadSchema(path: string, message: string | undefined, protoRoot:
     throw unreadable(path, e);
   }
   const isProto = isDir || path.endsWith(".proto");
+  if (!isProto && protoRoot !== undefined && unusedRoot !== null) {
+    throw new InputError(`--proto-path ${protoRoot} was given for ${path}, which is not .proto source (a descriptor set, a snapshot or a type file has no imports to resolve); ${unusedRoot}`);
+  }
   const bytes = isProto ? compileProto(path, protoRoot, rootHint) : readInput(path);
   try {
     if (!isProto && magic(bytes) === SNAPSHOT_MAGIC) {

@@ -26,9 +26,12 @@ export function check(saved: string, current: string, o: CheckOptions, out: Outp
   const format = o.format ?? "text";
   if (format !== "text" && format !== "json") throw new InputError(`--format must be text or json, got ${format}`);
   const [savedRoot, currentRoot] = o.protoPaths;
-  const hint = savedRoot !== undefined && savedRoot === currentRoot ? BOTH_SIDES : "";
-  const s = loadSchema(saved, o.message, savedRoot, undefined, hint);
-  const c = loadSchema(current, o.message, currentRoot, undefined, hint);
+  const shared = savedRoot === currentRoot;
+  const hint = savedRoot !== undefined && shared ? BOTH_SIDES : "";
+  // Two roots are one per side: a root given for a side that is no .proto source is a mistake.
+  const unused = shared ? null : "give --proto-path once, for the side that is .proto source";
+  const s = loadSchema(saved, o.message, savedRoot, undefined, hint, unused);
+  const c = loadSchema(current, o.message, currentRoot, undefined, hint, unused);
   const result = evaluateSchemaChange(s.type.descriptor, c.type.descriptor, {
     savedSettings: s.type.settings,
     currentSettings: c.type.settings,
