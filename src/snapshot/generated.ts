@@ -126,9 +126,11 @@ export class ProtobufGeneratedSerializerSnapshot implements SerializerSnapshot<P
       throw new RestoreError(e.code, `${head}: the registered generated type ${name} is invalid: ${e.message}`, { cause: e });
     }
     if (type.fingerprint() !== this.fingerprint) {
-      // The application's schema changed since the snapshot: it must read the saved data.
+      // The application's schema changed since the snapshot: it must read the saved data. A
+      // reader, not the next step of a chain (resolveSchemaCompatibility is that): a reservation
+      // of the saved schema that the generated code lacks does not stop it (Walk.reservationsKept).
       const saved = this.#base.restoreType().descriptor;
-      const r = evaluateMessages(saved, schema, this.settings, this.settings, false);
+      const r = evaluateMessages(saved, schema, this.settings, this.settings, false, false, false);
       if (!r.compatible) {
         const f = r.incompatibilities[0]!;
         throw new RestoreError(
