@@ -151,6 +151,11 @@ describe("check", () => {
       expect(one.stderr).toBe(
         `protokeel: new/proto/acme/order.proto is not inside the import root ${join(realpathSync(project), "old", "proto")} (--proto-path); when the saved and the current side have import roots of their own, give --proto-path twice: the saved side's root, then the current side's\n`,
       );
+      // A .proto file that is a symlink to a file elsewhere, with no --proto-path: its directory is the root.
+      mkdirSync(join(project, "links"));
+      symlinkSync(join(project, "old", "proto", "acme", "item.proto"), join(project, "links", "item.proto"));
+      const linked = spawnSync(process.execPath, [bin, "check", "links/item.proto", "links/item.proto", "--message", "acme.Item"], { cwd: project });
+      expect([linked.status, linked.stderr.toString()]).toEqual([0, ""]);
       // One root serves both sides: a saved side that is a descriptor set ignores it.
       writeFileSync(join(project, "old.binpb"), readFileSync(join(dir, "v1.binpb")));
       const mixed = spawnSync(process.execPath, [bin, "check", "old.binpb", "new/proto/acme/order.proto", "--message", "acme.Order", "--proto-path", "new/proto"], { cwd: project });
@@ -216,6 +221,17 @@ describe("check", () => {
       "a --proto-path for a descriptor set",
       ["decode", "--schema", "v1.binpb", "--message", "acme.Order", "--proto-path", "v1", "order.bin"],
       "protokeel: --proto-path v1 was given for v1.binpb, which is not .proto source (a descriptor set, a snapshot or a type file has no imports to resolve); leave it out\n",
+    ],
+    [
+      "--proto-path with two descriptor sets",
+      ["check", "v1.binpb", "v2-binary.binpb", "--message", "acme.Order", "--proto-path", "v1"],
+      "protokeel: --proto-path applies to .proto input, and neither side is .proto source (descriptor sets, snapshots and type files have no imports to resolve); leave it out\n",
+    ],
+    ["a --proto-path that does not exist", ["check", "v1", "v2-binary", "--message", "acme.Order", "--proto-path", "nope"], "protokeel: the import root nope (--proto-path) does not exist\n"],
+    [
+      "a --proto-path that is a file",
+      ["check", "v1/acme/order.proto", "v2-binary/acme/order.proto", "--message", "acme.Order", "--proto-path", "v1/acme/order.proto"],
+      "protokeel: the import root v1/acme/order.proto (--proto-path) is not a directory; pass the directory that imports are resolved from\n",
     ],
     [
       "a side's own --proto-path for a snapshot",

@@ -102,6 +102,25 @@ function magic(bytes: Uint8Array): string {
   return String.fromCharCode(...bytes.subarray(0, 4));
 }
 
+/** `path` relative to `dir` when it lies inside it ("" for `dir` itself; "..x/a" is inside), else undefined. */
+function within(dir: string, path: string): string | undefined {
+  const rel = relative(dir, path);
+  return rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel) ? undefined : rel;
+}
+
+/** A --proto-path that is no directory is an input error that names the option. */
+function checkImportRoot(root: string): void {
+  let isDir: boolean;
+  try {
+    isDir = statSync(root).isDirectory();
+  } catch (e) {
+    throw (e as { code?: unknown } | null)?.code === "ENOENT"
+      ? new InputError(`the import root ${root} (--proto-path) does not exist`)
+      : new InputError(`the import root ${root} (--proto-path) cannot be read (${(e as Error)?.message ?? String(e)})`);
+  }
+  if (!isDir) throw new InputError(`the import root ${root} (--proto-path) is not a directory; pass the directory that imports are resolved from`);
+}
+
 /**
  * `buf build` of a .proto file (its directory is the import root unless `root` says) or a
  * directory; `rootHint` ends the error of a file outside `root`.
@@ -114,6 +133,7 @@ function compileProto(path: string, root: string | undefined, rootHint: string):
     );
   }
   const isDir = statSync(path).isDirectory();
+  if (root !== undefined) checkImportRoot(root);
   const moduleRoot = resolve(root ?? (isDir ? path : dirname(path)));
   const out = mkdtempSync(join(tmpdir(), "protokeel-buf-"));
   try {
@@ -125,16 +145,14 @@ function compileProto(path: string, root: string | undefined, rootHint: string):
     const args = ["build", moduleRoot, "--config", '{"version":"v1"}', "--as-file-descriptor-set", "--exclude-source-info", "-o", target];
     // A file, or a directory below the root, is what is built (--path): a directory given with a
     // --proto-path above it built the whole root, so two sides under one root compared that root
-    // with itself (exit 0 whatever changed). Compared as real paths: a root given as a symlink
-    // holds what its target holds, and "..x/a.proto" is inside.
-    if (!isDir || root !== undefined) {
-      let rel: string;
-      try {
-        rel = relative(realpathSync(moduleRoot), realpathSync(path));
-      } catch (e) {
-        throw unreadable(root ?? path, e);
-      }
-      if (rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) throw new InputError(`${path} is not inside the import root ${moduleRoot} (--proto-path)${rootHint}`);
+    // with itself (exit 0 whatever changed). Inside the root as written (buf follows symlinks
+    // from there: a file that is a symlink to elsewhere is fine), or as real paths (a root given
+    // through a symlink holds what its target holds).
+    if (root === undefined) {
+      if (!isDir) args.push("--path", resolve(path));
+    } else {
+      const rel = within(moduleRoot, resolve(path)) ?? within(realpathSync(moduleRoot), realpathSync(path));
+      if (rel === undefined) throw new InputError(`${path} is not inside the import root ${moduleRoot} (--proto-path)${rootHint}`);
       if (rel !== "") args.push("--path", join(moduleRoot, rel));
     }
     const r = spawnSync(buf[0]!, [...buf.slice(1), ...args], { encoding: "utf8" });
@@ -173,6 +191,15 @@ function registryOf(bytes: Uint8Array, path: string): { set: FileDescriptorSet; 
  * Reads a schema input; `message` names the root in a descriptor set or .proto source. `saved`:
  * the input must be a snapshot or a type file (what `refusal` says of any other).
  */
+/** True when `path` is .proto source: a directory or a `.proto` file. */
+export function isProtoSource(path: string): boolean {
+  try {
+    return statSync(path).isDirectory() || path.endsWith(".proto");
+  } catch {
+    return path.endsWith(".proto");
+  }
+}
+
 /**
  * The schema of a file given on the command line. `protoRoot` is --proto-path, and `unusedRoot`
  * the advice when it was given for this input alone (decode and encode, check with two roots)
@@ -189,7 +216,7 @@ export function loadSchema(
   } catch (e) {
     throw unreadable(path, e);
   }
-  const isProto = isDir || path.endsWith(".proto");
+  const isProto = isProtoSource(path);
   if (!isProto && protoRoot !== undefined && unusedRoot !== null) {
     throw new InputError(`--proto-path ${protoRoot} was given for ${path}, which is not .proto source (a descriptor set, a snapshot or a type file has no imports to resolve); ${unusedRoot}`);
   }

@@ -2,7 +2,7 @@
 import { fromBinary } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
 import { evaluateSchemaChange, formatFindings, type ProtobufType } from "../index.js";
-import { InputError, loadSchema } from "./inputs.js";
+import { InputError, isProtoSource, loadSchema } from "./inputs.js";
 import { protoText } from "../descriptor/proto-text.js";
 import type { Output } from "./output.js";
 
@@ -26,6 +26,11 @@ export function check(saved: string, current: string, o: CheckOptions, out: Outp
   const format = o.format ?? "text";
   if (format !== "text" && format !== "json") throw new InputError(`--format must be text or json, got ${format}`);
   const [savedRoot, currentRoot] = o.protoPaths;
+  if ((savedRoot ?? currentRoot) !== undefined && !isProtoSource(saved) && !isProtoSource(current)) {
+    throw new InputError(
+      "--proto-path applies to .proto input, and neither side is .proto source (descriptor sets, snapshots and type files have no imports to resolve); leave it out",
+    );
+  }
   const shared = savedRoot === currentRoot;
   const hint = savedRoot !== undefined && shared ? BOTH_SIDES : "";
   // Two roots are one per side: a root given for a side that is no .proto source is a mistake.

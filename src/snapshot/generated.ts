@@ -126,11 +126,13 @@ export class ProtobufGeneratedSerializerSnapshot implements SerializerSnapshot<P
       throw new RestoreError(e.code, `${head}: the registered generated type ${name} is invalid: ${e.message}`, { cause: e });
     }
     if (type.fingerprint() !== this.fingerprint) {
-      // The application's schema changed since the snapshot: it must read the saved data. A
-      // reader, not the next step of a chain (resolveSchemaCompatibility is that): a reservation
-      // of the saved schema that the generated code lacks does not stop it (Walk.reservationsKept).
+      // The application's schema changed since the snapshot: it must read the saved data, and
+      // it is a step of the chain (the restored serializer is of the registered schema, and its
+      // snapshot is the next check's saved side), so a reservation it drops is refused too: let
+      // through, the restored serializer's snapshot forgot it and a later schema reusing the
+      // number passed against it (a helper's attack pass; Walk.reservationsKept).
       const saved = this.#base.restoreType().descriptor;
-      const r = evaluateMessages(saved, schema, this.settings, this.settings, false, false, false);
+      const r = evaluateMessages(saved, schema, this.settings, this.settings, false);
       if (!r.compatible) {
         const f = r.incompatibilities[0]!;
         throw new RestoreError(
