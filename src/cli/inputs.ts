@@ -187,10 +187,6 @@ function registryOf(bytes: Uint8Array, path: string): { set: FileDescriptorSet; 
   }
 }
 
-/**
- * Reads a schema input; `message` names the root in a descriptor set or .proto source. `saved`:
- * the input must be a snapshot or a type file (what `refusal` says of any other).
- */
 /** True when `path` is .proto source: a directory or a `.proto` file. */
 export function isProtoSource(path: string): boolean {
   try {
@@ -201,10 +197,11 @@ export function isProtoSource(path: string): boolean {
 }
 
 /**
- * The schema of a file given on the command line. `protoRoot` is --proto-path, and `unusedRoot`
- * the advice when it was given for this input alone (decode and encode, check with two roots)
- * and the input is not .proto source (an error, not ignored); null for a root that serves other
- * inputs too.
+ * Reads a schema input; `message` names the root in a descriptor set or .proto source. `saved`:
+ * the input must be a snapshot or a type file (what `refusal` says of any other). `protoRoot` is
+ * --proto-path, and `unusedRoot` the advice when it was given for this input alone (decode and
+ * encode, check with two roots) and the input is not .proto source (an error, not ignored); null
+ * for a root that serves other inputs too.
  */
 export function loadSchema(
   path: string, message: string | undefined, protoRoot: string | undefined, saved?: string, rootHint = "", unusedRoot: string | null = "leave it out",
@@ -216,7 +213,7 @@ export function loadSchema(
   } catch (e) {
     throw unreadable(path, e);
   }
-  const isProto = isProtoSource(path);
+  const isProto = isDir || path.endsWith(".proto");
   if (!isProto && protoRoot !== undefined && unusedRoot !== null) {
     throw new InputError(`--proto-path ${protoRoot} was given for ${path}, which is not .proto source (a descriptor set, a snapshot or a type file has no imports to resolve); ${unusedRoot}`);
   }

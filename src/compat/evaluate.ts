@@ -4,7 +4,7 @@
 // and still change meaning, and presence decides what survives a re-write.
 // Size: the rule table is one walk over paired messages, fields, oneofs and enums; its
 // messages are in messages.ts and the JSON boundary in json-boundary.ts.
-import { ScalarType, type DescEnum, type DescField, type DescMessage, type DescOneof } from "@bufbuild/protobuf";
+import { ScalarType, type DescEnum, type DescEnumValue, type DescField, type DescMessage, type DescOneof } from "@bufbuild/protobuf";
 import { resolveRoot, type DescriptorInput } from "../descriptor/input.js";
 import { mergeRanges, rangeHolding, reservedRangesOf } from "../descriptor/normalize.js";
 import { checkPayloadRules } from "../descriptor/rules.js";
@@ -311,15 +311,20 @@ function reservesName(desc: DescMessage | DescEnum, name: string): boolean {
   return reservedOf(desc).names.has(name);
 }
 
+/** What `current` declares: its fields, or its enum values. */
+function declared(current: DescMessage | DescEnum): readonly (DescField | DescEnumValue)[] {
+  return current.kind === "message" ? current.fields : current.values;
+}
+
 /**
- * The numbers `saved` reserves that `current` neither reserves nor uses (`used`: its field or
- * value numbers), as sorted inclusive ranges: one pass over merged ranges, so `reserved 1000 to
- * max` costs what `reserved 1000` does.
+ * The numbers `saved` reserves that `current` neither reserves nor uses (a field or value number),
+ * as sorted inclusive ranges: one pass over merged ranges, so `reserved 1000 to max` costs what
+ * `reserved 1000` does.
  */
-export function droppedRanges(saved: DescMessage | DescEnum, current: DescMessage | DescEnum, used: readonly number[]): Array<[number, number]> {
+export function droppedRanges(saved: DescMessage | DescEnum, current: DescMessage | DescEnum): Array<[number, number]> {
   const reserved = reservedOf(saved).ranges;
   if (reserved.length === 0) return [];
-  const kept = mergeRanges([...reservedOf(current).ranges, ...used.map((n) => [n, n] as const)]);
+  const kept = mergeRanges([...reservedOf(current).ranges, ...declared(current).map((x) => [x.number, x.number] as const)]);
   const out: Array<[number, number]> = [];
   let k = 0;
   for (const [start, end] of reserved) {
@@ -338,11 +343,14 @@ export function droppedRanges(saved: DescMessage | DescEnum, current: DescMessag
   return out;
 }
 
-/** The names `saved` reserves that `current` neither reserves nor uses (`used`), in declaration order. */
-export function droppedNames(saved: DescMessage | DescEnum, current: DescMessage | DescEnum, used: readonly string[]): string[] {
+/**
+ * The names `saved` reserves that `current` neither reserves nor uses, in declaration order. A
+ * field's JSON name is a use too, as the JSON walk counts it (FIELD_RESERVED_NAME_REUSED there).
+ */
+export function droppedNames(saved: DescMessage | DescEnum, current: DescMessage | DescEnum): string[] {
   const names = saved.proto.reservedName;
   if (names.length === 0) return [];
-  const inUse = new Set(used);
+  const inUse = new Set(current.kind === "message" ? current.fields.flatMap((f) => [f.name, jsonNameOf(f)]) : current.values.map((v) => v.name));
   return [...new Set(names)].filter((n) => !reservesName(current, n) && !inUse.has(n));
 }
 
@@ -491,16 +499,12 @@ class Walk {
    * JSON boundary (json-boundary.ts).
    */
   private reservationsKept(saved: DescMessage | DescEnum, current: DescMessage | DescEnum, path: PathNode): void {
-    const r = reservedOf(saved);
-    if (r.ranges.length === 0 && r.names.size === 0) return;
-    const used = current.kind === "message" ? current.fields : current.values;
     const message = saved.kind === "message";
-    const dropped = droppedRanges(saved, current, used.map((x) => x.number));
+    const dropped = droppedRanges(saved, current);
     if (dropped.length > 0) {
       this.incompatible(message ? "FIELD_RESERVATION_REMOVED" : "ENUM_RESERVATION_REMOVED", path, (p) => reservationRemoved(p, saved, dropped));
     }
-    // A field's JSON name counts as its use, as the JSON walk counts it (FIELD_RESERVED_NAME_REUSED there).
-    const names = droppedNames(saved, current, current.kind === "message" ? current.fields.flatMap((f) => [f.name, jsonNameOf(f)]) : current.values.map((v) => v.name));
+    const names = droppedNames(saved, current);
     if (names.length > 0) this.note(message ? "FIELD_RESERVED_NAME_REMOVED" : "ENUM_RESERVED_NAME_REMOVED", path, (p) => reservedNameRemoved(p, saved, names, false));
   }
 

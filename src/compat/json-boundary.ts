@@ -283,7 +283,7 @@ function evaluateJson(saved: DescMessage, current: DescMessage, savedSettings: S
     seen.add(c);
     // A name the saved schema reserves that the current one drops: JSON older than the saved
     // schema may carry it, and the next check no longer knows it (evaluate.ts, reservationsKept).
-    const dropped = s.proto.reservedName.length === 0 ? [] : droppedNames(s, c, c.fields.flatMap((f) => [f.name, jsonNameOf(f)]));
+    const dropped = droppedNames(s, c);
     if (dropped.length > 0) bad("JSON_FIELD_RESERVED_NAME_REMOVED", path, reservedNameRemoved(path, s, dropped, true));
     stack.push({ saved: s, current: c, path, steps: pairFields(s, c), i: 0 });
   };
@@ -402,7 +402,7 @@ function evaluateJson(saved: DescMessage, current: DescMessage, savedSettings: S
     if (seen === undefined) visitedEnums.set(s, (seen = new Set()));
     if (seen.has(c)) return;
     seen.add(c);
-    const dropped = s.proto.reservedName.length === 0 ? [] : droppedNames(s, c, c.values.map((v) => v.name));
+    const dropped = droppedNames(s, c);
     if (dropped.length > 0) bad("JSON_ENUM_RESERVED_NAME_REMOVED", path, reservedNameRemoved(path, s, dropped, true));
     const currentNames = numbersByName(c);
     const savedNames = new Set(s.values.map((v) => v.name));

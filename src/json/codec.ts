@@ -58,7 +58,7 @@ function writeContext(ser: ProtobufSerializer, options: JsonWriteOptions | undef
     root: ser.type.descriptor,
     resolve: typeResolver(options?.registry, api),
     unpack: (desc, bytes, path) => rethrowAt(() => contentSerializer(desc, ser, path, true).fromBinary(bytes), path, ser, true),
-    api: `${api.includes("(") ? api.slice(0, api.indexOf("(")) : api}(value, { … })`,
+    api: `${api.split("(", 1)[0]}(value, { … })`,
   };
 }
 

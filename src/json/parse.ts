@@ -35,7 +35,7 @@ export class JsonTooDeep extends Error {
 }
 
 /** True for the character code of a decimal digit (NaN, past the text's end, is none). */
-function digit(c: number): boolean {
+export function digit(c: number): boolean {
   return c >= 48 && c <= 57;
 }
 

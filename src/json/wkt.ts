@@ -2,7 +2,7 @@
 // 3339 string, wrappers as the bare scalar, …). A type is recognised by full name and shape: a
 // user's own message that reuses a google.protobuf name with other fields stays an ordinary one.
 import { ScalarType, type DescMessage } from "@bufbuild/protobuf";
-import { digitsEnd } from "./parse.js";
+import { digit, digitsEnd } from "./parse.js";
 
 export const W_NONE = 0;
 export const W_ANY = 1;
@@ -136,7 +136,7 @@ function fixedDigits(text: string, i: number, n: number): number {
   let v = 0;
   for (let k = i; k < i + n; k++) {
     const c = text.charCodeAt(k);
-    if (!(c >= 48 && c <= 57)) return -1;
+    if (!digit(c)) return -1;
     v = v * 10 + (c - 48);
   }
   return v;

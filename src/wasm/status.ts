@@ -135,7 +135,7 @@ export function statusError(status: number, c: StatusContext): CodecError {
       message = `${head}: unknown field ${c.fieldNumber} ${at} collides with declared field ${path} of ${c.typeName}; remove the unknown field or write it as the declared field`;
       break;
     case E_UNSAFE_INTEGER:
-      message = `${head}: field ${path} ${at} holds ${c.fieldKind === undefined ? "a 64-bit" : "aeiou".includes(c.fieldKind.charAt(0)) ? `an ${c.fieldKind}` : `a ${c.fieldKind}`} value beyond ±(2^53 − 1), which the field's jstype = JS_NUMBER cannot hold exactly; remove jstype = JS_NUMBER (or use JS_STRING) to read such values, or have the writer keep the field within Number.MAX_SAFE_INTEGER`;
+      message = `${head}: field ${path} ${at} holds ${c.fieldKind === undefined ? "a 64-bit" : c.fieldKind !== "" && "aeiou".includes(c.fieldKind.charAt(0)) ? `an ${c.fieldKind}` : `a ${c.fieldKind}`} value beyond ±(2^53 − 1), which the field's jstype = JS_NUMBER cannot hold exactly; remove jstype = JS_NUMBER (or use JS_STRING) to read such values, or have the writer keep the field within Number.MAX_SAFE_INTEGER`;
       break;
     case E_BAD_TABLE:
       message = `${head}: the layout table does not hold this type; this is a protokeel bug, please report it`;
