@@ -14,8 +14,9 @@
 //   `<!-- doctest: output -->` block (see below). Other comments are prose, not checked.
 // - An HTML comment on the line before a fence (invisible on the rendered page) changes that:
 //     <!-- doctest: skip: REASON -->      not run (a reason is required)
-//     <!-- doctest: prelude NAME -->      the block runs after PRELUDES[NAME] (below), a module
-//                                         whose exports are the names the fragment uses freely
+//     <!-- doctest: defines NAME -->      (on a ```ts block) a setup, not run on its own: a module
+//                                         exporting the names fragments use freely (PRELUDES)
+//     <!-- doctest: prelude NAME -->      the block runs after the setup NAME, which comes first
 //     <!-- doctest: output -->            (on a ```text block) the lines printed by the previous
 //                                         block's console.log that has no comment
 //     <!-- doctest: file PATH -->         (on any block) its text is written to PATH first
@@ -36,59 +37,6 @@ import { beforeAll, describe, expect, test } from "vitest";
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const readme = readFileSync(join(repo, "README.md"), "utf8");
-
-/**
- * Setups for fragments, as TypeScript modules: each exports the names its blocks use freely. They
- * are here and not in the README because a reader needs only what the names stand for, which the
- * README says in prose before the blocks.
- */
-const PRELUDES: Record<string, string> = {
-  // "Persisting data: snapshots": two versions of acme.Order, v1 values, and a store of files
-  // under store/ (so that the section's blocks, each its own module, share what they write).
-  "snapshot-store": `
-    import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-    import protobuf from "protobufjs";
-    import { DynamicMessage, ProtobufType } from "protokeel";
-
-    const v1 = 'syntax = "proto3"; package acme; message Item { string sku = 1; int32 qty = 2; } message Order { int64 id = 1; repeated Item items = 2; }';
-    const v2 = v1.replace("repeated Item items = 2;", "repeated Item items = 2; optional string note = 3;");
-    const orderOf = (text: string) => ProtobufType.of(protobuf.parse(text, { keepCase: true }).root.lookupType("acme.Order")).descriptor;
-    export const OrderDesc = orderOf(v1);
-    export const OrderDescV2 = orderOf(v2);
-    export const orders = [DynamicMessage.create(OrderDesc, { id: 1n, items: [{ sku: "a", qty: 2 }] }), DynamicMessage.create(OrderDesc, { id: 2n })];
-    export const store = {
-      async put(key: string, bytes: Uint8Array): Promise<void> {
-        mkdirSync("store", { recursive: true });
-        writeFileSync("store/" + key, bytes);
-      },
-      async get(key: string): Promise<Uint8Array> {
-        return new Uint8Array(readFileSync("store/" + key));
-      },
-    };
-  `,
-  // "Persisting state": three versions of acme.Reading as ProtobufTypes: v1, v2 (celsius int32 →
-  // int64, optional unit added; supported) and v2 with celsius as uint32 (unsupported).
-  "state-types": `
-    import protobuf from "protobufjs";
-    import { ProtobufType } from "protokeel";
-
-    const reading = (fields: string) => 'syntax = "proto3"; package acme; message Reading { string device = 1; ' + fields + ' }';
-    const typeOf = (text: string) => ProtobufType.of(protobuf.parse(text, { keepCase: true }).root.lookupType("acme.Reading"));
-    export const ReadingV1 = typeOf(reading("int32 celsius = 2;"));
-    export const ReadingV2 = typeOf(reading("int64 celsius = 2; optional string unit = 3;"));
-    export const ReadingBad = typeOf(reading("uint32 celsius = 2; optional string unit = 3;"));
-  `,
-  // "Schema evolution": acme.Order whose field priority(6) loses \`optional\`.
-  "evaluator-pair": `
-    import protobuf from "protobufjs";
-    import { ProtobufType } from "protokeel";
-
-    const order = (priority: string) => 'syntax = "proto3"; package acme; message Order { int64 id = 1; ' + priority + ' }';
-    const orderOf = (text: string) => ProtobufType.of(protobuf.parse(text, { keepCase: true }).root.lookupType("acme.Order")).descriptor;
-    export const savedOrder = orderOf(order("optional int32 priority = 6;"));
-    export const currentOrder = orderOf(order("int32 priority = 6;"));
-  `,
-};
 
 interface Block {
   /** 1-based line of the block's first code line in README.md. */
@@ -128,7 +76,16 @@ function parseBlocks(text: string): Block[] {
 const blocks = parseBlocks(readme);
 const where = (b: Block) => `README.md:${b.line} (${b.section})`;
 const isCode = (b: Block) => b.lang === "js" || b.lang === "ts";
-const runnable = blocks.filter((b) => (isCode(b) && b.directive?.[0] !== "skip") || (b.lang === "sh" && b.directive?.[0] === "run"));
+/**
+ * Setups for fragments (`<!-- doctest: defines NAME -->` blocks, in the README so that a reader
+ * can run the fragments too): each is a TypeScript module exporting the names its fragments use.
+ */
+const PRELUDES: Record<string, string> = Object.fromEntries(
+  blocks.filter((b) => b.directive?.[0] === "defines").map((b) => [b.directive![1], b.code]),
+);
+const runnable = blocks.filter(
+  (b) => (isCode(b) && b.directive?.[0] !== "skip" && b.directive?.[0] !== "defines") || (b.lang === "sh" && b.directive?.[0] === "run"),
+);
 
 /** One expected output line and the README line that says it. */
 interface Expected {
@@ -217,9 +174,12 @@ describe("README.md code blocks", () => {
   test("every directive is known and every skip gives a reason", () => {
     const bad = blocks
       .filter((b) => b.directive !== undefined)
-      .filter(({ directive: [kind, arg] = ["", ""], lang }) => {
+      .filter((b) => {
+        const { directive: [kind, arg] = ["", ""], lang } = b;
         if (kind === "skip") return arg.length < 10 || !isCode({ lang } as Block);
-        if (kind === "prelude") return !(arg in PRELUDES);
+        // A fragment's setup comes before it, once: what a reader going down the page has seen.
+        if (kind === "prelude") return !(arg in PRELUDES) || blocks.findIndex((d) => d.directive?.[0] === "defines" && d.directive[1] === arg) > blocks.indexOf(b);
+        if (kind === "defines") return lang !== "ts" || blocks.filter((d) => d.directive?.[0] === "defines" && d.directive[1] === arg).length !== 1;
         if (kind === "file") return arg === "";
         if (kind === "run") return lang !== "sh";
         return kind !== "output";
