@@ -25,6 +25,8 @@ const INPUT = ser.encodeAll(VALUES);
 /** Where each frame of INPUT starts. */
 const STARTS = VALUES.map((_, i) => VALUES.slice(0, i).reduce((n, v) => n + ser.encode(v).length, 0));
 const BIG_INPUT = ser.encodeAll([VALUES[1]!, BIG, VALUES[3]!]);
+/** One frame whose sku is invalid UTF-8 (at byte 3). */
+const CORRUPT_FRAME = Uint8Array.of(3, 0x0a, 0x01, 0xff);
 
 async function collect(it: AsyncIterable<DynamicMessage>): Promise<DynamicMessage[]> {
   const out: DynamicMessage[] = [];
@@ -115,6 +117,13 @@ describe("sources", () => {
       return new ReadableStream<Uint8Array>({ pull(c) { const next = list.shift(); if (next === undefined) c.close(); else c.enqueue(next); } });
     }],
     ["ArrayBuffer chunks", () => chunks().map((c) => c.buffer)],
+    // Any view is read as the bytes it covers (a BufferSource, as TextDecoder reads one).
+    ["DataView chunks over a larger buffer", () => chunks().map((c) => {
+      const b = new Uint8Array(c.length + 5);
+      b.set(c, 3);
+      return new DataView(b.buffer, 3, c.length);
+    })],
+    ["Uint16Array chunks (one per byte pair, an odd chunk as bytes)", () => chunks().map((c) => (c.length % 2 === 0 ? new Uint16Array(c.slice().buffer) : c))],
   ])("%s", async (_name, source) => {
     expectValues(await collect(ser.decodeStream(source() as never)), expected);
   });
@@ -122,7 +131,7 @@ describe("sources", () => {
   test("a Readable with an encoding gives strings: NOT_BYTES", async () => {
     const r = Readable.from([Buffer.from(INPUT)]).setEncoding("latin1");
     const e = await failure(() => collect(ser.decodeStream(r)));
-    expect([e.code, e.message]).toEqual(["NOT_BYTES", "cannot decode Item: the stream gave a string (read the stream without an encoding) after byte 0; a stream of frames gives Uint8Array chunks"]);
+    expect([e.code, e.message]).toEqual(["NOT_BYTES", "cannot decode Item: the stream gave a string (read the stream without an encoding) after byte 0; a stream of frames gives bytes: Uint8Array chunks (or ArrayBuffers and their views)"]);
   });
 
   // undefined from a source that is not done was taken for the end of the stream: the frames
@@ -142,7 +151,7 @@ describe("sources", () => {
         for await (const v of ser.decodeStream(source([...chunks]) as never)) got.push(v);
       });
       expectValues(got, [VALUES[1]!].slice(0, before));
-      expect([e.code, e.offset, e.message]).toEqual(["NOT_BYTES", at, `cannot decode Item: the stream gave undefined after byte ${at}; a stream of frames gives Uint8Array chunks`]);
+      expect([e.code, e.offset, e.message]).toEqual(["NOT_BYTES", at, `cannot decode Item: the stream gave undefined after byte ${at}; a stream of frames gives bytes: Uint8Array chunks (or ArrayBuffers and their views)`]);
     }
   });
 
@@ -162,7 +171,7 @@ describe("sources", () => {
       for await (const v of ser.decodeStream([a, gone, a] as never)) got.push(v);
     });
     expectValues(got, [VALUES[1]!]);
-    expect([e.code, e.offset, e.message]).toEqual(["NOT_BYTES", a.length, `cannot decode Item: the stream gave a detached chunk (its buffer was transferred) after byte ${a.length}; a stream of frames gives Uint8Array chunks`]);
+    expect([e.code, e.offset, e.message]).toEqual(["NOT_BYTES", a.length, `cannot decode Item: the stream gave a detached chunk (its buffer was transferred) after byte ${a.length}; a stream of frames gives bytes: Uint8Array chunks (or ArrayBuffers and their views)`]);
   });
 
   // A source whose next() throws is done (for await does not return it either): returning it
@@ -184,6 +193,51 @@ describe("sources", () => {
     };
     await expect(collect(ser.decodeStream(source))).rejects.toThrow("disk gone");
     expect(returned).toBe(0);
+  });
+
+  // decodeStream returns the source when a frame fails to decode; a return() that failed too
+  // replaced the CodecError (its code, offset and path) with the source's cleanup error.
+  test.each<[string, () => AsyncIterable<Uint8Array> | Iterable<Uint8Array>]>([
+    ["an async generator whose finally throws", () => (async function* () {
+      try {
+        yield CORRUPT_FRAME;
+        yield INPUT;
+      } finally {
+        throw new Error("cannot close");
+      }
+    })()],
+    ["an iterator whose return() rejects", () => ({
+      [Symbol.asyncIterator]: () => ({
+        next: async () => ({ done: false, value: CORRUPT_FRAME }),
+        return: async () => {
+          throw new Error("cannot close");
+        },
+      }),
+    })],
+    ["a sync iterator whose return() throws", () => ({
+      [Symbol.iterator]: () => ({
+        next: () => ({ done: false, value: CORRUPT_FRAME }),
+        return: () => {
+          throw new Error("cannot close");
+        },
+      }),
+    })],
+  ])("a corrupt frame from %s: the decode's error arrives, not the source's", async (_name, source) => {
+    const e = await failure(() => collect(ser.decodeStream(source())));
+    expect([e.code, e.offset]).toEqual(["INVALID_UTF8", 3]);
+  });
+
+  test("a consumer that stops early gets the error of a return() that fails (as for await does)", async () => {
+    const source = (async function* () {
+      try {
+        for (;;) yield INPUT;
+      } finally {
+        throw new Error("cannot close");
+      }
+    })();
+    await expect((async () => {
+      for await (const _ of ser.decodeStream(source)) break;
+    })()).rejects.toThrow("cannot close");
   });
 
   test("something that is not a stream is a TypeError", () => {

@@ -43,7 +43,7 @@ function chunkOf(c: unknown, name: string, at: number): Uint8Array {
   } else {
     what = typeof c === "string" ? "a string (read the stream without an encoding)" : c === null ? "null" : typeof c;
   }
-  throw new CodecError("NOT_BYTES", `cannot decode ${name}: the stream gave ${what} after byte ${at}; a stream of frames gives Uint8Array chunks`, {
+  throw new CodecError("NOT_BYTES", `cannot decode ${name}: the stream gave ${what} after byte ${at}; a stream of frames gives bytes: Uint8Array chunks (or ArrayBuffers and their views)`, {
     path: name,
     offset: at,
   });
@@ -177,6 +177,9 @@ export async function* decodeFrames(ser: ProtobufSerializer, source: StreamSourc
     }
   };
 
+  // True once this generator throws: a source whose return() then fails too must not replace the
+  // decode's error (for await keeps the loop's error over its iterator's return() failure).
+  let failed = false;
   try {
     for (;;) {
       // The consumer ran since the last read: a chunk it detached (by transferring a value's bytes
@@ -273,8 +276,14 @@ export async function* decodeFrames(ser: ProtobufSerializer, source: StreamSourc
       }
       yield value;
     }
+  } catch (e) {
+    failed = true;
+    throw e;
   } finally {
-    if (!finished) await src.close();
+    if (!finished) {
+      if (failed) await src.close().catch(() => {});
+      else await src.close();
+    }
   }
 }
 
