@@ -100,6 +100,20 @@ export function plainLength(v: Uint8Array): boolean {
 /** How errors describe what passes `instanceof Uint8Array` and fails isBytes. */
 export const NOT_GENUINE_BYTES = "an object that passes instanceof Uint8Array but is not one (a Proxy?)";
 
+/** How errors describe a Uint8Array whose buffer was transferred. */
+export const DETACHED_BYTES = "a detached Uint8Array (its buffer was transferred)";
+
+/**
+ * Why a value that passes `instanceof Uint8Array` cannot be read as input (NOT_GENUINE_BYTES or
+ * DETACHED_BYTES), or undefined when it can. For the boundaries that take bytes read more than
+ * once (descriptor sets, transfer forms, snapshots, store keys): a Proxy or a detached array
+ * reached the engine's DataView and copy code there, whose TypeError escaped the typed errors.
+ */
+export function bytesProblem(v: Uint8Array): string | undefined {
+  if (!isBytes(v)) return NOT_GENUINE_BYTES;
+  return isDetached(v) ? DETACHED_BYTES : undefined;
+}
+
 /** A 64-bit count for a message: a number up to 2^53 - 1, else the exact bigint (a double rounds it). */
 export function exactCount(v: bigint): number | bigint {
   return v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;

@@ -13,7 +13,7 @@ import { resolveSettings, settingsEqual, type Settings } from "./settings.js";
 import { ProtobufSerializer } from "./serializer.js";
 import { CHECK_BYTES, checksOf, hex32, writeCheck } from "./snapshot/crc32c.js";
 import { checkGeneratedNames, checkGeneratedSchema, newGeneratedType, type ProtobufGeneratedType } from "./generated/type.js";
-import { bytesEqual, privateInput } from "./bytes.js";
+import { bytesEqual, bytesProblem, privateInput } from "./bytes.js";
 
 /** Framing version 1: a varint length followed by the message (docs/design.md §8.2). */
 export const FRAMING_VERSION = 1;
@@ -361,6 +361,8 @@ function bad(code: string, detail: string, cause?: unknown): InvalidObjectError 
 
 function readTransfer(given: Uint8Array): Transfer {
   if (!(given instanceof Uint8Array)) throw bad("TRANSFER_NOT_BYTES", "expected a Uint8Array");
+  const problem = bytesProblem(given);
+  if (problem !== undefined) throw bad("TRANSFER_NOT_BYTES", `expected a Uint8Array, got ${problem}`);
   // One private copy of shared memory: the integrity check and the reads after it see the same bytes.
   const bytes = privateInput(given);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);

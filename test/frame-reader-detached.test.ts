@@ -46,3 +46,35 @@ test("a read at the end of the input says no frame is left", () => {
     message: "cannot decode f.M: no frame is left at byte 6, where the input ends; read while reader.hasMore()",
   });
 });
+
+// Given already detached (postMessage(b, [b.buffer]) or a pool call with transfer: true, then the
+// same array to a FrameReader): it read as empty, so the loop read nothing and said nothing, where
+// decodeAll of the same array throws NOT_BYTES.
+test.each([
+  ["new FrameReader(detached)", (b: Uint8Array) => new FrameReader(b)],
+  ["reader.reset(detached)", (b: Uint8Array) => new FrameReader(ser.encodeAll([{ s: "kept" }])).reset(b)],
+])("%s is NOT_BYTES", (_how, give) => {
+  const frames = ser.encodeAll([{ s: "one" }]).slice();
+  structuredClone(frames.buffer, { transfer: [frames.buffer] });
+  expect(thrown(() => ser.decodeAll(frames))).toMatchObject({ code: "NOT_BYTES" });
+  const error = thrown(() => give(frames));
+  expect(error).toBeInstanceOf(CodecError);
+  expect(error).toMatchObject({
+    code: "NOT_BYTES",
+    message:
+      "cannot read frames: the FrameReader's input is detached (its buffer was transferred, to a worker or by a pool call with transfer: true); pass bytes that are not transferred, or a copy made before the transfer",
+  });
+});
+
+test("a reset refused for a detached input leaves the reader on its previous input", () => {
+  const reader = new FrameReader(ser.encodeAll([{ s: "kept" }]));
+  const gone = new Uint8Array(4);
+  structuredClone(gone.buffer, { transfer: [gone.buffer] });
+  expect(() => reader.reset(gone)).toThrow(CodecError);
+  expect(ser.deserialize(reader).get("s")).toBe("kept");
+});
+
+test("an empty input that is not detached is read as no frames", () => {
+  expect(new FrameReader(new Uint8Array(0)).hasMore()).toBe(false);
+  expect(new FrameReader().hasMore()).toBe(false);
+});

@@ -2,7 +2,7 @@
 // `serializer.deserialize(reader)`: each call reads the frame at the position and moves past it;
 // a failed read leaves the position unchanged.
 import { CodecError } from "../errors.js";
-import { exactCount, isBytes, readable } from "../bytes.js";
+import { exactCount, isBytes, isDetached, readable } from "../bytes.js";
 
 export class FrameReader {
   private buf: Uint8Array;
@@ -18,6 +18,14 @@ export class FrameReader {
 
   private static check(bytes: Uint8Array): Uint8Array {
     if (!isBytes(bytes)) throw new TypeError("FrameReader expects a Uint8Array");
+    // A detached array reads as empty: `while (reader.hasMore())` read nothing, without an error,
+    // where decodeAll of the same array throws NOT_BYTES.
+    if (isDetached(bytes)) {
+      throw new CodecError(
+        "NOT_BYTES",
+        "cannot read frames: the FrameReader's input is detached (its buffer was transferred, to a worker or by a pool call with transfer: true); pass bytes that are not transferred, or a copy made before the transfer",
+      );
+    }
     return readable(bytes);
   }
 

@@ -1,7 +1,7 @@
 // The three inputs of ProtobufType.of / newBuilder (docs/design.md §4.1), resolved to a root DescMessage.
 import { MESSAGE_BRAND, TYPE_BRAND, hasBrand, isBrandedClass } from "../brand.js";
 import { createFileRegistry, equals, fromBinary, type DescMessage, type FileRegistry } from "@bufbuild/protobuf";
-import { bytesEqual, privateInput } from "../bytes.js";
+import { bytesEqual, bytesProblem, privateInput } from "../bytes.js";
 import { crc32c } from "../snapshot/crc32c.js";
 import {
   FieldDescriptorProto_Label,
@@ -124,6 +124,10 @@ function fromFileDescriptorSet(input: FileDescriptorSetInput): DescMessage {
       InputCode.UNSUPPORTED_INPUT,
       "fileDescriptorSet must be a Uint8Array holding an encoded google.protobuf.FileDescriptorSet",
     );
+  }
+  const problem = bytesProblem(bytes);
+  if (problem !== undefined) {
+    throw invalid(name, InputCode.UNSUPPORTED_INPUT, `fileDescriptorSet must be a Uint8Array holding an encoded google.protobuf.FileDescriptorSet, got ${problem}`);
   }
   const root = registryOf(name, bytes).getMessage(name);
   if (root === undefined) {

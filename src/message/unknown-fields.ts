@@ -1,6 +1,6 @@
 // Unknown fields of a DynamicMessage: occurrences kept as raw encoded bytes, in stored order, so
 // that decode → encode relays them byte for byte (docs/design.md §7, §8.1).
-import { bytesEqual, bytesValue, isBytes } from "../bytes.js";
+import { bytesEqual, bytesValue, DETACHED_BYTES, isBytes, isDetached } from "../bytes.js";
 import { sourceDetached } from "../errors.js";
 import { readOnlyMap } from "./read-only.js";
 
@@ -102,6 +102,8 @@ export function unknownFieldsFrom(input: unknown, typeName: string): readonly Un
     if (!Array.isArray(occ)) throw new TypeError(`${where} expect an array of Uint8Array for field ${num}`);
     for (const d of occ) {
       if (!isBytes(d)) throw new TypeError(`${where} expect an array of Uint8Array for field ${num}`);
+      // Copying a detached array threw the engine's TypeError, which names nothing.
+      if (isDetached(d)) throw new TypeError(`${where} expect an array of Uint8Array for field ${num}, got ${DETACHED_BYTES}`);
       // A copy: the caller's array stays the caller's (see unknownFieldMap).
       out.push({ number: num, data: new Uint8Array(bytesValue(d)) });
     }

@@ -4,7 +4,7 @@
 // version says where the check is, and nothing after it is read unverified. Each class has its own payload reader
 // and version line, so a new snapshot kind adds one entry to PAYLOAD_READERS and nothing else.
 import { SnapshotInput, SnapshotOutput } from "./bytes.js";
-import { privateInput } from "../bytes.js";
+import { bytesProblem, privateInput } from "../bytes.js";
 import { argumentKind, DYNAMIC_SNAPSHOT_CLASS, readDynamicPayload } from "./dynamic.js";
 import { GENERATED_SNAPSHOT_CLASS, readGeneratedPayload } from "./generated.js";
 import type { ProtobufGeneratedSerializer } from "../generated/serializer.js";
@@ -59,6 +59,8 @@ export function readSnapshot(bytes: Uint8Array, options: ReadSnapshotOptions = {
   if (!(bytes instanceof Uint8Array)) {
     throw new TypeError(`readSnapshot expects the Uint8Array writeSnapshot returned, got ${argumentKind(bytes)}${(bytes as unknown) instanceof ArrayBuffer ? ": wrap it as new Uint8Array(buffer)" : ""}`);
   }
+  const problem = bytesProblem(bytes);
+  if (problem !== undefined) throw new TypeError(`readSnapshot expects the Uint8Array writeSnapshot returned, got ${problem}`);
   checkRegistry((options as ReadSnapshotOptions | null)?.registry, options);
   // One private copy of shared memory: the integrity check and the reads after it see the same bytes.
   const input = new SnapshotInput(privateInput(bytes));

@@ -1,5 +1,5 @@
 // Shared parts of protokeel/store: state declarations, keys and the open-time compatibility rule.
-import { bytesValue, isBytes, isWellFormed } from "../bytes.js";
+import { bytesValue, DETACHED_BYTES, isBytes, isDetached, isWellFormed } from "../bytes.js";
 import { CodecError, StateStoreError } from "../errors.js";
 import { isDynamicMessage, type DynamicMessage } from "../message/dynamic-message.js";
 import type { ProtobufSerializer } from "../serializer.js";
@@ -134,6 +134,15 @@ export function checkKey(name: string, key: unknown, what = "key"): asserts key 
     throw new StateStoreError("STATE_KEY_INVALID", `state "${name}": a ${what} must be a string or a Uint8Array, got ${key === null ? "null" : typeof key}`, {
       state: name,
     });
+  }
+  // A detached array reads as empty: it was stored as the empty bytes key (another key's value
+  // overwritten in memory), and LMDB's copy threw the engine's TypeError.
+  if (typeof key !== "string" && isDetached(key)) {
+    throw new StateStoreError(
+      "STATE_KEY_INVALID",
+      `state "${name}": a ${what} must be a string or a Uint8Array, got ${DETACHED_BYTES}; pass a key that is not transferred, or a copy made before the transfer`,
+      { state: name },
+    );
   }
   // String keys are stored as UTF-8, where every lone surrogate becomes U+FFFD: "\uD800",
   // "\uDC00" and "\uFFFD" were one key on disk (LMDB overwrote one with the other) and distinct
