@@ -245,6 +245,26 @@ describe("deliberate differences from @bufbuild/protobuf", () => {
     expect(theirs(text).ok).toBe(expectedTheirs.startsWith("ok"));
   });
 
+  // An Any whose type_url is empty has no JSON form for its value bytes: @bufbuild/protobuf writes
+  // {} and the bytes are gone when the JSON is read back.
+  test("toJson of an Any with value bytes and no type_url: JSON_NOT_REPRESENTABLE, where @bufbuild/protobuf writes {}", () => {
+    const text = '{"wktAny": {}}';
+    const bytes = ser.toBinary({ wkt_any: { type_url: "", value: Uint8Array.of(8, 1) } });
+    const e = (() => {
+      try {
+        ser.toJson(ser.fromBinary(bytes), { registry });
+      } catch (x) {
+        return x as CodecError;
+      }
+      throw new Error("toJson wrote it");
+    })();
+    expect([e.code, e.message]).toEqual([
+      "JSON_NOT_REPRESENTABLE",
+      "cannot write alltypes.AllTypes to JSON: alltypes.AllTypes.wkt_any(143) is a google.protobuf.Any with 2 value bytes and no type_url; ProtoJSON cannot write bytes of no type: set type_url to the packed message's type, or keep this value in binary",
+    ]);
+    expect(toJson(All, fromBinary(All, bytes), { registry })).toEqual(JSON.parse(text));
+  });
+
   test("an integer beyond 2^53 reads exactly from text and is refused as an already rounded number", () => {
     const exact = ours('{"fInt64": 9007199254740993}') as { value: DynamicMessage };
     expect(exact.value.get("f_int64")).toBe(9007199254740993n);

@@ -154,7 +154,7 @@ describe("writing", () => {
       () => ser.toJson(DynamicMessage.create(All, { wkt_any: { value: new Uint8Array([1]) } })),
       "JSON_NOT_REPRESENTABLE",
       "alltypes.AllTypes.wkt_any(143)",
-      `${W}alltypes.AllTypes.wkt_any(143) is a google.protobuf.Any with 1 value bytes and no type_url; ProtoJSON cannot write bytes of no type`,
+      `${W}alltypes.AllTypes.wkt_any(143) is a google.protobuf.Any with 1 value byte and no type_url; ProtoJSON cannot write bytes of no type: set type_url to the packed message's type, or keep this value in binary`,
     ],
   ])("%s", (_name, run, code, path, message) => {
     const e = caught(run);

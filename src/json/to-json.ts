@@ -217,7 +217,7 @@ export function messageToJson(root: DynamicMessage, ctx: ToJsonContext): JsonVal
     const bytes = msg._values[j.info.byName.get("value")!.index] as Uint8Array | undefined;
     if (url === "") {
       if (bytes === undefined || bytes.length === 0) return {};
-      return fail("JSON_NOT_REPRESENTABLE", path, `{path} is a google.protobuf.Any with ${bytes.length} value bytes and no type_url; ProtoJSON cannot write bytes of no type`);
+      return fail("JSON_NOT_REPRESENTABLE", path, `{path} is a google.protobuf.Any with ${bytes.length} value byte${bytes.length === 1 ? "" : "s"} and no type_url; ProtoJSON cannot write bytes of no type: set type_url to the packed message's type, or keep this value in binary`);
     }
     const typeName = url.slice(url.lastIndexOf("/") + 1);
     const desc = ctx.resolve?.(typeName);
