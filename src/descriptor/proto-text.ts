@@ -3,6 +3,8 @@
 // every type name fully qualified (`.acme.Item`: a relative name can resolve to another type
 // when a nested declaration shares its first segment) and escapes strings as protoc reads them;
 // compiling it and normalizing gives the normalized set it was printed from (test/registry-proto-text).
+// The reading form (`protokeel inspect`) drops the dot where protoc's scope lookup finds the same
+// type, and compiles back to the same set too (test/proto-text-scope).
 // Nested declarations are written with an explicit stack (a schema may nest thousands of
 // messages), and the text is joined once.
 import { isFieldSet } from "@bufbuild/protobuf";
@@ -46,8 +48,8 @@ const ENUM_MAX = 2_147_483_647;
 
 export interface ProtoTextOptions {
   /**
-   * Type names with their leading dot (`.acme.Item`), as a compiler must read them; without it
-   * (`acme.Item`) for reading. Defaults to false.
+   * Type names with their leading dot (`.acme.Item`) always; else without it (`acme.Item`, for
+   * reading) wherever protoc reads the same type from it. Defaults to false.
    */
   readonly qualified?: boolean;
 }
@@ -64,10 +66,63 @@ export function protoString(s: string): string {
   return `${out}"`;
 }
 
-function typeName(f: FieldDescriptorProto, qualified: boolean): string {
+/**
+ * How type names are written: with their leading dot (`qualified`), or without it where protoc's
+ * scope lookup finds the same type. The names a scope lookup can stop at are the set's messages
+ * and enums (`types`) and, for a dotted name, its packages and their prefixes too (`packages`).
+ */
+interface Naming {
+  readonly qualified: boolean;
+  readonly types: ReadonlySet<string>;
+  readonly packages: ReadonlySet<string>;
+}
+
+/** The naming of the files `files` (what a compiler of them can see), dotted names or not. */
+function namingOf(files: readonly FileDescriptorProto[], qualified: boolean): Naming {
+  const types = new Set<string>();
+  const packages = new Set<string>();
+  if (qualified) return { qualified, types, packages };
+  for (const file of files) {
+    const pkg = file.package;
+    if (pkg !== "") {
+      let at = pkg.indexOf(".");
+      for (; at >= 0; at = pkg.indexOf(".", at + 1)) packages.add(pkg.slice(0, at));
+      packages.add(pkg);
+    }
+    const stack: [string, DescriptorProto][] = file.messageType.map((m) => [pkg, m]);
+    for (const e of file.enumType) types.add(pkg === "" ? e.name : `${pkg}.${e.name}`);
+    while (stack.length > 0) {
+      const [scope, m] = stack.pop()!;
+      const name = scope === "" ? m.name : `${scope}.${m.name}`;
+      types.add(name);
+      for (const e of m.enumType) types.add(`${name}.${e.name}`);
+      for (const n of m.nestedType) stack.push([name, n]);
+    }
+  }
+  return { qualified, types, packages };
+}
+
+/**
+ * A field's type as written in the message `scope` (its full name). protoc resolves a name by
+ * its first part from the innermost scope out, and commits to the first match (a message, an
+ * enum, or for a dotted name a package): `a.b.Other` read in `a.b.Msg`, which nests a message
+ * `a`, is looked up as `a.b.Msg.a.b.Other` and fails. Such a name keeps its leading dot.
+ */
+function typeName(f: FieldDescriptorProto, naming: Naming, scope: string): string {
   const scalar = SCALARS[f.type];
   if (scalar !== undefined) return scalar;
-  return f.typeName.startsWith(".") && !qualified ? f.typeName.slice(1) : f.typeName;
+  const full = f.typeName;
+  if (naming.qualified || !full.startsWith(".")) return full;
+  const name = full.slice(1);
+  const dot = name.indexOf(".");
+  const first = dot < 0 ? name : name.slice(0, dot);
+  for (let p = scope; p !== ""; ) {
+    const candidate = `${p}.${first}`;
+    if (naming.types.has(candidate) || (dot >= 0 && naming.packages.has(candidate))) return full;
+    const cut = p.lastIndexOf(".");
+    p = cut < 0 ? "" : p.slice(0, cut);
+  }
+  return name;
 }
 
 function fieldOptions(f: FieldDescriptorProto): string {
@@ -104,10 +159,11 @@ function enumLines(e: EnumDescriptorProto): string[] {
   return lines;
 }
 
-type Item = { kind: "message"; m: DescriptorProto; depth: number } | { kind: "line"; text: string };
+type Item = { kind: "message"; m: DescriptorProto; scope: string; depth: number } | { kind: "line"; text: string };
 
 /** The body of one message (fields, oneofs, nested declarations) as items, nested ones unexpanded. */
-function messageItems(m: DescriptorProto, depth: number, qualified: boolean): Item[] {
+function messageItems(m: DescriptorProto, scope: string, depth: number, naming: Naming): Item[] {
+  const name = scope === "" ? m.name : `${scope}.${m.name}`;
   const pad = "  ".repeat(depth);
   const items: Item[] = [{ kind: "line", text: `${pad}message ${m.name} {` }];
   if (m.options?.deprecated === true) items.push({ kind: "line", text: `${pad}  option deprecated = true;` });
@@ -116,10 +172,11 @@ function messageItems(m: DescriptorProto, depth: number, qualified: boolean): It
     const entryName = f.typeName.slice(f.typeName.lastIndexOf(".") + 1);
     const entry = f.label === LABEL_REPEATED && f.type === TYPE_MESSAGE ? entries.get(entryName) : undefined;
     let type: string;
-    if (entry !== undefined && entry.field.length === 2) type = `map<${typeName(entry.field[0]!, qualified)}, ${typeName(entry.field[1]!, qualified)}>`;
+    // protoc resolves an entry's value type from inside the entry, which declares no type.
+    if (entry !== undefined && entry.field.length === 2) type = `map<${typeName(entry.field[0]!, naming, name)}, ${typeName(entry.field[1]!, naming, name)}>`;
     else {
       const label = f.label === LABEL_REPEATED ? "repeated " : f.proto3Optional && !inOneof ? "optional " : "";
-      type = `${label}${f.type === TYPE_GROUP ? "group" : typeName(f, qualified)}`;
+      type = `${label}${f.type === TYPE_GROUP ? "group" : typeName(f, naming, name)}`;
     }
     return `${type} ${f.name} = ${f.number}${fieldOptions(f)};`;
   };
@@ -145,13 +202,13 @@ function messageItems(m: DescriptorProto, depth: number, qualified: boolean): It
   }
   for (const r of reserved(m.reservedRange, m.reservedName, false, FIELD_MAX)) items.push({ kind: "line", text: `${pad}  ${r}` });
   for (const e of m.enumType) for (const l of enumLines(e)) items.push({ kind: "line", text: `${pad}  ${l}` });
-  for (const n of m.nestedType) if (!entries.has(n.name)) items.push({ kind: "message", m: n, depth: depth + 1 });
+  for (const n of m.nestedType) if (!entries.has(n.name)) items.push({ kind: "message", m: n, scope: name, depth: depth + 1 });
   items.push({ kind: "line", text: `${pad}}` });
   return items;
 }
 
 /** The declarations of one file after its header. */
-function bodyLines(file: FileDescriptorProto, qualified: boolean, out: string[]): void {
+function bodyLines(file: FileDescriptorProto, naming: Naming, out: string[]): void {
   for (const e of file.enumType) {
     out.push("");
     for (const l of enumLines(e)) out.push(l);
@@ -159,12 +216,12 @@ function bodyLines(file: FileDescriptorProto, qualified: boolean, out: string[])
   for (const m of file.messageType) {
     out.push("");
     // Depth-first with an explicit stack: a message's items, a nested message expanded in place.
-    const stack: Item[] = [{ kind: "message", m, depth: 0 }];
+    const stack: Item[] = [{ kind: "message", m, scope: file.package, depth: 0 }];
     while (stack.length > 0) {
       const item = stack.pop()!;
       if (item.kind === "line") out.push(item.text);
       else {
-        const items = messageItems(item.m, item.depth, qualified);
+        const items = messageItems(item.m, item.scope, item.depth, naming);
         for (let k = items.length - 1; k >= 0; k--) stack.push(items[k]!);
       }
     }
@@ -173,13 +230,14 @@ function bodyLines(file: FileDescriptorProto, qualified: boolean, out: string[])
 
 /**
  * One file as .proto text: syntax, package, `imports` (the file's own dependencies when not
- * given), then its enums and messages. Ends with a newline.
+ * given), then its enums and messages. Ends with a newline. Unqualified, it sees this file's
+ * declarations only (not its imports'): the registry's texts, which a compiler reads, are qualified.
  */
 export function protoFileText(file: FileDescriptorProto, options: ProtoTextOptions & { readonly imports?: readonly string[] } = {}): string {
   const out: string[] = [`syntax = "${file.syntax === "" ? "proto2" : file.syntax}";`];
   if (file.package !== "") out.push(`package ${file.package};`);
   for (const d of options.imports ?? file.dependency) out.push(`import ${protoString(d)};`);
-  bodyLines(file, options.qualified ?? false, out);
+  bodyLines(file, namingOf([file], options.qualified ?? false), out);
   out.push("");
   return out.join("\n");
 }
@@ -196,6 +254,7 @@ function breaksLine(s: string): boolean {
 /** Every file of the set, in set order, each under a `// <file name>` line, separated by a blank line. */
 export function protoText(set: FileDescriptorSet, options: ProtoTextOptions = {}): string {
   const out: string[] = [];
+  const naming = namingOf(set.file, options.qualified ?? false);
   set.file.forEach((file, i) => {
     if (i > 0) out.push("");
     // A file name is free text: one with a line break would end the comment and start a line.
@@ -203,7 +262,7 @@ export function protoText(set: FileDescriptorSet, options: ProtoTextOptions = {}
     out.push(`syntax = "${file.syntax === "" ? "proto2" : file.syntax}";`);
     if (file.package !== "") out.push(`package ${file.package};`);
     for (const d of file.dependency) out.push(`import ${protoString(d)};`);
-    bodyLines(file, options.qualified ?? false, out);
+    bodyLines(file, naming, out);
   });
   return out.join("\n");
 }
