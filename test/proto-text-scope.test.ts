@@ -52,6 +52,21 @@ test.each<[string, Record<string, string>, string, string[]]>([
     [".Foo top = 1;", "Bar.Foo inner = 2;"],
   ],
   [
+    "a message named like the package (the name's first part finds the message)",
+    { "x.proto": 'syntax = "proto3"; package g; message g { int32 x = 1; } message R { g f = 1; }' },
+    "g.R",
+    [".g.g f = 1;"],
+  ],
+  [
+    "a type whose name starts with a word a statement starts with",
+    {
+      "x.proto":
+        'syntax = "proto3"; message option { int32 o = 1; } message optional { int32 o = 1; } message map { int32 o = 1; } message R { .option a = 1; .optional b = 2; .map c = 3; repeated .option d = 4; oneof k { .option e = 5; } }',
+    },
+    "R",
+    [".option a = 1;", ".optional b = 2;", ".map c = 3;", "repeated .option d = 4;", ".option e = 5;"],
+  ],
+  [
     "names no scope captures stay without a dot",
     { "x.proto": 'syntax = "proto3"; package acme; message Item { int32 q = 1; } message Order { repeated Item items = 1; map<string, Item> byId = 2; message Note { Item item = 1; } Note note = 3; }' },
     "acme.Order",

@@ -102,6 +102,9 @@ function namingOf(files: readonly FileDescriptorProto[], qualified: boolean): Na
   return { qualified, types, packages };
 }
 
+/** Words a statement in a message or oneof body starts with: a type name starting so keeps its dot. */
+const STATEMENT_WORDS = new Set(["option", "optional", "repeated", "required", "message", "enum", "oneof", "map", "group", "reserved", "extensions", "extend"]);
+
 /**
  * A field's type as written in the message `scope` (its full name). protoc resolves a name by
  * its first part from the innermost scope out, and commits to the first match (a message, an
@@ -116,6 +119,8 @@ function typeName(f: FieldDescriptorProto, naming: Naming, scope: string): strin
   const name = full.slice(1);
   const dot = name.indexOf(".");
   const first = dot < 0 ? name : name.slice(0, dot);
+  // `option d = 1;` is an option statement to protoc, `optional x = 1;` a label and a type.
+  if (STATEMENT_WORDS.has(first)) return full;
   for (let p = scope; p !== ""; ) {
     const candidate = `${p}.${first}`;
     if (naming.types.has(candidate) || (dot >= 0 && naming.packages.has(candidate))) return full;
