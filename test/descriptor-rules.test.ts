@@ -198,6 +198,19 @@ test("a proto2 type reached by a sibling of a nested root: the message says how 
   expect(() => ProtobufType.of({ fileDescriptorSet: setBytes(files), messageName: "acme.Order.Inner" })).toThrow(expect.objectContaining(expected));
 });
 
+// A proto2 root in a cycle of proto2 types (descriptor.proto's): the error named another member of
+// the cycle, reached from the root, as if the root's own file were not the problem.
+test("a proto2 root in a cycle of proto2 types is named itself", async () => {
+  const { FileDescriptorSetSchema } = await import("@bufbuild/protobuf/wkt");
+  expect(() => ProtobufType.of(FileDescriptorSetSchema)).toThrow(
+    expect.objectContaining({
+      code: "SYNTAX_NOT_PROTO3",
+      message:
+        'invalid descriptor google.protobuf.FileDescriptorSet: message google.protobuf.FileDescriptorSet is declared in proto2 file google/protobuf/descriptor.proto; payload types must be declared in a proto3 file (syntax = "proto3")',
+    }),
+  );
+});
+
 describe("payload rules", () => {
   test.each(cases)("%s", (_name, files, code, message) => {
     const root = messageOf(files, "acme.Order");

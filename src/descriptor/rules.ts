@@ -97,7 +97,11 @@ export function checkRootName(fullName: string): void {
 export function checkClosure(closure: Closure): void {
   const root = closure.root.typeName;
   const files = new Set<unknown>();
-  for (const top of closure.tops) {
+  // The root's own file first: a proto2 root in a cycle of proto2 types was refused naming another
+  // of them (FileDescriptorSet as "DescriptorProto is declared in proto2 file …, reached as …").
+  let own: Decl = closure.root;
+  while (own.parent !== undefined) own = own.parent;
+  for (const top of [own, ...closure.tops]) {
     if (files.has(top.file)) continue;
     files.add(top.file);
     checkSyntax(root, top, () => reachedVia(closure, top));
