@@ -2,9 +2,10 @@
 // CodecError (JSON_TEXT_TOO_LONG) that says which limit and what to do, not JSON.stringify's bare
 // RangeError "Invalid string length", and found by counting (without building the text first).
 // Pretty printing is where it happens to small input: each line repeats depth x prettySpaces.
+import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { CodecError, DynamicMessage, ProtobufType } from "../src/index.js";
-import { MAX_JSON_TEXT, stringifyJson } from "../src/json/stringify.js";
+import { escapedLength, MAX_JSON_TEXT, stringifyJson } from "../src/json/stringify.js";
 import { registryFromDir } from "./support/buf.js";
 
 const All = registryFromDir("fixtures/all-types").getMessage("alltypes.AllTypes")!;
@@ -27,6 +28,8 @@ describe("stringifyJson counts what it writes", () => {
     ["empty containers", { a: [], b: {}, c: [{}] }],
     ["nested lists and objects", { a: [1, [2, [3, { b: [true, false, null] }]]], "k\"ey": "v" }],
     ["a deep chain", Array.from({ length: 50 }).reduce<unknown>((acc) => ({ x: [acc, 1] }), "leaf")],
+    // Strings whose escaped form is up to 6 times their length: counted as written.
+    ["strings of escapes", { "\u0000\b\u001f": "\u0001\u0002\t\"\\\ud800x\udc00\ud83d\ude00".repeat(20), k: ["\u0007".repeat(30)] }],
   ];
   test.each(VALUES)("%s: the exact limit writes it, one less does not", (_name, value) => {
     for (const indent of [0, 1, 2, 10]) {
@@ -34,6 +37,33 @@ describe("stringifyJson counts what it writes", () => {
       expect(stringifyJson(value, indent, text.length)).toBe(text);
       expect(stringifyJson(value, indent, text.length - 1)).toBeUndefined();
       expect(stringifyJson(value, indent)).toBe(text);
+    }
+  });
+});
+
+test("escapedLength is JSON.stringify's length, lone surrogates and controls included", () => {
+  fc.assert(
+    fc.property(fc.string({ unit: fc.oneof(fc.constantFrom("\"", "\\", "\b", "\t", "\n", "\f", "\r", "\u0000", "\u001f", "\u007f", "\u2028", "\ud800", "\udfff"), fc.constant("\ud83d\ude00"), fc.string({ unit: "binary", maxLength: 1 })), maxLength: 40 }), (s) => {
+      expect(escapedLength(s)).toBe(JSON.stringify(s).length);
+    }),
+    { numRuns: 20_000 },
+  );
+});
+
+// A string whose escaped form is past the limit is found by counting, so stringifyJson throws no
+// RangeError of its own: toJsonString took every RangeError from it for JSON_TEXT_TOO_LONG, also
+// the engine's stack overflow when called with the stack nearly full (Bun: a 36-character message
+// refused as "longer than 536,870,888 characters").
+describe("a string past the limit is counted, not built", () => {
+  test.each<[string, string]>([
+    ["six characters per control character", "\u0001".repeat(100)],
+    ["six per lone surrogate", "\ud800".repeat(100)],
+    ["two per quote", '"'.repeat(100)],
+  ])("%s: undefined one short of its text, the text at it", (_name, str) => {
+    for (const value of [str, { [str]: 1 }, [1, str]]) {
+      const text = JSON.stringify(value);
+      expect(stringifyJson(value, 0, text.length - 1)).toBeUndefined();
+      expect(stringifyJson(value, 0, text.length)).toBe(text);
     }
   });
 });

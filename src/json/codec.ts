@@ -124,13 +124,9 @@ export function toJsonStringOf(ser: ProtobufSerializer, value: DynamicMessage | 
       if (!(e instanceof RangeError)) throw e;
     }
   }
-  let text: string | undefined;
-  try {
-    text = stringifyJson(json, spaces);
-  } catch (e) {
-    // One string whose escaped form alone is past the runtime's limit.
-    if (!(e instanceof RangeError)) throw e;
-  }
+  // It counts, strings' escapes included, and builds no string past the limit: a RangeError from
+  // it is the engine's stack overflow (called with the stack nearly full), not JSON_TEXT_TOO_LONG.
+  const text = stringifyJson(json, spaces);
   if (text !== undefined) return text;
   throw new CodecError(
     "JSON_TEXT_TOO_LONG",

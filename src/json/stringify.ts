@@ -42,11 +42,22 @@ export function stringifyJson(root: unknown, indent: number, limit = MAX_JSON_TE
     push(p);
   };
   const colon = indent > 0 ? ": " : ":";
+  // A string's text, or "" once the text would pass the limit (`length` then says so): a string
+  // whose escaped form is past the runtime's longest string made JSON.stringify throw a RangeError,
+  // which toJsonString took for that limit, also when it was a stack overflow.
+  const quoted = (v: string): string => {
+    const room = limit - length;
+    if (v.length + 2 > room || (6 * v.length + 2 > room && escapedLength(v) > room)) {
+      length = limit + 1;
+      return "";
+    }
+    return JSON.stringify(v);
+  };
   // Writes a value; a non-empty container is opened (pushed) and written by the loop.
   const write = (v: unknown): void => {
     switch (typeof v) {
       case "string":
-        push(JSON.stringify(v));
+        push(quoted(v));
         return;
       case "number":
         push(Object.is(v, -0) ? "-0" : Number.isFinite(v) ? String(v) : "null");
@@ -99,10 +110,27 @@ export function stringifyJson(root: unknown, indent: number, limit = MAX_JSON_TE
     if (keys === undefined) write((f.value as unknown[])[i]);
     else {
       const k = keys[i]!;
-      push(JSON.stringify(k));
+      push(quoted(k));
       push(colon);
       write((f.value as Record<string, unknown>)[k]);
     }
   }
   return length > limit ? undefined : out.join("");
+}
+
+/** The length of JSON.stringify(s): quotes, two characters per short escape, six per \uXXXX. */
+export function escapedLength(s: string): number {
+  let n = s.length + 2;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20) n += c === 8 || c === 9 || c === 10 || c === 12 || c === 13 ? 1 : 5;
+    else if (c === 0x22 || c === 0x5c) n += 1;
+    else if (c >= 0xd800 && c <= 0xdfff) {
+      // A lone surrogate is written as \uXXXX (well-formed JSON.stringify); a pair as itself.
+      const next = s.charCodeAt(i + 1);
+      if (c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) i++;
+      else n += 5;
+    }
+  }
+  return n;
 }
