@@ -67,6 +67,22 @@ test.each<[string, Record<string, string>, string, string[]]>([
     [".option a = 1;", ".optional b = 2;", ".map c = 3;", "repeated .option d = 4;", ".option e = 5;"],
   ],
   [
+    "types named like scalars, and a package whose first part is one",
+    {
+      "s.proto": 'syntax = "proto3"; package string.q; message M { int32 m = 1; }',
+      "x.proto":
+        'syntax = "proto3"; package z; import "s.proto"; message int32 { string s = 1; } enum bytes { B0 = 0; } message R { .z.int32 a = 1; .z.bytes b = 2; .string.q.M c = 3; map<string, .string.q.M> d = 4; int32 e = 5; }',
+    },
+    "z.R",
+    ["z.int32 a = 1;", "z.bytes b = 2;", ".string.q.M c = 3;", "map<string, .string.q.M> d = 4;", "int32 e = 5;"],
+  ],
+  [
+    "a type named like a scalar, with no package",
+    { "x.proto": 'syntax = "proto3"; message int32 { string s = 1; } message R { .int32 f = 1; repeated .int32 g = 2; }' },
+    "R",
+    [".int32 f = 1;", "repeated .int32 g = 2;"],
+  ],
+  [
     "names no scope captures stay without a dot",
     { "x.proto": 'syntax = "proto3"; package acme; message Item { int32 q = 1; } message Order { repeated Item items = 1; map<string, Item> byId = 2; message Note { Item item = 1; } Note note = 3; }' },
     "acme.Order",

@@ -102,8 +102,15 @@ function namingOf(files: readonly FileDescriptorProto[], qualified: boolean): Na
   return { qualified, types, packages };
 }
 
-/** Words a statement in a message or oneof body starts with: a type name starting so keeps its dot. */
-const STATEMENT_WORDS = new Set(["option", "optional", "repeated", "required", "message", "enum", "oneof", "map", "group", "reserved", "extensions", "extend"]);
+/**
+ * Words a type name starting with which keeps its dot: those a statement in a message or oneof
+ * body starts with, and the scalar types (a type named `int32` read as the scalar; protoc reads
+ * `string.q.M` as the scalar followed by junk).
+ */
+const STATEMENT_WORDS = new Set([
+  "option", "optional", "repeated", "required", "message", "enum", "oneof", "map", "group", "reserved", "extensions", "extend",
+  ...Object.values(SCALARS),
+]);
 
 /**
  * A field's type as written in the message `scope` (its full name). protoc resolves a name by
@@ -119,7 +126,8 @@ function typeName(f: FieldDescriptorProto, naming: Naming, scope: string): strin
   const name = full.slice(1);
   const dot = name.indexOf(".");
   const first = dot < 0 ? name : name.slice(0, dot);
-  // `option d = 1;` is an option statement to protoc, `optional x = 1;` a label and a type.
+  // `option d = 1;` is an option statement to protoc, `optional x = 1;` a label and a type,
+  // `int32 f = 1;` the scalar.
   if (STATEMENT_WORDS.has(first)) return full;
   for (let p = scope; p !== ""; ) {
     const candidate = `${p}.${first}`;
