@@ -101,7 +101,7 @@ export function plainLength(v: Uint8Array): boolean {
 export const NOT_GENUINE_BYTES = "an object that passes instanceof Uint8Array but is not one (a Proxy?)";
 
 /** How errors describe a Uint8Array whose buffer was transferred. */
-export const DETACHED_BYTES = "a detached Uint8Array (its buffer was transferred)";
+export const DETACHED_BYTES = "a detached Uint8Array (its buffer was transferred, or a resizable buffer shrank below it)";
 
 /**
  * Why a value that passes `instanceof Uint8Array` cannot be read as input (NOT_GENUINE_BYTES or
@@ -173,11 +173,17 @@ export function varintBytes(n: number): number[] {
   return out;
 }
 
-/** True when `bytes`' buffer was transferred (ArrayBuffer#detached is not in Node 20). */
+/**
+ * True when a genuine Uint8Array (isBytes) cannot be read: its buffer was transferred
+ * (ArrayBuffer#detached is not in Node 20), or it is a view past the end of a resizable buffer
+ * that shrank. Both read as length 0 and make the engine's copy throw a TypeError; the second's
+ * buffer is not detached, so asking the buffer missed it (read as empty: another store key's value
+ * overwritten, a FrameReader or stream that read nothing). A copy of it is what throws for both.
+ */
 export function isDetached(bytes: Uint8Array): boolean {
   if (LENGTH.call(bytes) !== 0) return false;
   try {
-    new Uint8Array(BUFFER.call(bytes));
+    new Uint8Array(bytes);
     return false;
   } catch {
     return true;

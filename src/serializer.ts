@@ -452,7 +452,7 @@ export function checkInput(bytes: unknown, root: DescMessage): Uint8Array {
   if (isDetached(bytes)) {
     throw new CodecError(
       "NOT_BYTES",
-      `cannot decode ${root.typeName}: the Uint8Array is detached (its buffer was transferred, to a worker or by a pool call with transfer: true); pass bytes that are not transferred, or a copy made before the transfer`,
+      `cannot decode ${root.typeName}: the Uint8Array is detached (its buffer was transferred, to a worker or by a pool call with transfer: true, or a resizable buffer shrank below it); pass bytes that are not transferred, or a copy made before the transfer`,
       { path: root.typeName },
     );
   }

@@ -555,7 +555,7 @@ describe("frames and batches", () => {
       expect([e!.code, e!.path, e!.message]).toEqual([
         "NOT_BYTES",
         ROOT,
-        `cannot decode ${ROOT}: the Uint8Array is detached (its buffer was transferred, to a worker or by a pool call with transfer: true); pass bytes that are not transferred, or a copy made before the transfer`,
+        `cannot decode ${ROOT}: the Uint8Array is detached (its buffer was transferred, to a worker or by a pool call with transfer: true, or a resizable buffer shrank below it); pass bytes that are not transferred, or a copy made before the transfer`,
       ]);
     }
     // An empty array that is not detached is still an empty input.

@@ -62,7 +62,7 @@ test.each([
   expect(error).toMatchObject({
     code: "NOT_BYTES",
     message:
-      "cannot read frames: the FrameReader's input is detached (its buffer was transferred, to a worker or by a pool call with transfer: true); pass bytes that are not transferred, or a copy made before the transfer",
+      "cannot read frames: the FrameReader's input is detached (its buffer was transferred, to a worker or by a pool call with transfer: true, or a resizable buffer shrank below it); pass bytes that are not transferred, or a copy made before the transfer",
   });
 });
 

@@ -107,7 +107,7 @@ describe("a detached Uint8Array: NOT_BYTES, as the single-thread calls", () => {
     expect([e.name, e.code, e.message]).toEqual([
       "CodecError",
       "NOT_BYTES",
-      "cannot decode t.Node: the Uint8Array is detached (its buffer was transferred, to a worker or by a pool call with transfer: true); pass bytes that are not transferred, or a copy made before the transfer",
+      "cannot decode t.Node: the Uint8Array is detached (its buffer was transferred, to a worker or by a pool call with transfer: true, or a resizable buffer shrank below it); pass bytes that are not transferred, or a copy made before the transfer",
     ]);
   });
 });

@@ -171,7 +171,7 @@ describe("sources", () => {
       for await (const v of ser.decodeStream([a, gone, a] as never)) got.push(v);
     });
     expectValues(got, [VALUES[1]!]);
-    expect([e.code, e.offset, e.message]).toEqual(["NOT_BYTES", a.length, `cannot decode Item: the stream gave a detached chunk (its buffer was transferred) after byte ${a.length}; a stream of frames gives bytes: Uint8Array chunks (or ArrayBuffers and their views)`]);
+    expect([e.code, e.offset, e.message]).toEqual(["NOT_BYTES", a.length, `cannot decode Item: the stream gave a detached chunk (its buffer was transferred, or a resizable buffer shrank below it) after byte ${a.length}; a stream of frames gives bytes: Uint8Array chunks (or ArrayBuffers and their views)`]);
   });
 
   // A source whose next() throws is done (for await does not return it either): returning it

@@ -23,7 +23,7 @@ export class FrameReader {
     if (isDetached(bytes)) {
       throw new CodecError(
         "NOT_BYTES",
-        "cannot read frames: the FrameReader's input is detached (its buffer was transferred, to a worker or by a pool call with transfer: true); pass bytes that are not transferred, or a copy made before the transfer",
+        "cannot read frames: the FrameReader's input is detached (its buffer was transferred, to a worker or by a pool call with transfer: true, or a resizable buffer shrank below it); pass bytes that are not transferred, or a copy made before the transfer",
       );
     }
     return readable(bytes);

@@ -19,7 +19,7 @@ import {
   type ProtobufType,
 } from "../index.js";
 import { fromWire, type Hello, type Reply, type ResultForm, type Task } from "./protocol.js";
-import { isDetached } from "../bytes.js";
+import { isBytes, isDetached } from "../bytes.js";
 import { adopt, chunkCount, concat, copyOf, flat, MIN_CHUNK_BYTES, splitFrames, splitItems } from "./split.js";
 
 /** Options of `createCodecPool`; `R`: its `results`, what `decode` returns when a call gives no `as`. */
@@ -317,7 +317,8 @@ export class CodecPool<R extends ResultForm = "object"> {
     take: (part: { bodies: number[] | undefined }) => Chunk["take"],
   ): Omit<Chunk, "batch">[] {
     // A detached input: the error the single-thread call gives (NOT_BYTES), thrown here.
-    if (isDetached(input)) this.#ser.validateAll(input);
+    // A Proxy of an array first: isDetached reads through the engine's getters, which throw for one.
+    if (!isBytes(input) || isDetached(input)) this.#ser.validateAll(input);
     const parts = splitFrames(input, chunkCount(input.length, MIN_CHUNK_BYTES, this.size), withBodies);
     // Moved, the caller's buffer goes whole to the first chunk's worker; the other chunks are copies.
     const source = transfer ? adopt(input) : undefined;
@@ -341,7 +342,7 @@ export class CodecPool<R extends ResultForm = "object"> {
   ): Omit<Chunk, "batch">[] {
     // Input that is neither, or detached: the error the single-thread call gives (NOT_BYTES), thrown here.
     if (!Array.isArray(input)) this.#ser.validateAll(input as never);
-    for (const b of input) if (!(b instanceof Uint8Array) || isDetached(b)) this.#ser.validate(b as never);
+    for (const b of input) if (!isBytes(b) || isDetached(b)) this.#ser.validate(b as never);
     let bytes = 0;
     for (const b of input) bytes += b.length + ITEM_WEIGHT;
     const runs = splitItems(input, chunkCount(bytes, MIN_CHUNK_BYTES, this.size), (b) => b.length + ITEM_WEIGHT);

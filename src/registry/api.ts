@@ -1,4 +1,6 @@
 // The lower-level functions of protokeel/registry, under the names it exports them by.
+import { bytesProblem } from "../bytes.js";
+import { CodecError } from "../errors.js";
 import type { ProtobufType } from "../type.js";
 import type { SchemaRegistryClient } from "./client.js";
 import { resolveSchema, type ResolvedSchema, type SchemaCompiler } from "./resolve.js";
@@ -12,6 +14,11 @@ export function registrySchemas(type: ProtobufType): RegistrySchemas {
 
 /** Reads the wire-format header (magic byte, schema id, message indexes); `bodyAt` is where the message starts. */
 export function readRegistryHeader(bytes: Uint8Array): RegistryHeader {
+  // A Proxy threw the engine's TypeError, a detached array read as a header 0 bytes long.
+  const problem = bytes instanceof Uint8Array ? bytesProblem(bytes) : bytes === null ? "null" : typeof bytes;
+  if (problem !== undefined) {
+    throw new CodecError("NOT_BYTES", `schema registry header: expected a Uint8Array, got ${problem}; pass the record's value bytes`);
+  }
   return readHeader(bytes);
 }
 

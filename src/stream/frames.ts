@@ -39,7 +39,7 @@ function chunkOf(c: unknown, name: string, at: number): Uint8Array {
       // A view of a detached buffer cannot be made.
     }
     // A detached chunk reads as empty: skipping it would drop the bytes it held without an error.
-    what = "a detached chunk (its buffer was transferred)";
+    what = "a detached chunk (its buffer was transferred, or a resizable buffer shrank below it)";
   } else {
     what = typeof c === "string" ? "a string (read the stream without an encoding)" : c === null ? "null" : typeof c;
   }
