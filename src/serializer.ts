@@ -1,6 +1,7 @@
 // ProtobufSerializer (docs/design.md §8): the JS writer (src/codec/writer.ts) and the WASM tape reader
 // (src/codec/reader.ts) bound to one ProtobufType.
 import type { DescMessage } from "@bufbuild/protobuf";
+import { MAX_LIST_ELEMENTS } from "./codec/read-plan.js";
 import { isBytes, isDetached, NOT_GENUINE_BYTES, readable, readableView, unshared } from "./bytes.js";
 import { FrameReader, readFramePrefix } from "./codec/frame-reader.js";
 import { FrameWriter } from "./codec/frame-writer.js";
@@ -261,7 +262,10 @@ export class ProtobufSerializer {
   validate(bytes: Uint8Array): void {
     const input = checkBytes(bytes, this.#root);
     try {
-      validateMessageBytes(this.#root, input, this.type.settings);
+      // Over MAX_LIST_ELEMENTS bytes a list may be too long to read: the core accepts what
+      // fromBinary then refuses (LIST_TOO_LONG), so such input is read to answer the same.
+      if (input.length > MAX_LIST_ELEMENTS) this.#dec().message(input);
+      else validateMessageBytes(this.#root, input, this.type.settings);
     } catch (e) {
       throw this.#mixUp(e, input, "bare");
     }
@@ -271,7 +275,8 @@ export class ProtobufSerializer {
   validateAll(bytes: Uint8Array): void {
     const input = checkBytes(bytes, this.#root);
     try {
-      validateFrameBytes(this.#root, input, this.type.settings);
+      if (input.length > MAX_LIST_ELEMENTS) this.#dec().frames(input);
+      else validateFrameBytes(this.#root, input, this.type.settings);
     } catch (e) {
       throw this.#mixUp(e, input, "frame");
     }

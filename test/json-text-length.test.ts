@@ -5,7 +5,7 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { CodecError, DynamicMessage, ProtobufType } from "../src/index.js";
-import { escapedLength, MAX_JSON_TEXT, stringifyJson } from "../src/json/stringify.js";
+import { escapedLength, MAX_JSON_TEXT, PARTS_PER_JOIN, stringifyJson } from "../src/json/stringify.js";
 import { registryFromDir } from "./support/buf.js";
 
 const All = registryFromDir("fixtures/all-types").getMessage("alltypes.AllTypes")!;
@@ -39,6 +39,17 @@ describe("stringifyJson counts what it writes", () => {
       expect(stringifyJson(value, indent)).toBe(text);
     }
   });
+});
+
+// The parts are joined a batch at a time: one array of every part (two per list element) passed
+// V8's largest array for a list of 90 million zeros, which aborts the process.
+test("text of many more parts than one join takes is the whole text", () => {
+  const value = { v: Array.from({ length: 2 * PARTS_PER_JOIN + 7 }, (_, i) => i % 3), z: -0 };
+  for (const indent of [0, 2]) {
+    const text = stringifyJson(value, indent)!;
+    expect(text).toBe(JSON.stringify(value, null, indent).replace(/"z":( ?)0/, '"z":$1-0'));
+    expect(stringifyJson(value, indent, text.length - 1)).toBeUndefined();
+  }
 });
 
 test("escapedLength is JSON.stringify's length, lone surrogates and controls included", () => {

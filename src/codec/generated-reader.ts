@@ -15,7 +15,7 @@ import { F_ASCII, FLAG_SHIFT, OP_BYTES, OP_END, OP_FIXED32, OP_FIXED64, OP_MASK,
 import { readArena } from "./arena.js";
 import { readFramePrefix } from "./frame-reader.js";
 import { layoutOf, type MessageLayout } from "./layout.js";
-import { pieceOf, planFor, S_LIST, type ReadPlan, utf8String } from "./read-plan.js";
+import { listTooLong, MAX_LIST_ELEMENTS, pieceOf, planFor, S_LIST, type ReadPlan, utf8String } from "./read-plan.js";
 import { packedValues, readsSmall, tapeNumber } from "./reader.js";
 import { SmallDecoder, type SmallBuilder } from "./small-reader.js";
 
@@ -525,8 +525,11 @@ class GeneratedTapeDecoder {
     const again = f.reach(j);
     if (gs.store === S_LIST) {
       const e = gs.child === undefined ? v : held(gs, v as Obj);
-      if (again) (o[gs.local] as unknown[]).push(e);
-      else o[gs.local] = [e];
+      if (again) {
+        const list = o[gs.local] as unknown[];
+        if (list.length === MAX_LIST_ELEMENTS) throw listTooLong(f.plan.typeName);
+        list.push(e);
+      } else o[gs.local] = [e];
       return;
     }
     if (gs.oneof === undefined) {
@@ -655,11 +658,12 @@ class GeneratedTapeDecoder {
           break;
         }
         case OP_PACKED: {
-          const run = packedValues(sp.scalar, sp.long, u32[e + 1]!, u32[e + 2]!);
           const o = cur.obj!;
           // A later run of the same field (or occurrence merged into) is appended; an empty list
           // is one this read made (a zero value), never one an application holds.
           const list = cur.reach(sp.prop) ? (o[sp.local] as unknown[]) : undefined;
+          if (u32[e + 1]! + (list?.length ?? 0) > MAX_LIST_ELEMENTS) throw listTooLong(root.desc?.typeName ?? "message");
+          const run = packedValues(sp.scalar, sp.long, u32[e + 1]!, u32[e + 2]!);
           if (list === undefined || list.length === 0) o[sp.local] = run;
           else for (let i = 0; i < run.length; i++) list.push(run[i]);
           continue;
@@ -741,14 +745,16 @@ export class GeneratedDecoder {
     );
   }
 
-  /** Checks a bare message as `message` reads it, without a value. */
+  /** Checks a bare message as `message` reads it, without a value (read, where a list may be too long: MAX_LIST_ELEMENTS). */
   validate(input: Uint8Array): void {
-    validateMessage(this.layout.typeOffset, input, this.settings);
+    if (input.length > MAX_LIST_ELEMENTS) this.message(input);
+    else validateMessage(this.layout.typeOffset, input, this.settings);
   }
 
-  /** Checks every frame of a buffer as `frames` reads them, without values. */
+  /** Checks every frame of a buffer as `frames` reads them, without values (see validate). */
   validateAll(input: Uint8Array): void {
-    validateFrames(this.layout.typeOffset, input, this.settings);
+    if (input.length > MAX_LIST_ELEMENTS) this.frames(input);
+    else validateFrames(this.layout.typeOffset, input, this.settings);
   }
 
   /** Every frame of a buffer (validated in one WASM call first). */

@@ -1,6 +1,7 @@
 // What the two read paths share: the read plans (how each slot's value is stored), the value
 // conversions, and the copies decoded values keep. The tape reader (reader.ts) and the
 // TypeScript reader of small messages (small-reader.ts) build the same values through these.
+import { CodecError } from "../errors.js";
 import { ScalarType, type DescMessage } from "@bufbuild/protobuf";
 import { DynamicMessage } from "../message/dynamic-message.js";
 import { K_ENUM, K_LIST, K_MAP, K_MESSAGE, L_BIGINT, L_NUMBER, L_STRING, messageInfo } from "../message/field-info.js";
@@ -312,4 +313,22 @@ export function putEntry(parent: unknown[], slot: number, plan: ReadPlan, vs: un
   let map = parent[slot] as Map<unknown, unknown> | undefined;
   if (map === undefined) parent[slot] = map = new Map();
   map.set(key, value);
+}
+
+/**
+ * The most elements one decoded repeated field holds. V8 aborts the process ("Fatal JavaScript
+ * invalid size error", not an exception) when an array grows past ~134 million elements, and a
+ * pushed array grows by half again: a packed bool field of 150 MB, which a raised
+ * maxMessageBytes lets in, killed the process. 2^26 is above anything the default 64 MiB limit
+ * holds (a byte per element at least) and below where growth can reach V8's limit.
+ */
+export const MAX_LIST_ELEMENTS = 1 << 26;
+
+/** The error for a repeated field of `typeName` past MAX_LIST_ELEMENTS. */
+export function listTooLong(typeName: string): CodecError {
+  return new CodecError(
+    "LIST_TOO_LONG",
+    `cannot decode ${typeName}: a repeated field of it holds more than ${MAX_LIST_ELEMENTS.toLocaleString("en-US")} elements, more than protokeel reads into one JavaScript array (V8 aborts the process past ~134 million); split the list over several messages or frames`,
+    { path: typeName },
+  );
 }

@@ -38,7 +38,7 @@ import { SmallDecoder } from "./small-reader.js";
 import { readFramePrefix } from "./frame-reader.js";
 import { layoutOf, type MessageLayout } from "./layout.js";
 import {
-  accepted, cutStore, long, pieceOf, planFor, unknownOf, putEntry, S_EXPLICIT, S_IMPLICIT, S_LIST, SourceCopy, utf8String,
+  accepted, cutStore, listTooLong, long, MAX_LIST_ELEMENTS, pieceOf, planFor, unknownOf, putEntry, S_EXPLICIT, S_IMPLICIT, S_LIST, SourceCopy, utf8String,
   type ReadPlan, type SlotPlan, type SourceRef,
 } from "./read-plan.js";
 
@@ -321,6 +321,7 @@ class TapeDecoder {
           if (sp.store === S_LIST) {
             const list = values[done.slot] as unknown[] | undefined;
             if (list === undefined) values[done.slot] = [m];
+            else if (list.length === MAX_LIST_ELEMENTS) throw listTooLong(root.desc?.typeName ?? "message");
             else list.push(m);
           } else {
             if (sp.oneof >= 0) cur.setCase(sp.oneof, done.slot);
@@ -390,7 +391,7 @@ class TapeDecoder {
           break;
         }
         case OP_PACKED:
-          this.packed(cur, slot, sp, u32[e + 1]!, u32[e + 2]!);
+          this.packed(cur, slot, sp, u32[e + 1]!, u32[e + 2]!, root.desc?.typeName ?? "message");
           continue;
         default:
           throw internalError(`cannot decode ${root.desc?.typeName ?? "message"}`, `the tape holds an unknown op ${op}`);
@@ -398,6 +399,7 @@ class TapeDecoder {
       if (store === S_LIST) {
         const list = values[slot] as unknown[] | undefined;
         if (list === undefined) values[slot] = [v];
+        else if (list.length === MAX_LIST_ELEMENTS) throw listTooLong(root.desc?.typeName ?? "message");
         else list.push(v);
       } else {
         if (store === S_EXPLICIT && sp.oneof >= 0) cur.setCase(sp.oneof, slot);
@@ -406,9 +408,10 @@ class TapeDecoder {
     }
   }
 
-  private packed(f: Frame, slot: number, sp: SlotPlan, count: number, addr: number): void {
+  private packed(f: Frame, slot: number, sp: SlotPlan, count: number, addr: number, typeName: string): void {
     if (count === 0) return;
     const prev = f.values[slot] as unknown[] | undefined;
+    if (count + (prev?.length ?? 0) > MAX_LIST_ELEMENTS) throw listTooLong(typeName);
     // A preallocated array filled by index is 3-5x faster than push for 1000 elements
     // (measured); a later run of the same field is appended.
     const list = packedValues(sp.scalar, sp.long, count, addr);
@@ -635,7 +638,9 @@ export class BoundDecoder implements LazySource {
     // is a copy (decode-aliasing tests): a lazy value, which reads its own copy later, cannot
     // give both, so aliasing serializers decode eagerly.
     if (this.settings.aliasThreshold === 0) {
-      if (len >= lazy.min ? !adaptive.on || this.watch.nextLarge() : len > 0 && adaptive.on && this.watch.next()) return this.lazyMessage(given, len);
+      // Over MAX_LIST_ELEMENTS bytes a list may be too long to read (LIST_TOO_LONG): such a
+      // message is read now, so that the error is fromBinary's, not a lazy value's first `get`.
+      if (len >= lazy.min ? len <= MAX_LIST_ELEMENTS && (!adaptive.on || this.watch.nextLarge()) : len > 0 && adaptive.on && this.watch.next()) return this.lazyMessage(given, len);
       // Without aliasing nothing the value keeps points into the input, so both readers read the
       // source copy the value keeps instead of the input: the input is read once, by the copy,
       // and neither its class (readable's checks: ~16 ns a call, ~4% of a small decode) nor
@@ -669,7 +674,12 @@ export class BoundDecoder implements LazySource {
   lazyBodies(store: Uint8Array, bodies: ArrayLike<number>): DynamicMessage[] {
     const desc = this.plan.desc!;
     const out = new Array<DynamicMessage>(bodies.length >>> 1);
-    for (let i = 0; i < out.length; i++) out[i] = DynamicMessage._lazyAt(desc, store, bodies[2 * i]!, bodies[2 * i + 1]!, this);
+    for (let i = 0; i < out.length; i++) {
+      const off = bodies[2 * i]!;
+      const len = bodies[2 * i + 1]!;
+      // Read now where a list may be too long (see `message`): the error is the call's.
+      out[i] = len > MAX_LIST_ELEMENTS ? this.materialize(store, off, len) : DynamicMessage._lazyAt(desc, store, off, len, this);
+    }
     return out;
   }
 

@@ -30,7 +30,7 @@ import {
   T_SPARSE_COUNT_WORD, tableWords,
 } from "../wasm/table.js";
 import {
-  accepted, asciiString, cutStore, pieceOf, putEntry, unknownOf, SHORT_ASCII, S_IMPLICIT, S_LIST, utf8String, type ReadPlan, type SourceRef,
+  accepted, asciiString, cutStore, MAX_LIST_ELEMENTS, pieceOf, putEntry, unknownOf, SHORT_ASCII, S_IMPLICIT, S_LIST, utf8String, type ReadPlan, type SourceRef,
 } from "./read-plan.js";
 
 /** One declared field as the TypeScript reader looks it up by number. */
@@ -586,6 +586,7 @@ export class SmallDecoder {
       if (f.store === S_LIST) {
         const list = values[slot] as unknown[] | undefined;
         if (list === undefined) values[slot] = [v];
+        else if (list.length === MAX_LIST_ELEMENTS) throw GIVE_UP;
         else list.push(v);
         continue;
       }
@@ -672,6 +673,9 @@ export class SmallDecoder {
     const q = this.varint(p, end);
     if (this.hi !== 0 || this.lo > end - q) throw GIVE_UP;
     const len = this.lo;
+    // A run that may hold more elements than a list takes (a byte each at least): the core's path
+    // reads it, and says so (MAX_LIST_ELEMENTS).
+    if (len > MAX_LIST_ELEMENTS) throw GIVE_UP;
     const pend = q + len;
     const kind = f.kind;
     const mode = f.long;
@@ -787,6 +791,7 @@ export class SmallDecoder {
     if (out.length === 0) return pend;
     const prev = values[f.slot] as unknown[] | undefined;
     if (prev === undefined) values[f.slot] = out;
+    else if (prev.length + out.length > MAX_LIST_ELEMENTS) throw GIVE_UP;
     else for (let i = 0; i < out.length; i++) prev.push(out[i]);
     return pend;
   }

@@ -22,10 +22,19 @@ interface Frame {
  * printed grows by depth x indent per line: 1 MB of binary made 474 MB of text at indent 10).
  */
 export function stringifyJson(root: unknown, indent: number, limit = MAX_JSON_TEXT): string | undefined {
-  const out: string[] = [];
+  // The parts, in arrays of PARTS_PER_JOIN: one array of every part (two per element of a list of
+  // 90 million zeros) passed V8's largest array, which aborts the process ("Fatal JavaScript
+  // invalid size error") rather than throw. Nothing is joined before the end: a part holds a
+  // shared indentation string by reference, and text past the limit is never built.
+  const full: string[][] = [];
+  let out: string[] = [];
   const stack: Frame[] = [];
   let length = 0;
   const push = (s: string): void => {
+    if (out.length === PARTS_PER_JOIN) {
+      full.push(out);
+      out = [];
+    }
     out.push(s);
     length += s.length;
   };
@@ -115,8 +124,14 @@ export function stringifyJson(root: unknown, indent: number, limit = MAX_JSON_TE
       write((f.value as Record<string, unknown>)[k]);
     }
   }
-  return length > limit ? undefined : out.join("");
+  if (length > limit) return undefined;
+  if (full.length === 0) return out.join("");
+  full.push(out);
+  return full.map((parts) => parts.join("")).join("");
 }
+
+/** Parts per array (stringifyJson): far below V8's largest array (~134 million elements). */
+export const PARTS_PER_JOIN = 1 << 16;
 
 /** The length of JSON.stringify(s): quotes, two characters per short escape, six per \uXXXX. */
 export function escapedLength(s: string): number {
