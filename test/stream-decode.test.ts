@@ -227,6 +227,23 @@ describe("sources", () => {
     expect([e.code, e.offset]).toEqual(["INVALID_UTF8", 3]);
   });
 
+  test("a ReadableStream whose cancel fails: a consumer that stops early gets that error, a decode error wins over it", async () => {
+    const stream = (first: Uint8Array) =>
+      new ReadableStream<Uint8Array>({
+        pull(c) {
+          c.enqueue(first);
+        },
+        cancel() {
+          throw new Error("cannot cancel");
+        },
+      });
+    await expect((async () => {
+      for await (const _ of ser.decodeStream(stream(INPUT))) break;
+    })()).rejects.toThrow("cannot cancel");
+    const e = await failure(() => collect(ser.decodeStream(stream(CORRUPT_FRAME))));
+    expect([e.code, e.offset]).toEqual(["INVALID_UTF8", 3]);
+  });
+
   test("a consumer that stops early gets the error of a return() that fails (as for await does)", async () => {
     const source = (async function* () {
       try {

@@ -9,6 +9,7 @@ import type { DynamicMessage } from "../message/dynamic-message.js";
 import { K_ENUM, K_LIST, K_MAP, K_MESSAGE, L_STRING, type FieldInfo } from "../message/field-info.js";
 import { jsonNameOf } from "../descriptor/names.js";
 import { encodeBase64 } from "./base64.js";
+import { MAX_JSON_TEXT } from "./stringify.js";
 import { JsonPath, NULL_VALUE, enumName, jsonInfo } from "./info.js";
 import type { JsonValue } from "./options.js";
 import { setPositions } from "../message/values.js";
@@ -268,8 +269,19 @@ export function messageToJson(root: DynamicMessage, ctx: ToJsonContext): JsonVal
       case ScalarType.SFIXED64:
         // bigint, a JS_STRING decimal string or a JS_NUMBER number: always a decimal string.
         return typeof v === "string" ? v : String(v);
-      case ScalarType.BYTES:
-        return encodeBase64(v as Uint8Array);
+      case ScalarType.BYTES: {
+        const b = v as Uint8Array;
+        // Its base64 text past the longest string: encodeBase64's join threw a bare RangeError.
+        const chars = 4 * Math.ceil(b.length / 3);
+        if (chars > MAX_JSON_TEXT - 2) {
+          throw new CodecError(
+            "JSON_TEXT_TOO_LONG",
+            `cannot write ${ctx.rootName} to JSON: field ${fi.label} holds ${b.length} bytes, whose base64 text of ${chars} characters is longer than ${MAX_JSON_TEXT.toLocaleString("en-US")}, the longest string JavaScript runtimes hold (V8's limit); write it as binary`,
+            { path: fi.label },
+          );
+        }
+        return encodeBase64(b);
+      }
       default:
         return v as JsonValue;
     }

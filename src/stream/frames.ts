@@ -75,8 +75,13 @@ function open(source: unknown, name: string): { pull: Pull; close: () => Promise
       close: async () => {
         if (!done) {
           done = true;
-          await reader.cancel().catch(() => {});
-          reader.releaseLock();
+          // A cancel that fails reaches a consumer that stopped early, as for await over the
+          // stream gives it (decodeFrames drops it when a decode error is on its way).
+          try {
+            await reader.cancel();
+          } finally {
+            reader.releaseLock();
+          }
         }
       },
     };
