@@ -3,6 +3,7 @@ import protobuf from "protobufjs";
 import { InvalidDescriptorError, ProtobufType } from "../src/index.js";
 import { checkPayloadRules, checkRootName } from "../src/descriptor/rules.js";
 import { acme, L, messageOf, scalar, setBytes, T, type FileInit } from "./support/descriptors.js";
+import { compileProtoText } from "./support/buf.js";
 
 const order = (fields: object[], extra: object = {}): FileInit =>
   acme({ messageType: [{ name: "Order", field: fields, ...extra }] } as Partial<FileInit>);
@@ -209,6 +210,25 @@ test("a proto2 root in a cycle of proto2 types is named itself", async () => {
         'invalid descriptor google.protobuf.FileDescriptorSet: message google.protobuf.FileDescriptorSet is declared in proto2 file google/protobuf/descriptor.proto; payload types must be declared in a proto3 file (syntax = "proto3")',
     }),
   );
+});
+
+// The first type of a proto2 file the root reaches is named (breadth-first), not the first by name;
+// a nested root in a proto2 file is named itself.
+test.each<[string, Record<string, string>, string, string]>([
+  [
+    "a proto3 root holding descriptor.proto's FileDescriptorSet",
+    { "x.proto": 'syntax = "proto3"; package p; import "google/protobuf/descriptor.proto"; message R { google.protobuf.FileDescriptorSet s = 1; }' },
+    "p.R",
+    'invalid descriptor p.R: message google.protobuf.FileDescriptorSet is declared in proto2 file google/protobuf/descriptor.proto, reached as p.R → google.protobuf.FileDescriptorSet; payload types must be declared in a proto3 file (syntax = "proto3")',
+  ],
+  [
+    "a nested root of a proto2 file",
+    { "x.proto": 'syntax = "proto2"; package p; message Outer { message In { optional int32 x = 1; } }' },
+    "p.Outer.In",
+    'invalid descriptor p.Outer.In: message p.Outer.In is declared in proto2 file x.proto; payload types must be declared in a proto3 file (syntax = "proto3")',
+  ],
+])("%s: SYNTAX_NOT_PROTO3 names the nearest proto2 type", (_name, files, root, message) => {
+  expect(() => ProtobufType.of({ fileDescriptorSet: compileProtoText(files), messageName: root })).toThrow(expect.objectContaining({ code: "SYNTAX_NOT_PROTO3", message }));
 });
 
 describe("payload rules", () => {

@@ -97,14 +97,27 @@ export function checkRootName(fullName: string): void {
 export function checkClosure(closure: Closure): void {
   const root = closure.root.typeName;
   const files = new Set<unknown>();
-  // The root's own file first: a proto2 root in a cycle of proto2 types was refused naming another
-  // of them (FileDescriptorSet as "DescriptorProto is declared in proto2 file …, reached as …").
+  // Nearest first (breadth-first from the root's own): the error names the first type of a file
+  // in the wrong syntax that the root reaches. In name order, a proto2 root in a cycle of proto2
+  // types was refused naming another of them (FileDescriptorSet as "DescriptorProto is declared
+  // in proto2 file …"), and a proto3 root reaching descriptor.proto named a type four steps in.
   let own: Decl = closure.root;
   while (own.parent !== undefined) own = own.parent;
-  for (const top of [own, ...closure.tops]) {
+  const order: Decl[] = [own];
+  const seen = new Set<Decl>(order);
+  for (let i = 0; i < order.length; i++) {
+    for (const next of closure.edges.get(order[i]!) ?? []) {
+      if (seen.has(next)) continue;
+      seen.add(next);
+      order.push(next);
+    }
+  }
+  for (const top of closure.tops) if (!seen.has(top)) order.push(top);
+  for (const top of order) {
     if (files.has(top.file)) continue;
     files.add(top.file);
-    checkSyntax(root, top, () => reachedVia(closure, top));
+    // The root's own file names the root (a nested root too: p.Outer.In, not p.Outer).
+    checkSyntax(root, top === own ? closure.root : top, () => reachedVia(closure, top));
     checkPackage(root, top);
   }
   for (const m of closure.messages) checkMessage(root, m);
