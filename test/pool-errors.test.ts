@@ -10,6 +10,7 @@ import type { CodecPool } from "../src/pool/index.js";
 import { poolOf } from "./support/pool.js";
 import { varint } from "./support/wire-scramble.js";
 import { thrown } from "./support/thrown.js";
+import { setMaxListElements } from "../src/codec/read-plan.js";
 
 const Node = protobuf.parse('syntax = "proto3"; package t; message Node { string s = 1; Node child = 2; bytes b = 3; }', { keepCase: true }).root.lookupType("t.Node");
 const type = ProtobufType.newBuilder(Node).maxMessageBytes(4096).maxDepth(5).build();
@@ -269,4 +270,21 @@ describe("options", () => {
     expect(() => pool.decode(new Uint8Array(0), { as: "json" as never })).toThrow(new RangeError('decode results must be "object" or "message", got json'));
     expect(() => pool.encode([], { form: "json" as never })).toThrow(new RangeError('encode form must be "frames" or "bare", got json'));
   });
+});
+
+// Each worker's part of a batch stays under decodeAll's frame limit, but their values are one
+// array on the calling thread (and the split two numbers per frame): past the limit, the batch is
+// refused as decodeAll refuses it, before any worker runs. The limit is lowered for the test.
+test("a batch past the frame limit: TOO_MANY_FRAMES, as decodeAll", async () => {
+  const prev = setMaxListElements(100);
+  try {
+    const zeros = new Uint8Array(101);
+    expect(thrown(() => ser.decodeAll(zeros))).toMatchObject({ code: "TOO_MANY_FRAMES" });
+    for (const call of [() => pool.decode(zeros), () => pool.decode(zeros, { as: "object" }), () => pool.validate(zeros)]) {
+      await expect(call()).rejects.toMatchObject({ code: "TOO_MANY_FRAMES", path: "t.Node" });
+    }
+    expect((await pool.decode(zeros.subarray(1))).length).toBe(100);
+  } finally {
+    setMaxListElements(prev);
+  }
 });

@@ -15,7 +15,7 @@ import { F_ASCII, FLAG_SHIFT, OP_BYTES, OP_END, OP_FIXED32, OP_FIXED64, OP_MASK,
 import { readArena } from "./arena.js";
 import { readFramePrefix } from "./frame-reader.js";
 import { layoutOf, type MessageLayout } from "./layout.js";
-import { listTooLong, MAX_LIST_ELEMENTS, pieceOf, planFor, S_LIST, type ReadPlan, utf8String } from "./read-plan.js";
+import { listTooLong, MAX_LIST_ELEMENTS, pieceOf, tooManyFrames, planFor, S_LIST, type ReadPlan, utf8String } from "./read-plan.js";
 import { packedValues, readsSmall, tapeNumber } from "./reader.js";
 import { SmallDecoder, type SmallBuilder } from "./small-reader.js";
 
@@ -771,6 +771,7 @@ export class GeneratedDecoder {
           dec.resume(tape);
           k = 0;
         }
+        if (out.length === MAX_LIST_ELEMENTS) throw tooManyFrames(this.layout.fullName);
         out.push(dec.read(tape, k, this.plan));
         k = dec.next;
       }

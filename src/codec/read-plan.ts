@@ -322,13 +322,33 @@ export function putEntry(parent: unknown[], slot: number, plan: ReadPlan, vs: un
  * maxMessageBytes lets in, killed the process. 2^26 is above anything the default 64 MiB limit
  * holds (a byte per element at least) and below where growth can reach V8's limit.
  */
-export const MAX_LIST_ELEMENTS = 1 << 26;
+export let MAX_LIST_ELEMENTS = 1 << 26;
+
+/** @internal For tests: sets MAX_LIST_ELEMENTS (n >= 1), returns the previous value. */
+export function setMaxListElements(n: number): number {
+  const prev = MAX_LIST_ELEMENTS;
+  MAX_LIST_ELEMENTS = n;
+  return prev;
+}
 
 /** The error for a repeated field of `typeName` past MAX_LIST_ELEMENTS. */
 export function listTooLong(typeName: string): CodecError {
   return new CodecError(
     "LIST_TOO_LONG",
     `cannot decode ${typeName}: a repeated field of it holds more than ${MAX_LIST_ELEMENTS.toLocaleString("en-US")} elements, more than protokeel reads into one JavaScript array (V8 aborts the process past ~134 million); split the list over several messages or frames`,
+    { path: typeName },
+  );
+}
+
+/**
+ * The error for a batch of `typeName` frames past MAX_LIST_ELEMENTS: its values, one array, would
+ * pass what an array holds (a 150 MB buffer of zero bytes, 150 million empty frames, made V8
+ * abort the process from decodeAll with default settings).
+ */
+export function tooManyFrames(typeName: string): CodecError {
+  return new CodecError(
+    "TOO_MANY_FRAMES",
+    `cannot decode ${typeName}: the input holds more than ${MAX_LIST_ELEMENTS.toLocaleString("en-US")} frames, more than protokeel returns in one array (V8 aborts the process past ~134 million elements); read it with decodeStream or a FrameReader, which hold one value at a time`,
     { path: typeName },
   );
 }

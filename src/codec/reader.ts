@@ -38,7 +38,7 @@ import { SmallDecoder } from "./small-reader.js";
 import { readFramePrefix } from "./frame-reader.js";
 import { layoutOf, type MessageLayout } from "./layout.js";
 import {
-  accepted, cutStore, listTooLong, long, MAX_LIST_ELEMENTS, pieceOf, planFor, unknownOf, putEntry, S_EXPLICIT, S_IMPLICIT, S_LIST, SourceCopy, utf8String,
+  accepted, cutStore, listTooLong, long, MAX_LIST_ELEMENTS, tooManyFrames, pieceOf, planFor, unknownOf, putEntry, S_EXPLICIT, S_IMPLICIT, S_LIST, SourceCopy, utf8String,
   type ReadPlan, type SlotPlan, type SourceRef,
 } from "./read-plan.js";
 
@@ -787,6 +787,7 @@ export class BoundDecoder implements LazySource {
           dec.resume(tape);
           k = 0;
         }
+        if (out.length === MAX_LIST_ELEMENTS) throw tooManyFrames(this.plan.desc!.typeName);
         out.push(dec.read(tape, k, this.plan));
         k = dec.next;
       }

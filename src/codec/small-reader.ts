@@ -296,6 +296,8 @@ export class SmallDecoder {
     const desc = root.desc!;
     const out: DynamicMessage[] = [];
     while (p < end) {
+      // Past the most frames one array takes: the core's path refuses it (TOO_MANY_FRAMES).
+      if (out.length === MAX_LIST_ELEMENTS) throw GIVE_UP;
       let size = store[p]!;
       let q = p + 1;
       if (size >= 0x80) {

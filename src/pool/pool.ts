@@ -319,7 +319,7 @@ export class CodecPool<R extends ResultForm = "object"> {
     // A detached input: the error the single-thread call gives (NOT_BYTES), thrown here.
     // A Proxy of an array first: isDetached reads through the engine's getters, which throw for one.
     if (!isBytes(input) || isDetached(input)) this.#ser.validateAll(input);
-    const parts = splitFrames(input, chunkCount(input.length, MIN_CHUNK_BYTES, this.size), withBodies);
+    const parts = splitFrames(input, chunkCount(input.length, MIN_CHUNK_BYTES, this.size), withBodies, this.type.fullName);
     // Moved, the caller's buffer goes whole to the first chunk's worker; the other chunks are copies.
     const source = transfer ? adopt(input) : undefined;
     return parts.map((p, index) => {

@@ -3,6 +3,7 @@
 // frame boundaries that its prefixes announce; everything from the first prefix that does not
 // announce a complete frame on goes, as is, into the last chunk, whose worker then throws exactly
 // the error decodeAll would (its offsets shifted back by the chunk's start).
+import { MAX_LIST_ELEMENTS, tooManyFrames } from "../codec/read-plan.js";
 import { concatBytes } from "../bytes.js";
 import { readFramePrefix } from "../codec/frame-reader.js";
 
@@ -43,13 +44,18 @@ export function chunkCount(weight: number, minWeight: number, workers: number): 
  * the calling thread): the runs then cover the input, and a run whose frames could not all be
  * read is the last one, with `bodies` undefined.
  */
-export function splitFrames(input: Uint8Array, count: number, withBodies: boolean): FrameChunk[] {
+export function splitFrames(input: Uint8Array, count: number, withBodies: boolean, typeName: string): FrameChunk[] {
   const chunks: FrameChunk[] = [];
   const total = input.length;
   let start = 0;
   let bodies: number[] | undefined = withBodies ? [] : undefined;
   let at = 0;
+  // Each worker's part holds fewer frames than its decodeAll refuses, but all of them together
+  // are one array of values on this thread (and `bodies` two numbers per frame): past
+  // MAX_LIST_ELEMENTS, refused as decodeAll of the whole input is.
+  let frames = 0;
   while (at < total) {
+    if (++frames > MAX_LIST_ELEMENTS) throw tooManyFrames(typeName);
     const prefix = readFramePrefix(input, at);
     if (typeof prefix === "number" || prefix.bodyAt + prefix.size > total) {
       // The rest goes to one worker as is: it throws the error this frame gives.
