@@ -170,6 +170,8 @@ export class ProtobufSerializer {
     // Only small inputs are checked again: a mix-up is one message, and a second look at a large
     // input would copy it into the core's memory (which a refused frame must never cost).
     if (!(e instanceof CodecError) || bytes.length === 0 || bytes.length > MIX_UP_MAX_BYTES) return e;
+    // Past a count limit, the other reading would refuse the same content: no mix-up to point at.
+    if (e.code === "LIST_TOO_LONG" || e.code === "TOO_MANY_FRAMES") return e;
     const name = this.#root.typeName;
     let hint: string;
     if (expected === "bare") {

@@ -312,7 +312,32 @@ export function putEntry(parent: unknown[], slot: number, plan: ReadPlan, vs: un
   }
   let map = parent[slot] as Map<unknown, unknown> | undefined;
   if (map === undefined) parent[slot] = map = new Map();
+  else if (map.size >= MAX_MAP_ENTRIES && !map.has(key)) throw mapTooLarge(plan);
   map.set(key, value);
+}
+
+/**
+ * The most entries a decoded map field holds: V8's Map throws a bare RangeError ("Map maximum
+ * size exceeded") at 2^24, which 117 MB of distinct int32 keys reaches (maxMessageBytes raised).
+ */
+export let MAX_MAP_ENTRIES = 2 ** 24 - 1;
+
+/** @internal For tests: sets MAX_MAP_ENTRIES (n >= 1), returns the previous value. */
+export function setMaxMapEntries(n: number): number {
+  const prev = MAX_MAP_ENTRIES;
+  MAX_MAP_ENTRIES = n;
+  return prev;
+}
+
+function mapTooLarge(entry: ReadPlan): CodecError {
+  const f = entry.layout.mapField;
+  const name = f === undefined ? "a map field" : `map field ${f.parent.typeName}.${f.name}(${f.number})`;
+  const root = f === undefined ? "message" : f.parent.typeName;
+  return new CodecError(
+    "LIST_TOO_LONG",
+    `cannot decode ${root}: ${name} holds more than ${MAX_MAP_ENTRIES.toLocaleString("en-US")} distinct keys, more than a JavaScript Map holds (V8's limit); split the map over several messages or frames`,
+    { path: root },
+  );
 }
 
 /**

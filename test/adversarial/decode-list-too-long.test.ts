@@ -9,19 +9,22 @@
 // frames, both refused in under 6 s).
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { CodecError, ProtobufType } from "../../src/index.js";
-import { setMaxListElements } from "../../src/codec/read-plan.js";
+import { setMaxListElements, setMaxMapEntries } from "../../src/codec/read-plan.js";
 import { typeOf } from "./support.js";
 
 const LIMIT = 1000;
 let saved = 0;
+let savedMap = 0;
 beforeAll(() => {
   saved = setMaxListElements(LIMIT);
+  savedMap = setMaxMapEntries(LIMIT);
 });
 afterAll(() => {
   setMaxListElements(saved);
+  setMaxMapEntries(savedMap);
 });
 
-const base = typeOf("message M { repeated bool b = 1; repeated int32 n = 2; repeated M kids = 3; repeated string s = 4; }", "M");
+const base = typeOf("message M { repeated bool b = 1; repeated int32 n = 2; repeated M kids = 3; repeated string s = 4; map<int32, int32> m = 5; }", "M");
 const plain = base.createSerializer();
 const generated = ProtobufType.ofGenerated(base.descriptor).createSerializer();
 
@@ -93,5 +96,22 @@ describe("a batch past the frame limit", () => {
       expect(() => read(over)).toThrow(expect.objectContaining({ code: "TOO_MANY_FRAMES", path: "M", message: FRAMES }));
     }
     expect(plain.decodeAll(make(LIMIT - (make === large ? 1 : 0))).length).toBe(LIMIT);
+  });
+});
+
+// A JavaScript Map throws a bare RangeError past 2^24 entries ("Map maximum size exceeded").
+describe("a map past the entry limit", () => {
+  // n entries of field 5 with keys from, from + 1, …: [tag, length, key tag, key varint].
+  const entries = (n: number, from = 0) => bytes(...Array.from({ length: n }, (_, i) => [0x2a, 1 + varint(from + i).length, 0x08, ...varint(from + i)]));
+  const MAP = `cannot decode M: map field M.m(5) holds more than ${LIMIT.toLocaleString("en-US")} distinct keys, more than a JavaScript Map holds (V8's limit); split the map over several messages or frames`;
+  test.each<[string, (b: Uint8Array) => unknown]>([
+    ["fromBinary", (b) => plain.fromBinary(b)],
+    ["validate", (b) => plain.validate(b)],
+    ["decodeAll of it as a frame", (b) => plain.decodeAll(Uint8Array.from([...varint(b.length), ...b]))],
+  ])("%s: LIST_TOO_LONG past the limit; a key repeated at the limit is not a new entry", (_read, read) => {
+    expect(() => read(entries(LIMIT + 1))).toThrow(expect.objectContaining({ code: "LIST_TOO_LONG", path: "M", message: MAP }));
+    expect(() => read(entries(LIMIT))).not.toThrow();
+    const again = Uint8Array.from([...entries(LIMIT), ...entries(1, 0)]);
+    expect(() => read(again)).not.toThrow();
   });
 });
