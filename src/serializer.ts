@@ -404,6 +404,14 @@ export class ProtobufSerializer {
     return this.#dec().lazyBodies(store, bodies);
   }
 
+  /**
+   * @internal The most frames decodeAll returns (TOO_MANY_FRAMES past it), for protokeel/pool,
+   * whose bundle takes nothing of the codec but through the core entry.
+   */
+  get _maxFrames(): number {
+    return MAX_LIST_ELEMENTS;
+  }
+
   /** @internal The number of evaluator calls so far (accepted-pair cache misses). */
   get evaluationCount(): number {
     return this.#writer.evaluations;

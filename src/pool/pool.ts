@@ -319,7 +319,13 @@ export class CodecPool<R extends ResultForm = "object"> {
     // A detached input: the error the single-thread call gives (NOT_BYTES), thrown here.
     // A Proxy of an array first: isDetached reads through the engine's getters, which throw for one.
     if (!isBytes(input) || isDetached(input)) this.#ser.validateAll(input);
-    const parts = splitFrames(input, chunkCount(input.length, MIN_CHUNK_BYTES, this.size), withBodies, this.type.fullName);
+    let parts = splitFrames(input, chunkCount(input.length, MIN_CHUNK_BYTES, this.size), withBodies, (this.#ser as unknown as Lazy)._maxFrames);
+    // Too many frames for one array of values: the single-thread call's error (TOO_MANY_FRAMES;
+    // such a batch is over 64 MiB, which validateAll reads to answer as decodeAll).
+    if (parts === undefined) {
+      this.#ser.validateAll(input);
+      parts = splitFrames(input, chunkCount(input.length, MIN_CHUNK_BYTES, this.size), withBodies, Infinity)!;
+    }
     // Moved, the caller's buffer goes whole to the first chunk's worker; the other chunks are copies.
     const source = transfer ? adopt(input) : undefined;
     return parts.map((p, index) => {
@@ -575,6 +581,7 @@ export class CodecPool<R extends ResultForm = "object"> {
 
 interface Lazy {
   _lazyBodies(store: Uint8Array, bodies: ArrayLike<number>): DynamicMessage[];
+  readonly _maxFrames: number;
 }
 
 /** Values per encode chunk below which a batch is not cut further (a round trip costs about as much as encoding a few dozen small values). */

@@ -3,7 +3,6 @@
 // frame boundaries that its prefixes announce; everything from the first prefix that does not
 // announce a complete frame on goes, as is, into the last chunk, whose worker then throws exactly
 // the error decodeAll would (its offsets shifted back by the chunk's start).
-import { MAX_LIST_ELEMENTS, tooManyFrames } from "../codec/read-plan.js";
 import { concatBytes } from "../bytes.js";
 import { readFramePrefix } from "../codec/frame-reader.js";
 
@@ -40,22 +39,22 @@ export function chunkCount(weight: number, minWeight: number, workers: number): 
 
 /**
  * Cuts a buffer of frames into `count` runs of whole frames, each over MIX_UP_MAX_BYTES when there
- * is more than one. With `withBodies`, each run lists its frames' bodies (for values read lazily on
+ * is more than one; undefined when it holds more than `maxFrames` frames. With `withBodies`, each run lists its frames' bodies (for values read lazily on
  * the calling thread): the runs then cover the input, and a run whose frames could not all be
  * read is the last one, with `bodies` undefined.
  */
-export function splitFrames(input: Uint8Array, count: number, withBodies: boolean, typeName: string): FrameChunk[] {
+export function splitFrames(input: Uint8Array, count: number, withBodies: boolean, maxFrames: number): FrameChunk[] | undefined {
   const chunks: FrameChunk[] = [];
   const total = input.length;
   let start = 0;
   let bodies: number[] | undefined = withBodies ? [] : undefined;
   let at = 0;
   // Each worker's part holds fewer frames than its decodeAll refuses, but all of them together
-  // are one array of values on this thread (and `bodies` two numbers per frame): past
-  // MAX_LIST_ELEMENTS, refused as decodeAll of the whole input is.
+  // are one array of values on this thread (and `bodies` two numbers per frame): past `maxFrames`
+  // (decodeAll's limit), undefined, for the caller to refuse the batch as decodeAll does.
   let frames = 0;
   while (at < total) {
-    if (++frames > MAX_LIST_ELEMENTS) throw tooManyFrames(typeName);
+    if (++frames > maxFrames) return undefined;
     const prefix = readFramePrefix(input, at);
     if (typeof prefix === "number" || prefix.bodyAt + prefix.size > total) {
       // The rest goes to one worker as is: it throws the error this frame gives.
