@@ -100,6 +100,10 @@ export function plainLength(v: Uint8Array): boolean {
 /** How errors describe what passes `instanceof Uint8Array` and fails isBytes. */
 export const NOT_GENUINE_BYTES = "an object that passes instanceof Uint8Array but is not one (a Proxy?)";
 
+/** Why an input reads as detached, and what to do: the reading methods' NOT_BYTES messages end with it. */
+export const DETACHED_INPUT =
+  "(its buffer was transferred, to a worker or by a pool call with transfer: true, or a resizable buffer shrank below it); pass bytes that are not transferred, or a copy made before the transfer";
+
 /** How errors describe a Uint8Array whose buffer was transferred. */
 export const DETACHED_BYTES = "a detached Uint8Array (its buffer was transferred, or a resizable buffer shrank below it)";
 

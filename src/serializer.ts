@@ -2,7 +2,7 @@
 // (src/codec/reader.ts) bound to one ProtobufType.
 import type { DescMessage } from "@bufbuild/protobuf";
 import { MAX_LIST_ELEMENTS } from "./codec/read-plan.js";
-import { isBytes, isDetached, NOT_GENUINE_BYTES, readable, readableView, unshared } from "./bytes.js";
+import { DETACHED_INPUT, isBytes, isDetached, NOT_GENUINE_BYTES, readable, readableView, unshared } from "./bytes.js";
 import { FrameReader, readFramePrefix } from "./codec/frame-reader.js";
 import { FrameWriter } from "./codec/frame-writer.js";
 import { BoundDecoder, RelayWatch } from "./codec/reader.js";
@@ -467,7 +467,7 @@ export function checkInput(bytes: unknown, root: DescMessage): Uint8Array {
   if (isDetached(bytes)) {
     throw new CodecError(
       "NOT_BYTES",
-      `cannot decode ${root.typeName}: the Uint8Array is detached (its buffer was transferred, to a worker or by a pool call with transfer: true, or a resizable buffer shrank below it); pass bytes that are not transferred, or a copy made before the transfer`,
+      `cannot decode ${root.typeName}: the Uint8Array is detached ${DETACHED_INPUT}`,
       { path: root.typeName },
     );
   }

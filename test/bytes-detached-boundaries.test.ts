@@ -12,7 +12,7 @@ import { LmdbStore, MemoryStore, StateStoreError } from "../src/store/index.js";
 import { pbjsType } from "./adversarial/support.js";
 import { reading, scratch, specsOf, V1 } from "./support/store.js";
 import { poolOf } from "./support/pool.js";
-import { thrown } from "./support/thrown.js";
+import { rejection, thrown } from "./support/thrown.js";
 
 const type = ProtobufType.of(pbjsType("message M { int32 n = 1; }", "M"));
 const ser = type.createSerializer();
@@ -81,12 +81,9 @@ test.each<[string, (b: Uint8Array) => unknown]>([
 });
 
 test("a stream chunk that is a view of a shrunk resizable buffer: NOT_BYTES", async () => {
-  let e: unknown;
-  try {
+  const e = await rejection(async () => {
     for await (const _ of ser.decodeStream([shrunk(ser.encodeAll([{ n: 1 }]))])) void _;
-  } catch (x) {
-    e = x;
-  }
+  });
   expect(e).toMatchObject({ code: "NOT_BYTES" });
 });
 
@@ -101,12 +98,7 @@ describe("the pool", () => {
   afterAll(() => pool.close());
   test.each(KINDS)("decode and validate of %s: NOT_BYTES, as on one thread", async (_kind, make) => {
     for (const call of [() => pool.decode(make(ser.encodeAll([{ n: 1 }]))), () => pool.validate([make(ser.toBinary({ n: 1 }))])]) {
-      let e: unknown;
-      try {
-        await call();
-      } catch (x) {
-        e = x;
-      }
+      const e = await rejection(call);
       expect(e).toBeInstanceOf(CodecError);
       expect((e as CodecError).code).toBe("NOT_BYTES");
     }
@@ -118,13 +110,8 @@ test.each(["memory", "lmdb"].flatMap((backend) => UNREADABLE.map(([kind, make]) 
   const store = backend === "memory" ? MemoryStore.create(specs) : await LmdbStore.open(join(scratch(`bytes-unreadable-keys-${UNREADABLE.findIndex(([k]) => k === kind)}`), "db"), specs, { noSync: true });
   const state = store.state("current");
   await state.put(new Uint8Array(0), reading(V1, 1));
-  for (const use of [() => state.put(unreadable(Uint8Array.of(1, 2, 3)), reading(V1, 2)), () => state.get(unreadable(Uint8Array.of(1)))]) {
-    let e: unknown;
-    try {
-      await use();
-    } catch (x) {
-      e = x;
-    }
+  for (const use of [async () => state.put(unreadable(Uint8Array.of(1, 2, 3)), reading(V1, 2)), async () => state.get(unreadable(Uint8Array.of(1)))]) {
+    const e = await rejection(use);
     expect(e).toBeInstanceOf(StateStoreError);
     expect(e).toMatchObject({
       code: "STATE_KEY_INVALID",

@@ -2,7 +2,7 @@
 // `serializer.deserialize(reader)`: each call reads the frame at the position and moves past it;
 // a failed read leaves the position unchanged.
 import { CodecError } from "../errors.js";
-import { exactCount, isBytes, isDetached, readable } from "../bytes.js";
+import { DETACHED_INPUT, exactCount, isBytes, isDetached, readable } from "../bytes.js";
 
 export class FrameReader {
   private buf: Uint8Array;
@@ -23,7 +23,7 @@ export class FrameReader {
     if (isDetached(bytes)) {
       throw new CodecError(
         "NOT_BYTES",
-        "cannot read frames: the FrameReader's input is detached (its buffer was transferred, to a worker or by a pool call with transfer: true, or a resizable buffer shrank below it); pass bytes that are not transferred, or a copy made before the transfer",
+        `cannot read frames: the FrameReader's input is detached ${DETACHED_INPUT}`,
       );
     }
     return readable(bytes);
